@@ -1,0 +1,69 @@
+# dmlscope: thin wrapper around CMake.  See README.md.
+#   make            build build/dmlscope
+#   make run        build, then analyze the bundled real sample
+#   make check      build (normal and ASan+UBSan) and run every test
+#   make bench      speed and memory beside tcpdump and the study's pipeline
+#   make testbed    run real PyTorch jobs in network namespaces (root)
+#   make install    install dmlscope and its man page (PREFIX=/usr/local)
+
+BUILD_DEPS := cmake pkg-config gcc libpcap-dev libgsl-dev libjansson-dev libcmocka-dev
+TEST_DEPS  := tcpdump tshark python3 python3-statsmodels python3-pandas python3-numpy \
+              python3-torch python3-torchvision iproute2 nftables clang libclang-rt-14-dev
+PREFIX ?= /usr/local
+JOBS ?= 2
+SAMPLE ?= samples/pytorch_ddp-resnet18-adam-16-gloo-normal-ring
+
+.PHONY: all build build-asan deps deps-test run check check-unit bench testbed validate install clean fuzz
+
+all: build
+
+# Install missing Debian packages when root; otherwise print the missing line.
+define ensure_pkgs
+	@missing=""; for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "installing:$$missing"; \
+	    (apt-get update -qq || true) && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	  else echo "missing packages; run: sudo apt-get install -y$$missing"; exit 1; fi; \
+	fi
+endef
+
+deps:
+	$(call ensure_pkgs,$(BUILD_DEPS))
+
+deps-test: deps
+	$(call ensure_pkgs,$(TEST_DEPS))
+
+build: deps
+	@cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	@cmake --build build -j$(JOBS)
+
+build-asan: deps
+	@cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DDMLS_SANITIZE=ON >/dev/null
+	@cmake --build build-asan -j$(JOBS)
+
+run: build
+	./build/dmlscope analyze $(SAMPLE)
+
+check: deps-test build build-asan
+	cd build && ctest --output-on-failure -j$(JOBS)
+	cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j$(JOBS) -LE slow -E 'integration/testbed'
+
+fuzz: deps-test
+	@CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=Debug -DDMLS_SANITIZE=ON -DDMLS_FUZZ=ON >/dev/null
+	@cmake --build build-fuzz -j$(JOBS)
+
+bench: build
+	bash bench/run.sh
+
+testbed: build
+	bash testbed/make-dataset.sh
+
+validate: build
+	bash testbed/validate.sh
+
+install: build
+	cmake --install build --prefix $(PREFIX)
+
+clean:
+	rm -rf build build-asan build-fuzz

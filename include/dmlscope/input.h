@@ -1,0 +1,71 @@
+/*
+ * input.h - one job's packets from one or several captures, in time order.
+ *
+ * Opens every capture of a job (the study's one file per worker), merges
+ * them on capture time with a streaming k-way merge, decodes each record,
+ * applies an optional BPF filter (libpcap: pcap_open_dead + pcap_compile +
+ * pcap_offline_filter on the raw record), and drops a packet captured at
+ * both ends (same 5-tuple, IP id / TCP sequence, IP length, from another
+ * file, within a small time window).  Records that are not usable IP are
+ * counted, never dropped silently.
+ *
+ * A damaged file (truncated record, corrupt block) ends that file only: the
+ * packets before the damage are delivered, the other files go on, and the
+ * first error is kept for the caller to report (dmls_input_error).
+ */
+#ifndef DMLSCOPE_INPUT_H
+#define DMLSCOPE_INPUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dmlscope/decode.h"
+#include "dmlscope/error.h"
+
+typedef struct dmls_input_file {
+	char *path;
+	const char *format;  /* "pcap", "pcapng", or NULL if not opened */
+	int linktype;        /* first interface's link type, -1 unknown */
+	uint64_t records;    /* records read from this file */
+	uint64_t packets;    /* IP packets delivered from this file */
+	int status;          /* DMLS_OK, or the error that ended the file */
+	char error[512];
+} dmls_input_file;
+
+typedef struct dmls_input_counts {
+	uint64_t records;    /* all records read */
+	uint64_t packets;    /* IP packets delivered */
+	uint64_t wire_bytes; /* wire bytes of the packets delivered */
+	uint64_t truncated;  /* records too short or malformed to decode */
+	uint64_t non_ip;     /* ARP, STP, ... */
+	uint64_t other;      /* unknown link type */
+	uint64_t filtered;   /* rejected by the BPF filter */
+	uint64_t duplicates; /* captured at both ends, counted once */
+	int64_t first_ns, last_ns; /* of the packets delivered */
+} dmls_input_counts;
+
+typedef struct dmls_input dmls_input;
+
+/* Open n captures.  bpf may be NULL.  Fails (DMLS_EIO/DMLS_EBAD) only when no
+ * file can be read at all or the filter does not compile (DMLS_EUSAGE);
+ * a file that cannot be opened among readable ones is recorded in its
+ * dmls_input_file and reported by dmls_input_error. */
+int dmls_input_open(dmls_input **out, const char *const *paths, size_t n,
+		    const char *bpf, dmls_error *err);
+
+/* Next IP packet in time order: 1 and *pkt filled, 0 at the end. */
+int dmls_input_next(dmls_input *in, dmls_pkt *pkt);
+
+/* Index of the file the last packet came from. */
+size_t dmls_input_last_file(const dmls_input *in);
+
+const dmls_input_counts *dmls_input_get_counts(const dmls_input *in);
+size_t dmls_input_nfiles(const dmls_input *in);
+const dmls_input_file *dmls_input_get_file(const dmls_input *in, size_t i);
+
+/* The first error met by any file (status DMLS_OK if none). */
+const dmls_error *dmls_input_error(const dmls_input *in);
+
+void dmls_input_free(dmls_input *in);
+
+#endif

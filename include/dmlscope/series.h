@@ -1,0 +1,63 @@
+/*
+ * series.h - binned byte counts over capture time, sparse in time.
+ *
+ * A dmls_series counts bytes in bins of bin_ns nanoseconds, bin k covering
+ * [t0_ns + k*bin_ns, t0_ns + (k+1)*bin_ns).  Bins live in fixed-size chunks
+ * allocated only where traffic falls, so memory grows with the time that
+ * holds traffic, never with packets and never with the span of the capture
+ * (a capture whose clock jumps by years costs two chunks, not years of bins).
+ * Bin indexes are signed: a packet before t0 (out of order input) still lands.
+ *
+ * Ownership: dmls_series_init/dmls_series_release; the struct is the
+ * caller's, the chunks are the series'.
+ */
+#ifndef DMLSCOPE_SERIES_H
+#define DMLSCOPE_SERIES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct dmls_series_chunk {
+	int64_t first_bin;   /* multiple of the chunk size */
+	uint64_t *v;         /* chunk_bins counters */
+} dmls_series_chunk;
+
+typedef struct dmls_series {
+	int64_t t0_ns;       /* time of bin 0 */
+	int64_t bin_ns;      /* bin width */
+	uint32_t chunk_bins; /* bins per chunk (power of two) */
+	size_t nchunks, cap; /* chunks sorted by first_bin */
+	dmls_series_chunk *chunks;
+	size_t last;         /* index of the chunk hit last (fast path) */
+	int64_t min_bin, max_bin; /* range holding traffic; min > max when empty */
+	uint64_t total;      /* sum of all bins */
+} dmls_series;
+
+/* chunk_bins: 0 for the default (4096); rounded up to a power of two. */
+void dmls_series_init(dmls_series *s, int64_t t0_ns, int64_t bin_ns, uint32_t chunk_bins);
+void dmls_series_release(dmls_series *s);
+
+/* Add bytes at time ts_ns.  Returns 0, or -1 when out of memory. */
+int dmls_series_add(dmls_series *s, int64_t ts_ns, uint64_t bytes);
+/* Add bytes at bin index k. */
+int dmls_series_add_bin(dmls_series *s, int64_t k, uint64_t bytes);
+
+/* Value of bin k (0 where nothing was counted). */
+uint64_t dmls_series_get(const dmls_series *s, int64_t k);
+/* True when no bytes were counted. */
+int dmls_series_empty(const dmls_series *s);
+/* Number of bins from min_bin to max_bin inclusive (0 when empty). */
+int64_t dmls_series_span_bins(const dmls_series *s);
+
+/*
+ * Sum bins [from, from + n*factor) into out[0..n) with factor bins per
+ * output bin (re-binning to a coarser width).  out is zeroed first.
+ */
+void dmls_series_dense(const dmls_series *s, int64_t from, size_t n,
+		       uint32_t factor, double *out);
+
+/* Visit every non-empty bin in time order. */
+typedef void (*dmls_series_visit_fn)(int64_t bin, uint64_t bytes, void *ctx);
+void dmls_series_foreach(const dmls_series *s, dmls_series_visit_fn fn, void *ctx);
+
+#endif
