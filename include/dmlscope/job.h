@@ -1,0 +1,49 @@
+/*
+ * job.h - analyze one training job: inputs -> one pass -> analysis.
+ *
+ * The pipeline every command shares: resolve the inputs (capture files or a
+ * run folder), stream their packets through dmls_input into dmls_stats,
+ * read the train_history.log when there is one, then run the analysis.
+ *
+ * Damage in a capture does not stop the job: what was read before it is
+ * analyzed and the first damage is kept in job->damage, so the caller can
+ * report the numbers *and* exit with DMLS_EBAD.
+ */
+#ifndef DMLSCOPE_JOB_H
+#define DMLSCOPE_JOB_H
+
+#include <stddef.h>
+
+#include "dmlscope/analysis.h"
+#include "dmlscope/input.h"
+#include "dmlscope/runfolder.h"
+#include "dmlscope/stats.h"
+
+typedef struct dmls_job_opts {
+	int64_t bin_ns;     /* throughput bin, 0 = 1 ms */
+	const char *filter; /* BPF expression or NULL */
+} dmls_job_opts;
+
+typedef struct dmls_job {
+	dmls_run run;
+	dmls_stats stats;
+	dmls_input_counts counts;
+	size_t nfiles;
+	dmls_input_file *files;   /* copies, paths owned by the job */
+	int has_log;
+	dmls_trainlog log;
+	dmls_analysis *analysis;  /* NULL if the analysis failed */
+	dmls_error damage;        /* first damaged input (status DMLS_OK if none) */
+} dmls_job;
+
+/*
+ * Analyze inputs into job (which the caller releases with dmls_job_release
+ * in every case).  Returns DMLS_OK, or an error when nothing could be
+ * analyzed (no input readable, bad filter).  Damage that still leaves
+ * packets is reported in job->damage, not as a failure.
+ */
+int dmls_job_analyze(dmls_job *job, const char *const *inputs, size_t n,
+		     const dmls_job_opts *opts, dmls_error *err);
+void dmls_job_release(dmls_job *job);
+
+#endif
