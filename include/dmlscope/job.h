@@ -33,6 +33,7 @@ typedef struct dmls_job {
 	int has_log;
 	dmls_trainlog log;
 	dmls_analysis *analysis;  /* NULL if the analysis failed */
+	dmls_error analysis_error; /* why it failed */
 	dmls_error damage;        /* first damaged input (status DMLS_OK if none) */
 } dmls_job;
 

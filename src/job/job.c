@@ -62,13 +62,9 @@ int dmls_job_analyze(dmls_job *job, const char *const *inputs, size_t n,
 		else if (job->damage.status == DMLS_OK)
 			job->damage = lerr;
 	}
-	dmls_error aerr;
 	if (dmls_analysis_run(&job->analysis, &job->stats, job->has_log ? &job->log : NULL,
-			      &aerr) != DMLS_OK) {
+			      &job->analysis_error) != DMLS_OK)
 		job->analysis = NULL;
-		if (job->damage.status == DMLS_OK)
-			job->damage = aerr;
-	}
 	return DMLS_OK;
 }
 

@@ -1,0 +1,15 @@
+/*
+ * commands.h - one handler per subcommand (src/cli/cmd_NAME.c).
+ *
+ * Each takes the subcommand's own argv (argv[0] is its name), prints one-line
+ * errors as "dmlscope NAME: ..." on stderr and returns the exit code of the
+ * contract: 0 success, 1 bad input, 2 usage, 3 I/O.
+ */
+#ifndef DMLSCOPE_CLI_COMMANDS_H
+#define DMLSCOPE_CLI_COMMANDS_H
+
+int cmd_analyze(int argc, char **argv);
+int cmd_fit(int argc, char **argv);
+int cmd_predict(int argc, char **argv);
+
+#endif

@@ -1,0 +1,179 @@
+/*
+ * csv.c - `analyze --csv DIR`: tables pandas loads as they are.
+ *
+ * One header row, comma separated, no index column, times in seconds from
+ * the first packet (t_s) unless named *_unix_s, bytes as integers.
+ */
+#include "dmlscope/render.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+FILE *dmls_open_out(const char *dir, const char *name, dmls_error *err)
+{
+	if (mkdir(dir, 0777) && errno != EEXIST) {
+		dmls_fail(err, DMLS_EIO, "'%s': %s", dir, strerror(errno));
+		return NULL;
+	}
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	FILE *fp = fopen(path, "w");
+	if (!fp)
+		dmls_fail(err, DMLS_EIO, "'%s': %s", path, strerror(errno));
+	return fp;
+}
+
+static int close_out(FILE *fp, const char *dir, const char *name, dmls_error *err)
+{
+	int bad = ferror(fp);
+	if (fclose(fp) || bad)
+		return dmls_fail(err, DMLS_EIO, "'%s/%s': write error", dir, name);
+	return DMLS_OK;
+}
+
+static double rel_s(const dmls_stats *st, int64_t ns)
+{
+	return (double)(ns - st->first_ns) / 1e9;
+}
+
+static void write_hosts(const dmls_stats *st, FILE *fp)
+{
+	static const char *roles[] = {"other", "worker", "server"};
+	fprintf(fp, "addr,role,tx_packets,tx_wire_bytes,tx_payload_bytes,rx_packets,"
+		    "rx_wire_bytes,rx_payload_bytes,tx_retransmissions\n");
+	for (size_t i = 0; i < st->nhosts; i++) {
+		const dmls_host *h = &st->hosts[i];
+		fprintf(fp, "%s,%s,%llu,%llu,%llu,%llu,%llu,%llu,%llu\n", h->name,
+			roles[h->role >= 0 && h->role <= 2 ? h->role : 0],
+			(unsigned long long)h->tx_packets, (unsigned long long)h->tx_wire_bytes,
+			(unsigned long long)h->tx_payload_bytes, (unsigned long long)h->rx_packets,
+			(unsigned long long)h->rx_wire_bytes,
+			(unsigned long long)h->rx_payload_bytes,
+			(unsigned long long)h->tx_retransmissions);
+	}
+}
+
+static void write_matrix(const dmls_stats *st, FILE *fp)
+{
+	fprintf(fp, "src,dst,packets,wire_bytes,payload_bytes,first_s,last_s\n");
+	for (size_t i = 0; i < st->npairs; i++) {
+		const dmls_pair *p = &st->pairs[i];
+		fprintf(fp, "%s,%s,%llu,%llu,%llu,%.9f,%.9f\n", st->hosts[p->src].name,
+			st->hosts[p->dst].name, (unsigned long long)p->packets,
+			(unsigned long long)p->wire_bytes, (unsigned long long)p->payload_bytes,
+			rel_s(st, p->first_ns), rel_s(st, p->last_ns));
+	}
+}
+
+static void write_flows(const dmls_stats *st, FILE *fp)
+{
+	fprintf(fp, "flow,src,dst,sport,dport,proto,packets,wire_bytes,payload_bytes,"
+		    "retransmissions,first_s,last_s,duration_s\n");
+	for (size_t i = 0; i < st->nflows; i++) {
+		const dmls_flow *f = &st->flows[i];
+		fprintf(fp, "%zu,%s,%s,%u,%u,%s,%llu,%llu,%llu,%llu,%.9f,%.9f,%.9f\n", i,
+			st->hosts[f->src].name, st->hosts[f->dst].name, f->sport, f->dport,
+			f->proto == 6 ? "tcp" : "udp", (unsigned long long)f->packets,
+			(unsigned long long)f->wire_bytes, (unsigned long long)f->payload_bytes,
+			(unsigned long long)f->retransmissions, rel_s(st, f->first_ns),
+			rel_s(st, f->last_ns), (double)(f->last_ns - f->first_ns) / 1e9);
+	}
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Empirical CDF of flow sizes: one row per distinct size. */
+static void write_flow_cdf(const dmls_stats *st, FILE *fp)
+{
+	fprintf(fp, "wire_bytes,cdf\n");
+	uint64_t *v = malloc((st->nflows ? st->nflows : 1) * sizeof(*v));
+	if (!v)
+		return;
+	for (size_t i = 0; i < st->nflows; i++)
+		v[i] = st->flows[i].wire_bytes;
+	qsort(v, st->nflows, sizeof(*v), cmp_u64);
+	for (size_t i = 0; i < st->nflows; i++)
+		if (i + 1 == st->nflows || v[i + 1] != v[i])
+			fprintf(fp, "%llu,%.9f\n", (unsigned long long)v[i],
+				(double)(i + 1) / (double)st->nflows);
+	free(v);
+}
+
+/* Throughput per bin: the aggregate and every host pair, long format, only
+ * bins that hold traffic (a missing bin is zero). */
+static void write_series(const dmls_stats *st, FILE *fp)
+{
+	double bin_s = (double)st->bin_ns / 1e9;
+	double off = (double)(st->t0_ns - st->first_ns) / 1e9;
+	fprintf(fp, "t_s,src,dst,wire_bytes,bps\n");
+	dmls_series agg;
+	if (dmls_job_throughput(st, &agg) == 0) {
+		for (size_t c = 0; c < agg.nchunks; c++)
+			for (uint32_t j = 0; j < agg.chunk_bins; j++) {
+				uint64_t b = agg.chunks[c].v[j];
+				if (b)
+					fprintf(fp, "%.6f,*,*,%llu,%.1f\n",
+						off + (double)(agg.chunks[c].first_bin + j) * bin_s,
+						(unsigned long long)b, (double)b * 8 / bin_s);
+			}
+		dmls_series_release(&agg);
+	}
+	for (size_t i = 0; i < st->npairs; i++) {
+		const dmls_pair *p = &st->pairs[i];
+		const dmls_series *s = &p->series;
+		for (size_t c = 0; c < s->nchunks; c++)
+			for (uint32_t j = 0; j < s->chunk_bins; j++) {
+				uint64_t b = s->chunks[c].v[j];
+				if (b)
+					fprintf(fp, "%.6f,%s,%s,%llu,%.1f\n",
+						off + (double)(s->chunks[c].first_bin + j) * bin_s,
+						st->hosts[p->src].name, st->hosts[p->dst].name,
+						(unsigned long long)b, (double)b * 8 / bin_s);
+			}
+	}
+}
+
+static void write_activity(const dmls_stats *st, FILE *fp)
+{
+	fprintf(fp, "flow,t_s,wire_bytes\n");
+	double off = (double)(st->t0_ns - st->first_ns) / 1e9;
+	for (size_t i = 0; i < st->nflows; i++) {
+		const dmls_series *s = &st->flows[i].activity;
+		for (size_t c = 0; c < s->nchunks; c++)
+			for (uint32_t j = 0; j < s->chunk_bins; j++)
+				if (s->chunks[c].v[j])
+					fprintf(fp, "%zu,%.3f,%llu\n", i,
+						off + (double)(s->chunks[c].first_bin + j) *
+							      (double)DMLS_ACTIVITY_BIN_NS / 1e9,
+						(unsigned long long)s->chunks[c].v[j]);
+	}
+}
+
+int dmls_job_csv(const dmls_job *job, const char *dir, dmls_error *err)
+{
+	static const struct {
+		const char *name;
+		void (*write)(const dmls_stats *, FILE *);
+	} tables[] = {
+		{"hosts.csv", write_hosts},       {"matrix.csv", write_matrix},
+		{"flows.csv", write_flows},       {"flow_cdf.csv", write_flow_cdf},
+		{"series.csv", write_series},     {"flow_activity.csv", write_activity},
+	};
+	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
+		FILE *fp = dmls_open_out(dir, tables[i].name, err);
+		if (!fp)
+			return err ? err->status : DMLS_EIO;
+		tables[i].write(&job->stats, fp);
+		if (close_out(fp, dir, tables[i].name, err))
+			return DMLS_EIO;
+	}
+	if (job->analysis)
+		return dmls_analysis_csv(job->analysis, &job->stats, dir, err);
+	return DMLS_OK;
+}

@@ -1,0 +1,166 @@
+/*
+ * json.c - `analyze --json`: the stats part of the result model.
+ *
+ * The analysis' own keys (pattern, iterations, model, burstiness,
+ * train_log, ...) are added by json_analysis.c.
+ */
+#include "dmlscope/render.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+static const char *role_name(int role)
+{
+	switch (role) {
+	case DMLS_ROLE_WORKER: return "worker";
+	case DMLS_ROLE_SERVER: return "server";
+	default: return "other";
+	}
+}
+
+json_t *dmls_json_real(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *u64(uint64_t v)
+{
+	return json_integer((json_int_t)v);
+}
+
+static json_t *input_json(const dmls_job *job)
+{
+	const dmls_input_counts *c = &job->counts;
+	json_t *files = json_array();
+	for (size_t i = 0; i < job->nfiles; i++) {
+		const dmls_input_file *f = &job->files[i];
+		json_t *o = json_pack("{s:s, s:s?, s:i, s:o, s:o}", "path", f->path, "format",
+				      f->format, "linktype", f->linktype, "records", u64(f->records),
+				      "packets", u64(f->packets));
+		json_object_set_new(o, "error", f->status ? json_string(f->error) : json_null());
+		json_array_append_new(files, o);
+	}
+	json_t *skipped = json_pack("{s:o, s:o, s:o, s:o, s:o}", "truncated", u64(c->truncated),
+				    "non_ip", u64(c->non_ip), "other", u64(c->other), "filtered",
+				    u64(c->filtered), "duplicates", u64(c->duplicates));
+	json_t *in = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "files", files, "records",
+			       u64(c->records), "packets", u64(job->stats.packets), "wire_bytes",
+			       u64(job->stats.wire_bytes), "payload_bytes",
+			       u64(job->stats.payload_bytes), "skipped", skipped);
+	json_object_set_new(in, "duration_s", json_real(dmls_stats_duration_s(&job->stats)));
+	json_object_set_new(in, "start_s", job->stats.packets
+						  ? json_real((double)job->stats.first_ns / 1e9)
+						  : json_null());
+	json_object_set_new(in, "damage", job->damage.status ? json_string(job->damage.msg)
+							     : json_null());
+	return in;
+}
+
+static json_t *hosts_json(const dmls_stats *st)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < st->nhosts; i++) {
+		const dmls_host *h = &st->hosts[i];
+		json_array_append_new(
+			a, json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "addr",
+				     h->name, "role", role_name(h->role), "tx_wire_bytes",
+				     u64(h->tx_wire_bytes), "tx_payload_bytes",
+				     u64(h->tx_payload_bytes), "rx_wire_bytes", u64(h->rx_wire_bytes),
+				     "rx_payload_bytes", u64(h->rx_payload_bytes), "tx_packets",
+				     u64(h->tx_packets), "rx_packets", u64(h->rx_packets),
+				     "tx_retransmissions", u64(h->tx_retransmissions)));
+	}
+	return a;
+}
+
+static json_t *matrix_json(const dmls_stats *st)
+{
+	json_t *names = json_array(), *wire = json_array(), *pay = json_array();
+	for (size_t i = 0; i < st->nhosts; i++) {
+		json_array_append_new(names, json_string(st->hosts[i].name));
+		json_t *rw = json_array(), *rp = json_array();
+		for (size_t j = 0; j < st->nhosts; j++) {
+			long p = dmls_stats_find_pair(st, (uint32_t)i, (uint32_t)j);
+			json_array_append_new(rw, u64(p < 0 ? 0 : st->pairs[p].wire_bytes));
+			json_array_append_new(rp, u64(p < 0 ? 0 : st->pairs[p].payload_bytes));
+		}
+		json_array_append_new(wire, rw);
+		json_array_append_new(pay, rp);
+	}
+	return json_pack("{s:o, s:o, s:o}", "hosts", names, "wire_bytes", wire, "payload_bytes",
+			 pay);
+}
+
+static json_t *flows_json(const dmls_stats *st)
+{
+	json_t *q = json_pack("{s:o, s:o, s:o, s:o}", "p50",
+			      u64(dmls_stats_flow_quantile(st, 0.5)), "p90",
+			      u64(dmls_stats_flow_quantile(st, 0.9)), "p99",
+			      u64(dmls_stats_flow_quantile(st, 0.99)), "max",
+			      u64(dmls_stats_flow_quantile(st, 1.0)));
+	return json_pack("{s:o, s:o, s:o}", "count", u64(st->nflows), "size_quantiles", q,
+			 "retransmissions", u64(st->retransmissions));
+}
+
+static json_t *throughput_json(const dmls_stats *st)
+{
+	double bin_s = (double)st->bin_ns / 1e9, dur = dmls_stats_duration_s(st);
+	dmls_series agg;
+	uint64_t peak = 0;
+	if (dmls_job_throughput(st, &agg) == 0) {
+		for (size_t c = 0; c < agg.nchunks; c++)
+			for (uint32_t j = 0; j < agg.chunk_bins; j++)
+				if (agg.chunks[c].v[j] > peak)
+					peak = agg.chunks[c].v[j];
+		dmls_series_release(&agg);
+	}
+	json_t *o = json_object();
+	json_object_set_new(o, "bin_s", json_real(bin_s));
+	json_object_set_new(o, "mean_bps",
+			    dur > 0 ? json_real((double)st->wire_bytes * 8.0 / dur) : json_null());
+	json_object_set_new(o, "peak_bps",
+			    st->packets ? json_real((double)peak * 8.0 / bin_s) : json_null());
+	return o;
+}
+
+json_t *dmls_job_json(const dmls_job *job)
+{
+	const dmls_stats *st = &job->stats;
+	json_t *root = json_object();
+	json_object_set_new(root, "tool", json_pack("{s:s, s:s}", "name", "dmlscope", "version",
+						    "0.1.0"));
+	json_object_set_new(root, "input", input_json(job));
+	if (job->run.attrs.parsed) {
+		const dmls_run_attrs *a = &job->run.attrs;
+		json_object_set_new(root, "run",
+				    json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "name",
+					      job->run.name, "framework", a->framework, "model",
+					      a->model, "optimizer", a->optimizer, "batch", a->batch,
+					      "backend", a->backend, "delay", a->delay, "topology",
+					      a->topology));
+	}
+	json_object_set_new(root, "hosts", hosts_json(st));
+	json_object_set_new(root, "matrix", matrix_json(st));
+	json_object_set_new(root, "flows", flows_json(st));
+	json_object_set_new(root, "throughput", throughput_json(st));
+	if (job->analysis)
+		dmls_analysis_json(job->analysis, st, root);
+	return root;
+}
+
+int dmls_job_throughput(const dmls_stats *st, dmls_series *out)
+{
+	dmls_series_init(out, st->t0_ns, st->bin_ns, 0);
+	for (size_t i = 0; i < st->npairs; i++) {
+		const dmls_series *s = &st->pairs[i].series;
+		for (size_t c = 0; c < s->nchunks; c++)
+			for (uint32_t j = 0; j < s->chunk_bins; j++)
+				if (s->chunks[c].v[j] &&
+				    dmls_series_add_bin(out, s->chunks[c].first_bin + j,
+							s->chunks[c].v[j])) {
+					dmls_series_release(out);
+					return -1;
+				}
+	}
+	return 0;
+}

@@ -1,0 +1,145 @@
+/*
+ * text.c - the terminal summary of `analyze`: what a person reads in ten
+ * seconds.  Sizes in SI units (1 MB = 10^6 bytes), rates in bit/s.
+ */
+#include "dmlscope/render.h"
+
+#include <stdlib.h>
+
+static const char *fmt_bytes(double v, char *buf, size_t n)
+{
+	static const char *unit[] = {"B", "kB", "MB", "GB", "TB", "PB"};
+	int u = 0;
+	while (v >= 1000 && u < 5) {
+		v /= 1000;
+		u++;
+	}
+	snprintf(buf, n, u ? "%.1f %s" : "%.0f %s", v, unit[u]);
+	return buf;
+}
+
+static const char *fmt_bps(double v, char *buf, size_t n)
+{
+	static const char *unit[] = {"bit/s", "kbit/s", "Mbit/s", "Gbit/s", "Tbit/s"};
+	int u = 0;
+	while (v >= 1000 && u < 4) {
+		v /= 1000;
+		u++;
+	}
+	snprintf(buf, n, "%.1f %s", v, unit[u]);
+	return buf;
+}
+
+static void header(const dmls_job *job, FILE *fp)
+{
+	const dmls_stats *st = &job->stats;
+	const dmls_input_counts *c = &job->counts;
+	fprintf(fp, "%s: %zu capture%s, %llu packets, %.3f s\n", job->run.name, job->nfiles,
+		job->nfiles == 1 ? "" : "s", (unsigned long long)st->packets,
+		dmls_stats_duration_s(st));
+	if (job->run.attrs.parsed) {
+		const dmls_run_attrs *a = &job->run.attrs;
+		fprintf(fp, "  run: %s %s %s batch %s, %s, %s, %s\n", a->framework, a->model,
+			a->optimizer, a->batch, a->backend, a->delay, a->topology);
+	}
+	if (c->truncated || c->non_ip || c->other || c->duplicates || c->filtered)
+		fprintf(fp, "  not counted: %llu malformed, %llu non-IP, %llu unknown link type, "
+			    "%llu filtered, %llu duplicates (captured at both ends)\n",
+			(unsigned long long)c->truncated, (unsigned long long)c->non_ip,
+			(unsigned long long)c->other, (unsigned long long)c->filtered,
+			(unsigned long long)c->duplicates);
+}
+
+static void hosts(const dmls_stats *st, FILE *fp)
+{
+	static const char *roles[] = {"other", "worker", "server"};
+	char a[32], b[32];
+	fprintf(fp, "\nhosts (%zu)%*s role     sent (wire)   received     retrans\n", st->nhosts,
+		st->nhosts > 9 ? 28 : 29, "");
+	size_t shown = 0;
+	for (size_t i = 0; i < st->nhosts && shown < 16; i++, shown++) {
+		const dmls_host *h = &st->hosts[i];
+		fprintf(fp, "  %-39s %-8s %-13s %-12s %llu\n", h->name,
+			roles[h->role >= 0 && h->role <= 2 ? h->role : 0],
+			fmt_bytes((double)h->tx_wire_bytes, a, sizeof(a)),
+			fmt_bytes((double)h->rx_wire_bytes, b, sizeof(b)),
+			(unsigned long long)h->tx_retransmissions);
+	}
+	if (st->nhosts > shown)
+		fprintf(fp, "  ... %zu more (see --csv hosts.csv)\n", st->nhosts - shown);
+}
+
+static int cmp_pair_desc(const void *x, const void *y, void *ctx)
+{
+	const dmls_stats *st = ctx;
+	uint64_t a = st->pairs[*(const size_t *)x].wire_bytes;
+	uint64_t b = st->pairs[*(const size_t *)y].wire_bytes;
+	return (a < b) - (a > b);
+}
+
+static void top_pairs(const dmls_stats *st, FILE *fp)
+{
+	if (!st->npairs)
+		return;
+	size_t *idx = malloc(st->npairs * sizeof(*idx));
+	if (!idx)
+		return;
+	for (size_t i = 0; i < st->npairs; i++)
+		idx[i] = i;
+	qsort_r(idx, st->npairs, sizeof(*idx), cmp_pair_desc, (void *)st);
+	fprintf(fp, "\ntop pairs (of %zu)\n", st->npairs);
+	char a[32];
+	for (size_t i = 0; i < st->npairs && i < 8; i++) {
+		const dmls_pair *p = &st->pairs[idx[i]];
+		char label[100];
+		snprintf(label, sizeof(label), "%s -> %s", st->hosts[p->src].name,
+			 st->hosts[p->dst].name);
+		fprintf(fp, "  %-44s %-12s %5.1f %%\n", label,
+			fmt_bytes((double)p->wire_bytes, a, sizeof(a)),
+			st->wire_bytes ? 100.0 * (double)p->wire_bytes / (double)st->wire_bytes : 0);
+	}
+	free(idx);
+}
+
+static void flows_and_rate(const dmls_stats *st, FILE *fp)
+{
+	char a[32], b[32], c[32];
+	fprintf(fp, "\nflows: %zu (5-tuples, one per direction), size p50 %s, p90 %s, max %s\n",
+		st->nflows, fmt_bytes((double)dmls_stats_flow_quantile(st, 0.5), a, sizeof(a)),
+		fmt_bytes((double)dmls_stats_flow_quantile(st, 0.9), b, sizeof(b)),
+		fmt_bytes((double)dmls_stats_flow_quantile(st, 1.0), c, sizeof(c)));
+	double dur = dmls_stats_duration_s(st), bin_s = (double)st->bin_ns / 1e9;
+	uint64_t peak = 0;
+	dmls_series agg;
+	if (dmls_job_throughput(st, &agg) == 0) {
+		for (size_t i = 0; i < agg.nchunks; i++)
+			for (uint32_t j = 0; j < agg.chunk_bins; j++)
+				if (agg.chunks[i].v[j] > peak)
+					peak = agg.chunks[i].v[j];
+		dmls_series_release(&agg);
+	}
+	fprintf(fp, "volume: %s on the wire, %s payload; throughput mean %s, peak %s (%g ms bins)\n",
+		fmt_bytes((double)st->wire_bytes, a, sizeof(a)),
+		fmt_bytes((double)st->payload_bytes, b, sizeof(b)),
+		dur > 0 ? fmt_bps((double)st->wire_bytes * 8 / dur, c, sizeof(c)) : "n/a",
+		fmt_bps((double)peak * 8 / bin_s, a, sizeof(a)), bin_s * 1e3);
+	if (st->retransmissions)
+		fprintf(fp, "retransmissions: %llu TCP segments\n",
+			(unsigned long long)st->retransmissions);
+}
+
+void dmls_job_text(const dmls_job *job, FILE *fp)
+{
+	header(job, fp);
+	if (!job->stats.packets) {
+		fprintf(fp, "  no IP packets to analyze\n");
+		return;
+	}
+	hosts(&job->stats, fp);
+	top_pairs(&job->stats, fp);
+	flows_and_rate(&job->stats, fp);
+	if (job->analysis)
+		dmls_analysis_text(job->analysis, &job->stats, fp);
+	else
+		fprintf(fp, "\nno traffic analysis: %s\n", job->analysis_error.msg);
+}
