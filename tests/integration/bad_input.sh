@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Bad input gets one clear line naming the file, the documented exit code,
+# and the results that could be computed before the damage.
+set -u
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+fail=0
+py=/usr/bin/python3
+
+# A small valid pcap: 20 UDP packets 198.18.0.1 -> 198.18.0.2, 100 payload bytes each.
+$py - "$tmp/good.pcap" <<'PY'
+import struct, sys
+with open(sys.argv[1], "wb") as f:
+    f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
+    for i in range(20):
+        ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 128, i, 0, 64, 17, 0,
+                         bytes([198, 18, 0, 1]), bytes([198, 18, 0, 2]))
+        udp = struct.pack("!HHHH", 5000, 6000, 108, 0)
+        frame = bytes(12) + b"\x08\x00" + ip + udp + bytes(100)
+        f.write(struct.pack("<IIII", 1000 + i, 0, len(frame), len(frame)) + frame)
+PY
+
+# expect NAME WANT_RC PATTERN -- ARGS...: run analyze, check rc, one stderr line matching PATTERN
+expect() {
+	local name=$1 want=$2 pat=$3; shift 4
+	"$DMLSCOPE" analyze "$@" --quiet --json "$tmp/$name.json" >"$tmp/out" 2>"$tmp/err"
+	local rc=$?
+	local lines; lines=$(wc -l <"$tmp/err")
+	if [ "$rc" != "$want" ]; then
+		echo "FAIL $name: exit $rc, expected $want ($(cat "$tmp/err"))"; fail=1
+	elif [ "$want" != 0 ] && { [ "$lines" != 1 ] || ! grep -Eq "$pat" "$tmp/err"; }; then
+		echo "FAIL $name: stderr should be one line matching '$pat':"; cat "$tmp/err"; fail=1
+	elif grep -q "runtime error\|AddressSanitizer" "$tmp/err"; then
+		echo "FAIL $name: sanitizer report"; fail=1
+	else
+		echo "ok   $name: exit $rc: $(head -c 200 "$tmp/err")"
+	fi
+}
+packets() { $py -c 'import json,sys; print(json.load(open(sys.argv[1]))["input"]["packets"])' "$1"; }
+
+expect good 0 "" -- "$tmp/good.pcap"
+: >"$tmp/empty.pcap"
+expect empty 1 "empty.pcap'.*empty" -- "$tmp/empty.pcap"
+echo "this is not a capture at all, just some text" >"$tmp/text.pcap"
+expect not_capture 1 "text.pcap'" -- "$tmp/text.pcap"
+head -c $(( $(stat -c %s "$tmp/good.pcap") - 30 )) "$tmp/good.pcap" >"$tmp/trunc.pcap"
+expect truncated 1 "trunc.pcap'.*trunc" -- "$tmp/trunc.pcap"
+[ -f "$tmp/truncated.json" ] && [ "$(packets "$tmp/truncated.json")" = 19 ] \
+	|| { echo "FAIL truncated: the 19 packets before the damage are not reported"; fail=1; }
+head -c 10 "$tmp/good.pcap" >"$tmp/hdr.pcap"
+expect corrupt_header 1 "hdr.pcap'" -- "$tmp/hdr.pcap"
+# absurd caplen in the 3rd record
+$py - "$tmp/good.pcap" "$tmp/caplen.pcap" <<'PY'
+import sys
+b = bytearray(open(sys.argv[1], "rb").read())
+rec = 16 + 142
+off = 24 + 2 * rec + 8
+b[off:off + 4] = (0x7fffffff).to_bytes(4, "little")
+open(sys.argv[2], "wb").write(b)
+PY
+expect absurd_caplen 1 "caplen.pcap'" -- "$tmp/caplen.pcap"
+[ -f "$tmp/absurd_caplen.json" ] && [ "$(packets "$tmp/absurd_caplen.json")" = 2 ] \
+	|| { echo "FAIL absurd_caplen: the 2 packets before the damage are not reported"; fail=1; }
+# unknown link type 147 (user 0)
+$py - "$tmp/good.pcap" "$tmp/linktype.pcap" <<'PY'
+import sys
+b = bytearray(open(sys.argv[1], "rb").read())
+b[20:24] = (147).to_bytes(4, "little")
+open(sys.argv[2], "wb").write(b)
+PY
+expect unknown_linktype 1 "linktype.pcap'|no IP packets" -- "$tmp/linktype.pcap"
+cp "$tmp/good.pcap" "$tmp/unreadable.pcap"; chmod 000 "$tmp/unreadable.pcap"
+if [ "$(id -u)" != 0 ]; then
+	expect unreadable 3 "unreadable.pcap'" -- "$tmp/unreadable.pcap"
+fi
+expect missing_file 3 "nope.pcap'" -- "$tmp/nope.pcap"
+expect missing_folder 3 "nofolder'" -- "$tmp/nofolder"
+mkdir "$tmp/emptyrun"
+expect folder_without_captures 1 "emptyrun'" -- "$tmp/emptyrun"
+expect bad_bin 2 "bin" -- "$tmp/good.pcap" --bin fast
+expect bad_filter 2 "filter" -- "$tmp/good.pcap" --filter "tcp and and"
+expect bad_option 2 "" -- "$tmp/good.pcap" --frobnicate
+"$DMLSCOPE" analyze "$tmp/good.pcap" --csv /proc/forbidden/x --quiet 2>"$tmp/err"; rc=$?
+[ $rc = 3 ] && echo "ok   unwritable_csv: exit 3" || { echo "FAIL unwritable_csv: exit $rc"; fail=1; }
+# one good and one truncated capture of the same job: both read, exit 1
+expect mixed 1 "trunc.pcap'" -- "$tmp/good.pcap" "$tmp/trunc.pcap"
+exit $fail
