@@ -35,7 +35,8 @@ static int parse_args(int argc, char **argv, struct analyze_opts *o)
 	};
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'j': o->json = optarg; break;
 		case 'c': o->csv = optarg; break;
@@ -50,11 +51,18 @@ static int parse_args(int argc, char **argv, struct analyze_opts *o)
 			}
 			break;
 		case 'h': fputs(usage_text, stdout); exit(0);
-		default: fputs(usage_text, stderr); return -1;
+		case ':':
+			fprintf(stderr, "dmlscope analyze: option '%s' needs a value\n",
+				argv[optind - 1]);
+			return -1;
+		default:
+			fprintf(stderr, "dmlscope analyze: unknown option '%s'; see 'dmlscope analyze --help'\n",
+				argv[optind - 1]);
+			return -1;
 		}
 	}
 	if (optind >= argc) {
-		fprintf(stderr, "dmlscope analyze: no input given\n%s", usage_text);
+		fprintf(stderr, "dmlscope analyze: no input given; see 'dmlscope analyze --help'\n");
 		return -1;
 	}
 	return 0;
