@@ -1,0 +1,283 @@
+#!/usr/bin/python3
+"""One rank of a real data-parallel training job, run inside a testbed netns.
+
+Started by testbed/run_job.py, once per host, with /usr/bin/python3 (Debian's
+python3-torch).  CPU only, one thread per rank.  Two kinds of job:
+
+  ddp  PyTorch DistributedDataParallel over Gloo (TCP).  Every host is a
+       worker; gradients are all-reduced in buckets (Gloo's ring all-reduce).
+  ps   A synchronous parameter server with torch.distributed.rpc over
+       TensorPipe, forced onto TCP (uv transport, basic channel).  Rank 0 is
+       the server (it owns the model and Adam); ranks 1..W are workers that
+       push their gradients and receive the updated parameters every step.
+
+Inputs are synthetic 32x32 RGB images with random labels (a few fixed batches
+per rank, cycled, so the loss goes down by memorisation).  Rank 0 writes
+train_history.log in the study's format (Keras callback style: header
+`Type,ID,Timestamp,Loss,Accuracy`, `Batch,<batch in epoch>,...` after every
+step, `Epoch,<epoch>,...` after every epoch) and truth.json with what only the
+job knows (parameter count, gradient bytes, ...).
+"""
+import argparse
+import json
+import os
+import sys
+import threading
+import time
+
+import torch
+import torch.distributed as dist
+from torch.distributed import rpc
+import torch.nn as nn
+import torchvision
+
+torch.set_num_threads(1)
+try:
+    torch.set_num_interop_threads(1)
+except RuntimeError:
+    pass
+
+N_CLASSES = 10
+N_DISTINCT_BATCHES = 4
+
+
+def build_model(name):
+    torch.manual_seed(1234)  # same initial weights on every rank
+    if name == "mobilenetv2":
+        return torchvision.models.mobilenet_v2(num_classes=N_CLASSES)
+    if name == "resnet18":
+        return torchvision.models.resnet18(num_classes=N_CLASSES)
+    if name == "resnet50":
+        return torchvision.models.resnet50(num_classes=N_CLASSES)
+    if name == "tinycnn":  # small and fast, for the smoke test
+        return nn.Sequential(
+            nn.Conv2d(3, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+            nn.Conv2d(16, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+            nn.Flatten(), nn.Linear(32 * 8 * 8, 64), nn.ReLU(),
+            nn.Linear(64, N_CLASSES))
+    raise SystemExit(f"job: unknown model '{name}'")
+
+
+def trainable(model):
+    return [p for p in model.parameters() if p.requires_grad]
+
+
+def make_data(rank, batch):
+    g = torch.Generator().manual_seed(1000 + rank)
+    return [(torch.randn(batch, 3, 32, 32, generator=g),
+             torch.randint(0, N_CLASSES, (batch,), generator=g))
+            for _ in range(N_DISTINCT_BATCHES)]
+
+
+class History:
+    """train_history.log writer (rank 0 only), flushed row by row."""
+
+    def __init__(self, path):
+        self.f = open(path, "w")
+        self.f.write("Type,ID,Timestamp,Loss,Accuracy\n")
+        self.f.flush()
+        self.times = []
+
+    def row(self, kind, idx, loss, acc):
+        t = time.time()
+        if kind == "Batch":
+            self.times.append(t)
+        self.f.write(f"{kind},{idx},{t:.6f},{loss:.6f},{acc:.6f}\n")
+        self.f.flush()
+
+    def close(self):
+        self.f.close()
+
+
+def write_truth(args, model, extra):
+    n = sum(p.numel() for p in trainable(model))
+    truth = {
+        "framework": "pytorch_ddp" if args.kind == "ddp" else "pytorch_rpc",
+        "backend": "gloo" if args.kind == "ddp" else "tensorpipe",
+        "model": args.model,
+        "optimizer": "adam",
+        "batch": args.batch,
+        "steps": args.steps,
+        "epochs": args.epochs,
+        "steps_total": args.steps * args.epochs,
+        "ranks": args.world,
+        "trainable_params": n,
+        "dtype": "float32",
+        "gradient_bytes": 4 * n,
+        "torch_version": torch.__version__,
+        "torchvision_version": torchvision.__version__,
+    }
+    truth.update(extra)
+    with open(os.path.join(args.out, "job-truth.json"), "w") as f:
+        json.dump(truth, f, indent=1)
+
+
+# ---------------------------------------------------------------- DDP / Gloo
+def run_ddp(args):
+    dist.init_process_group("gloo", init_method=f"tcp://{args.master}:{args.port}",
+                            rank=args.rank, world_size=args.world)
+    model = build_model(args.model)
+    ddp = nn.parallel.DistributedDataParallel(model, bucket_cap_mb=args.bucket_mb)
+    opt = torch.optim.Adam(ddp.parameters(), lr=1e-3)
+    lossf = nn.CrossEntropyLoss()
+    data = make_data(args.rank, args.batch)
+    hist = History(os.path.join(args.out, "train_history.log")) if args.rank == 0 else None
+    dist.barrier()
+    for epoch in range(args.epochs):
+        el, ea = 0.0, 0.0
+        for b in range(args.steps):
+            x, y = data[b % len(data)]
+            opt.zero_grad()
+            out = ddp(x)
+            loss = lossf(out, y)
+            loss.backward()
+            opt.step()
+            acc = (out.argmax(1) == y).float().mean().item()
+            el += loss.item()
+            ea += acc
+            if hist:
+                hist.row("Batch", b, loss.item(), acc)
+        if hist:
+            hist.row("Epoch", epoch, el / args.steps, ea / args.steps)
+    dist.barrier()
+    if args.rank == 0:
+        hist.close()
+        write_truth(args, model, {
+            "pattern": "ring", "workers": args.world, "servers": 0,
+            "bucket_cap_mb": args.bucket_mb,
+            "step_times": hist.times})
+    dist.destroy_process_group()
+
+
+# ------------------------------------------------------- parameter server
+_PS = None
+
+
+class ParamServer:
+    """Synchronous PS: waits for all W gradients, averages, Adam step, replies
+    to every worker with the new parameters."""
+
+    def __init__(self, model, workers, hist, steps):
+        self.model = model
+        self.params = trainable(model)
+        self.opt = torch.optim.Adam(self.params, lr=1e-3)
+        self.workers = workers
+        self.hist = hist
+        self.steps = steps
+        self.lock = threading.Lock()
+        self.fut = torch.futures.Future()
+        self.acc_grads = None
+        self.n = 0
+        self.step = 0
+        self.eloss = 0.0
+        self.eacc = 0.0
+        self.bl = 0.0
+        self.ba = 0.0
+
+    def snapshot(self):
+        return [p.detach().clone() for p in self.params]
+
+    def push(self, grads, loss, acc):
+        with self.lock:
+            if self.acc_grads is None:
+                self.acc_grads = [g.clone() for g in grads]
+            else:
+                for a, g in zip(self.acc_grads, grads):
+                    a += g
+            self.n += 1
+            self.bl += loss
+            self.ba += acc
+            fut = self.fut
+            if self.n == self.workers:
+                for p, a in zip(self.params, self.acc_grads):
+                    p.grad = a / self.workers
+                self.opt.step()
+                self.opt.zero_grad(set_to_none=True)
+                bl, ba = self.bl / self.workers, self.ba / self.workers
+                b = self.step % self.steps
+                self.hist.row("Batch", b, bl, ba)
+                self.eloss += bl
+                self.eacc += ba
+                if b == self.steps - 1:
+                    self.hist.row("Epoch", self.step // self.steps,
+                                  self.eloss / self.steps, self.eacc / self.steps)
+                    self.eloss = self.eacc = 0.0
+                self.step += 1
+                self.acc_grads, self.n, self.bl, self.ba = None, 0, 0.0, 0.0
+                self.fut = torch.futures.Future()
+                fut.set_result(self.snapshot())
+            return fut
+
+
+def ps_get_params():
+    return _PS.snapshot()
+
+
+@rpc.functions.async_execution
+def push_pull(grads, loss, acc):
+    return _PS.push(grads, loss, acc)
+
+
+def run_ps(args):
+    global _PS
+    workers = args.world - 1
+    opts = rpc.TensorPipeRpcBackendOptions(
+        num_worker_threads=max(8, 2 * args.world), rpc_timeout=600,
+        init_method=f"tcp://{args.master}:{args.port}",
+        _transports=["uv"], _channels=["basic"])
+    name = "ps" if args.rank == 0 else f"worker{args.rank}"
+    if args.rank == 0:
+        model = build_model(args.model)
+        hist = History(os.path.join(args.out, "train_history.log"))
+        _PS = ParamServer(model, workers, hist, args.steps)
+        rpc.init_rpc(name, rank=0, world_size=args.world, rpc_backend_options=opts)
+        rpc.shutdown()  # waits until every worker is done
+        hist.close()
+        write_truth(args, model, {
+            "pattern": "star", "workers": workers, "servers": 1,
+            "step_times": hist.times})
+        return
+    rpc.init_rpc(name, rank=args.rank, world_size=args.world, rpc_backend_options=opts)
+    model = build_model(args.model)
+    params = trainable(model)
+    lossf = nn.CrossEntropyLoss()
+    data = make_data(args.rank, args.batch)
+    new = rpc.rpc_sync("ps", ps_get_params)
+    for epoch in range(args.epochs):
+        for b in range(args.steps):
+            with torch.no_grad():
+                for p, v in zip(params, new):
+                    p.copy_(v)
+            x, y = data[b % len(data)]
+            model.zero_grad(set_to_none=True)
+            out = model(x)
+            loss = lossf(out, y)
+            loss.backward()
+            acc = (out.argmax(1) == y).float().mean().item()
+            new = rpc.rpc_sync("ps", push_pull,
+                               args=([p.grad for p in params], loss.item(), acc))
+    rpc.shutdown()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--kind", choices=["ddp", "ps"], required=True)
+    ap.add_argument("--rank", type=int, required=True)
+    ap.add_argument("--world", type=int, required=True)
+    ap.add_argument("--master", required=True)
+    ap.add_argument("--port", type=int, default=29500)
+    ap.add_argument("--model", default="resnet18")
+    ap.add_argument("--batch", type=int, default=32)
+    ap.add_argument("--steps", type=int, default=20, help="steps per epoch")
+    ap.add_argument("--epochs", type=int, default=1)
+    ap.add_argument("--bucket-mb", type=float, default=25.0)
+    ap.add_argument("--out", required=True)
+    args = ap.parse_args()
+    if args.kind == "ddp":
+        run_ddp(args)
+    else:
+        run_ps(args)
+
+
+if __name__ == "__main__":
+    main()
