@@ -97,9 +97,9 @@ def write_truth(args, model, extra):
         "model": args.model,
         "optimizer": "adam",
         "batch": args.batch,
-        "steps": args.steps,
+        "steps": args.steps * args.epochs,  # total optimizer steps
+        "steps_per_epoch": args.steps,
         "epochs": args.epochs,
-        "steps_total": args.steps * args.epochs,
         "ranks": args.world,
         "trainable_params": n,
         "dtype": "float32",

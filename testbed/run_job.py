@@ -252,7 +252,7 @@ def main():
         for i in range(a.ranks):
             pcap = os.path.join(run, f"worker-{i}-tcpdump.pcap")
             p = tb.spawn(f"tcpdump{i}", i,
-                         ["tcpdump", "-i", IFACE, "-s", "100", "-B", "16384", "-U",
+                         ["tcpdump", "-i", IFACE, "-s", "100", "-B", "16384", "-U", "--immediate-mode",
                           "-Z", "root", "-w", pcap, "src", tb.addrs[i]],
                          os.path.join(logdir, f"tcpdump-{i}.log"))
             dumps.append(p)
@@ -299,7 +299,10 @@ def main():
                 print(f"--- rank {i} log (tail) ---\n" + "\n".join(tail), file=sys.stderr)
             raise RuntimeError(f"job failed: {failed}")
 
-        time.sleep(0.3)  # let the last ACKs and FINs reach the captures
+        # Let the last ACKs and FINs reach the captures.  libpcap hands packets
+        # to tcpdump in blocks; on SIGINT tcpdump does not drain a block that is
+        # not yet retired, so wait (immediate mode is on as well).
+        time.sleep(1.5)
         dropped = tb.nft_dropped() if a.loss else [0] * a.ranks
         cap_drops = []
         for p in dumps:
@@ -347,7 +350,7 @@ def main():
         status = 0
         sz = sum(os.path.getsize(os.path.join(run, x)) for x in os.listdir(run)
                  if os.path.isfile(os.path.join(run, x)))
-        print(f"run_job: {name}: {a.ranks} hosts, {truth['steps_total']} steps, "
+        print(f"run_job: {name}: {a.ranks} hosts, {truth['steps']} steps, "
               f"{truth.get('mean_step_s', 0):.3f} s/step, job {t_job_end - t_job:.1f} s, "
               f"total {time.time() - t0:.1f} s, {sz / 1e6:.2f} MB -> {run}")
     except KeyboardInterrupt as e:
