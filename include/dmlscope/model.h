@@ -79,6 +79,11 @@ int dmls_table_load_csv(dmls_table *t, const char *path, dmls_error *err);
  * workers, ...  (src/model/dataset.c). */
 int dmls_dataset_table(const char *dir, dmls_table *out, dmls_error *err);
 
+/* The study's formula, "mb_per_step ~ model_size_mb + C(framework_backend) +
+ * C(batch) + C(topology)", plus "+ workers" when t has a 'workers' column
+ * that varies. */
+void dmls_default_formula(const dmls_table *t, char *buf, size_t cap);
+
 /* ---- formulas ---------------------------------------------------------- */
 
 enum dmls_fn { DMLS_FN_NONE = 0, DMLS_FN_LOG, DMLS_FN_LOG10, DMLS_FN_LOG2, DMLS_FN_EXP,

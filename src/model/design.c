@@ -178,7 +178,7 @@ static int fill_matrices(dmls_design *d, const dmls_table *t, const long *cols,
 	const dmls_formula *fm = &d->fm;
 	double num[DMLS_MAX_FACTORS];
 	size_t level[DMLS_MAX_FACTORS];
-	d->X = malloc((d->n * d->ncols ? d->n * d->ncols : 1) * sizeof(double));
+	d->X = malloc((d->n * d->ncols + 1) * sizeof(double));
 	d->y = malloc((d->n ? d->n : 1) * sizeof(double));
 	if (!d->X || !d->y)
 		return dmls_fail(err, DMLS_EIO, "out of memory");
