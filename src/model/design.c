@@ -218,9 +218,10 @@ int dmls_design_build(dmls_design *d, const char *formula, const dmls_table *t,
 	if ((st = dmls_formula_parse(&d->fm, formula, err)))
 		return st;
 	dmls_formula *fm = &d->fm;
-	for (size_t j = 0; j <= fm->nfactors; j++) {
-		dmls_factor *f = j < fm->nfactors ? &fm->factors[j] : &fm->response;
-		if ((st = bind_factor(f, t, &cols[j], j == fm->nfactors, err)))
+	for (size_t j = 0; j <= fm->nfactors; j++) { /* the response first */
+		size_t i = j ? j - 1 : fm->nfactors;
+		dmls_factor *f = i < fm->nfactors ? &fm->factors[i] : &fm->response;
+		if ((st = bind_factor(f, t, &cols[i], i == fm->nfactors, err)))
 			goto fail;
 	}
 	if (!(used = malloc(t->nrows ? t->nrows : 1)))

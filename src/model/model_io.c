@@ -187,7 +187,8 @@ int dmls_model_load(dmls_model *m, const char *path, dmls_error *err)
 	if (!root) {
 		if (je.line < 0 || strstr(je.text, "unable to open"))
 			return dmls_fail(err, DMLS_EIO, "'%s': %s", path, je.text);
-		return dmls_fail(err, DMLS_EBAD, "'%s' line %d: %s", path, je.line, je.text);
+		return dmls_fail(err, DMLS_EBAD, "'%s': not a dmlscope model: line %d: %s", path,
+				 je.line, je.text);
 	}
 	int st = dmls_model_from_json(m, root, path, err);
 	json_decref(root);
