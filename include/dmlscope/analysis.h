@@ -5,21 +5,176 @@
  * communication pattern and the roles of hosts, the iteration period, bytes
  * per iteration per worker and the gradient size they imply, regularity,
  * on/off phases and burstiness.  Owned by the analysis stage (src/analysis).
+ *
+ * Pipeline (dmls_analysis_run, src/analysis/analysis.c):
+ *   1. pattern.c     the payload volume graph without control-plane pairs,
+ *                    its connected components (the largest is "the job"),
+ *                    static shape (ring, star, tree, clique, butterfly,
+ *                    hierarchical)
+ *   2. iterations.c  period from the autocorrelation of the job's hosts'
+ *                    1 ms payload series, boundaries, bytes per worker
+ *   3. pattern.c     pairwise check: do partners change from one
+ *                    iteration-long window to the next?
+ *   4. S from bytes per worker and the pattern (contract.md)
+ *   5. phases.c, burstiness.c, trainlog_metrics.c
+ *
+ * Unknown numbers are NAN in the struct; renderers write them as null.
+ * Host indexes refer to st->hosts and stay valid while st lives.
  */
 #ifndef DMLSCOPE_ANALYSIS_H
 #define DMLSCOPE_ANALYSIS_H
 
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
+
+#include <jansson.h>
 
 #include "dmlscope/error.h"
 #include "dmlscope/runfolder.h"
 #include "dmlscope/stats.h"
 
-typedef struct dmls_analysis dmls_analysis;
+enum dmls_pattern_kind {
+	DMLS_PAT_UNKNOWN = 0,
+	DMLS_PAT_RING,
+	DMLS_PAT_TREE,
+	DMLS_PAT_STAR,
+	DMLS_PAT_CLIQUE,
+	DMLS_PAT_BUTTERFLY,
+	DMLS_PAT_HIERARCHICAL,
+	DMLS_PAT_PAIRWISE,
+};
+
+/* "ring", "tree", ... "unknown" (the contract's names). */
+const char *dmls_pattern_name(int kind);
+
+#define DMLS_EDGE_FRACTION 0.10 /* pairs below this share of the max pair are control plane */
+
+typedef struct dmls_pattern {
+	int kind;              /* enum dmls_pattern_kind */
+	double confidence;     /* [0,1] */
+	size_t ranks;          /* hosts in the job: workers + servers */
+	size_t *members;       /* host indexes of the ranks, address order */
+	size_t nhubs;
+	size_t *hubs;          /* star hubs (servers), tree root */
+	size_t norder;
+	size_t *order;         /* ring order starting at the lowest address */
+	size_t ngroups;        /* hierarchical: number of groups */
+	size_t components;     /* connected components of the data graph (jobs) */
+	size_t edges;          /* directed data edges in the job */
+	double ctrl_payload_bytes; /* payload in pairs left out as control plane */
+} dmls_pattern;
+
+#define DMLS_NTAU 6
+#define DMLS_NRATE 4
+extern const double dmls_burst_tau_s[DMLS_NTAU];   /* 100us 1ms 5ms 10ms 100ms 1s */
+extern const double dmls_burst_rate_bps[DMLS_NRATE]; /* 1, 10, 40, 100 Gbit/s */
+
+/* Network calculus burstiness of one byte series (Cruz 1991; Le Boudec &
+ * Thiran 2001).  NAN where unknown (tau shorter than the series' bin). */
+typedef struct dmls_burst {
+	double mean_bps;                   /* bits per second over the span */
+	double max_window_bytes[DMLS_NTAU]; /* E(tau) */
+	double peak_to_mean[DMLS_NTAU];    /* E(tau) / (mean rate * tau) */
+	double max_backlog_bytes[DMLS_NRATE]; /* B_max(r) */
+} dmls_burst;
+
+typedef struct dmls_dist {
+	size_t n;
+	double mean_s, p50_s, p90_s, max_s;
+} dmls_dist;
+
+typedef struct dmls_phases {
+	double bin_s;          /* resolution (1 ms) */
+	double gap_threshold_s; /* quieter stretches shorter than this stay in a burst */
+	double duty_cycle;     /* on time / span, NAN if empty */
+	dmls_dist bursts, gaps;
+} dmls_phases;
+
+typedef struct dmls_iterations {
+	double period_s;        /* mean: (last start - first start) / (count - 1) */
+	double period_median_s; /* median of start-to-start intervals */
+	double acf_period_s;    /* the autocorrelation's estimate */
+	double acf_peak;        /* autocorrelation at that lag */
+	size_t count;           /* detected iterations (starts) */
+	double *starts_s;       /* count starts, seconds from st->t0_ns */
+	double end_s;           /* end of the last iteration (last job byte) */
+	double *bytes;          /* count: payload all job hosts sent in each */
+	double bytes_per_worker;  /* median over workers of their median, NAN */
+	double bytes_spread;      /* robust CV (1.4826 MAD / median) of per-worker-iteration bytes */
+	double duration_cv;       /* robust CV of start-to-start intervals */
+	double regularity;        /* [0,1], see iterations.c */
+} dmls_iterations;
+
+typedef struct dmls_acc_point {
+	long id;
+	int is_epoch;
+	double t_s;              /* seconds from st->t0_ns */
+	double cum_wire_bytes;
+	double accuracy;
+} dmls_acc_point;
+
+typedef struct dmls_trainlog_metrics {
+	int present;
+	size_t steps;
+	double mean_step_s, median_step_s;
+	double mb_per_step;       /* mean wire MB (1e6) per mean-step-time bin */
+	double period_error;      /* (period_s - mean_step_s) / mean_step_s */
+	size_t nacc;
+	dmls_acc_point *acc;      /* accuracy vs cumulative data */
+} dmls_trainlog_metrics;
+
+#define DMLS_MAX_NOTES 8
+typedef struct dmls_analysis {
+	dmls_pattern pattern;
+	dmls_iterations iter;
+	double gradient_bytes;    /* S, NAN if unknown */
+	double expected_tx_per_worker; /* formula for the pattern from S (check) */
+	dmls_phases phases;
+	dmls_burst burst_total;   /* total wire bytes, 100 us bins */
+	size_t nhosts;
+	dmls_burst *burst_host;   /* per host tx payload, 1 ms bins (tau 100us NAN) */
+	uint64_t *host_retrans;   /* per host TCP retransmissions (copy) */
+	dmls_trainlog_metrics log;
+	size_t nnotes;
+	char notes[DMLS_MAX_NOTES][160];
+} dmls_analysis;
 
 /* Analyze st (roles are written into st->hosts[i].role).  log may be NULL. */
 int dmls_analysis_run(dmls_analysis **out, dmls_stats *st, const dmls_trainlog *log,
 		      dmls_error *err);
 void dmls_analysis_free(dmls_analysis *a);
+
+/* Renderers (src/out).  json adds keys pattern, iterations, model,
+ * burstiness, phases, train_log (when a log was read) to root. */
+void dmls_analysis_json(const dmls_analysis *a, const dmls_stats *st, json_t *root);
+void dmls_analysis_text(const dmls_analysis *a, const dmls_stats *st, FILE *fp);
+/* Writes DIR/iterations.csv and DIR/burstiness.csv. */
+int dmls_analysis_csv(const dmls_analysis *a, const dmls_stats *st, const char *dir,
+		      dmls_error *err);
+
+/* ---- stage functions (src/analysis), callable alone from tests ---- */
+
+/* Static pattern of the payload volume graph. */
+int dmls_pattern_find(dmls_pattern *p, const dmls_stats *st, dmls_error *err);
+/* Pairwise check with windows of window_s (<= 0: span / 16). */
+void dmls_pattern_check_pairwise(dmls_pattern *p, const dmls_stats *st, double window_s);
+void dmls_pattern_release(dmls_pattern *p);
+
+/* Iterations of the job made of hosts[0..n). */
+int dmls_iterations_find(dmls_iterations *it, const dmls_stats *st,
+			 const size_t *hosts, size_t n, const size_t *workers,
+			 size_t nworkers, dmls_error *err);
+void dmls_iterations_release(dmls_iterations *it);
+
+/* Burstiness of a series (any bin width). */
+void dmls_burst_compute(dmls_burst *b, const dmls_series *s, double span_s);
+/* On/off phases of a 1 ms series. */
+void dmls_phases_compute(dmls_phases *ph, const dmls_series *s, double gap_threshold_s);
+
+int dmls_trainlog_metrics_compute(dmls_trainlog_metrics *m, const dmls_stats *st,
+				  const dmls_trainlog *log, double period_s,
+				  dmls_error *err);
+void dmls_trainlog_metrics_release(dmls_trainlog_metrics *m);
 
 #endif

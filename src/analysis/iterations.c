@@ -1,0 +1,300 @@
+/*
+ * iterations.c - the training loop's iterations, from the traffic alone.
+ *
+ * Series: the payload the job's hosts send, summed, in 1 ms bins (their
+ * tx_payload series; other hosts and other jobs are left out), coarsened
+ * when the capture is long so that at most 2^22 bins are held.
+ *
+ * Period guide T: the autocorrelation (period.c) of that series, itself
+ * coarsened to at most 2^18 bins.
+ *
+ * Boundaries: a bin is "on" when it holds at least 2 % of the 99th
+ * percentile of non-empty bins (control chatter stays "off").  Every run
+ * of on bins starts after a gap.  An iteration starts where the longest
+ * gap of its neighbourhood ends: candidates are taken by decreasing gap
+ * and accepted unless an accepted start lies within 0.6 T (greedy
+ * non-maximum suppression).  This follows each iteration's own start, so
+ * jitter does not accumulate the way folding at a fixed period would; a
+ * stall is one long interval; a warm-up or a final partial iteration is
+ * one interval of its own.  Without a T (fewer than ~3 iterations) the
+ * starts are the ends of gaps at least 30 % of the longest gap.
+ *
+ * period_s = (last start - first start) / (count - 1): the mean
+ * start-to-start interval, comparable to a log's (last - first) /
+ * (steps - 1); period_median_s is the median interval.
+ *
+ * Bytes per worker: for each worker, the payload it sends between one
+ * start and the next (the last iteration runs to the last on bin and is
+ * left out as partial when there are 3 or more); the median over
+ * iterations, then the median over workers.
+ *
+ * Regularity in [0,1] = mean of three scores:
+ *   max(0, r(T))              autocorrelation at the period (unbiased)
+ *   max(0, 1 - cv_duration)   robust CV of start-to-start intervals
+ *   max(0, 1 - cv_bytes)      robust CV of per-worker per-iteration bytes
+ * (robust CV = 1.4826 MAD / median).  Synchronous all-reduce scores near
+ * 1; traffic without a period scores 0 on the first and is NAN (unknown)
+ * when fewer than 3 iterations are found.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/period.h"
+#include "dmlscope/analysis.h"
+
+#define MAX_BINS (1u << 22)
+#define MAX_ACF_BINS (1u << 18)
+#define ON_FRACTION 0.02
+#define NMS_FRACTION 0.6
+
+typedef struct job_series {
+	int64_t from;    /* first host bin */
+	uint32_t factor; /* host bins per bin */
+	double bin_s;    /* bin width */
+	double off_s;    /* time of bin 0 from st->t0_ns */
+	size_t n;
+	double *x;
+} job_series;
+
+static int job_series_build(job_series *js, const dmls_stats *st, const size_t *hosts,
+			    size_t nh)
+{
+	int64_t from = INT64_MAX, to = INT64_MIN;
+	memset(js, 0, sizeof(*js));
+	for (size_t i = 0; i < nh; i++) {
+		const dmls_series *s = &st->hosts[hosts[i]].tx_payload;
+		if (dmls_series_empty(s))
+			continue;
+		from = s->min_bin < from ? s->min_bin : from;
+		to = s->max_bin > to ? s->max_bin : to;
+	}
+	if (from > to)
+		return 0;
+	uint64_t span = (uint64_t)(to - from + 1), f = 1;
+	while ((span + f - 1) / f > MAX_BINS)
+		f *= 2;
+	js->from = from;
+	js->factor = (uint32_t)f;
+	js->n = (size_t)((span + f - 1) / f);
+	const dmls_series *s0 = &st->hosts[hosts[0]].tx_payload;
+	js->bin_s = (double)s0->bin_ns * (double)f * 1e-9;
+	js->off_s = ((double)(s0->t0_ns - st->t0_ns) + (double)from * (double)s0->bin_ns) * 1e-9;
+	js->x = calloc(js->n, sizeof(double));
+	double *tmp = malloc(js->n * sizeof(double));
+	if (!js->x || !tmp) {
+		free(tmp);
+		return -1;
+	}
+	for (size_t i = 0; i < nh; i++) {
+		dmls_series_dense(&st->hosts[hosts[i]].tx_payload, from, js->n, js->factor, tmp);
+		for (size_t k = 0; k < js->n; k++)
+			js->x[k] += tmp[k];
+	}
+	free(tmp);
+	return 0;
+}
+
+/* ACF period in bins of js (0 if none). */
+static double acf_period(const job_series *js, double *peak)
+{
+	size_t f = 1;
+	while ((js->n + f - 1) / f > MAX_ACF_BINS)
+		f *= 2;
+	size_t m = (js->n + f - 1) / f;
+	double *y = calloc(m, sizeof(double));
+	if (!y)
+		return 0;
+	for (size_t k = 0; k < js->n; k++)
+		y[k / f] += js->x[k];
+	double lag = dmls_period_acf(y, m, peak);
+	free(y);
+	return lag * (double)f;
+}
+
+typedef struct cand {
+	size_t bin;
+	double gap; /* bins of quiet before it */
+} cand;
+
+static int cmp_gap_desc(const void *a, const void *b)
+{
+	const cand *x = a, *y = b;
+	if (x->gap != y->gap)
+		return (x->gap < y->gap) - (x->gap > y->gap);
+	return (x->bin > y->bin) - (x->bin < y->bin);
+}
+
+static int cmp_size(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Iteration starts (bins, ascending) into *starts; returns the count.
+ * *last_on = the last on bin. */
+static size_t find_starts(const job_series *js, double T, size_t **starts, size_t *last_on)
+{
+	size_t n = js->n, nnz = 0, nc = 0, ns = 0;
+	double *nz = malloc(n * sizeof(double));
+	cand *c = malloc(n * sizeof(cand));
+	*starts = malloc(n * sizeof(size_t));
+	if (!nz || !c || !*starts)
+		goto out;
+	for (size_t k = 0; k < n; k++)
+		if (js->x[k] > 0)
+			nz[nnz++] = js->x[k];
+	double thr = ON_FRACTION * dmls_quantile(nz, nnz, 0.99);
+	size_t prev_on = n;
+	for (size_t k = 0; k < n; k++) {
+		if (!(js->x[k] >= thr && js->x[k] > 0))
+			continue;
+		if (prev_on == n)
+			c[nc++] = (cand){k, INFINITY};
+		else if (k > prev_on + 1)
+			c[nc++] = (cand){k, (double)(k - prev_on - 1)};
+		prev_on = k;
+	}
+	*last_on = prev_on;
+	if (nc == 0)
+		goto out;
+	qsort(c, nc, sizeof(cand), cmp_gap_desc);
+	double maxgap = nc > 1 ? c[1].gap : 0;
+	for (size_t i = 0; i < nc; i++) {
+		int ok = 1;
+		if (T > 0) {
+			for (size_t j = 0; j < ns && ok; j++) {
+				double d = fabs((double)c[i].bin - (double)(*starts)[j]);
+				ok = d >= NMS_FRACTION * T;
+			}
+		} else {
+			ok = c[i].gap >= 0.3 * maxgap;
+		}
+		if (ok)
+			(*starts)[ns++] = c[i].bin;
+	}
+	qsort(*starts, ns, sizeof(size_t), cmp_size);
+out:
+	free(nz);
+	free(c);
+	return ns;
+}
+
+/* Per-worker per-iteration bytes; fills it->bytes_per_worker, bytes_spread. */
+static int worker_bytes(dmls_iterations *it, const dmls_stats *st, const job_series *js,
+			const size_t *starts, size_t ns, size_t last_on,
+			const size_t *workers, size_t nw)
+{
+	size_t use = ns >= 3 ? ns - 1 : ns; /* drop the partial last one */
+	double *tmp = malloc(js->n * sizeof(double));
+	double *all = malloc((nw * use + 1) * sizeof(double));
+	double *med = malloc((nw + 1) * sizeof(double));
+	double *v = malloc((use + 1) * sizeof(double));
+	size_t nall = 0, nmed = 0;
+	if (!tmp || !all || !med || !v) {
+		free(tmp), free(all), free(med), free(v);
+		return -1;
+	}
+	for (size_t w = 0; w < nw; w++) {
+		dmls_series_dense(&st->hosts[workers[w]].tx_payload, js->from, js->n, js->factor,
+				  tmp);
+		for (size_t i = 0; i < use; i++) {
+			size_t a = starts[i], b = i + 1 < ns ? starts[i + 1] : last_on + 1;
+			double sum = 0;
+			for (size_t k = a; k < b && k < js->n; k++)
+				sum += tmp[k];
+			v[i] = sum;
+			all[nall++] = sum;
+		}
+		double m = dmls_median(v, use);
+		if (m > 0)
+			med[nmed++] = m;
+	}
+	it->bytes_per_worker = nmed ? dmls_median(med, nmed) : NAN;
+	it->bytes_spread = use >= 2 ? dmls_robust_cv(all, nall) : NAN;
+	free(tmp), free(all), free(med), free(v);
+	return 0;
+}
+
+static void fill_times(dmls_iterations *it, const job_series *js, const size_t *starts,
+		       size_t ns, size_t last_on)
+{
+	it->count = ns;
+	for (size_t i = 0; i < ns; i++) {
+		it->starts_s[i] = js->off_s + (double)starts[i] * js->bin_s;
+		size_t b = i + 1 < ns ? starts[i + 1] : last_on + 1;
+		it->bytes[i] = 0;
+		for (size_t k = starts[i]; k < b && k < js->n; k++)
+			it->bytes[i] += js->x[k];
+	}
+	it->end_s = js->off_s + (double)(last_on + 1) * js->bin_s;
+	if (ns < 2)
+		return;
+	double *d = malloc((ns - 1) * sizeof(double));
+	if (!d)
+		return;
+	for (size_t i = 0; i + 1 < ns; i++)
+		d[i] = it->starts_s[i + 1] - it->starts_s[i];
+	it->period_s = (it->starts_s[ns - 1] - it->starts_s[0]) / (double)(ns - 1);
+	it->duration_cv = dmls_robust_cv(d, ns - 1);
+	it->period_median_s = dmls_median(d, ns - 1);
+	free(d);
+}
+
+void dmls_iterations_release(dmls_iterations *it)
+{
+	free(it->starts_s);
+	free(it->bytes);
+	it->starts_s = it->bytes = NULL;
+	it->count = 0;
+}
+
+static void iterations_clear(dmls_iterations *it)
+{
+	memset(it, 0, sizeof(*it));
+	it->period_s = it->period_median_s = it->acf_period_s = it->acf_peak = NAN;
+	it->end_s = it->bytes_per_worker = it->bytes_spread = NAN;
+	it->duration_cv = it->regularity = NAN;
+}
+
+int dmls_iterations_find(dmls_iterations *it, const dmls_stats *st, const size_t *hosts,
+			 size_t nh, const size_t *workers, size_t nw, dmls_error *err)
+{
+	iterations_clear(it);
+	job_series js;
+	if (nh == 0)
+		return 0;
+	if (job_series_build(&js, st, hosts, nh) < 0) {
+		free(js.x);
+		return dmls_fail(err, DMLS_EBAD, "out of memory");
+	}
+	if (js.n == 0)
+		return 0;
+	double peak = NAN, T = acf_period(&js, &peak);
+	if (T > 0) {
+		it->acf_period_s = T * js.bin_s;
+		it->acf_peak = peak;
+	}
+	size_t *starts = NULL, last_on = 0;
+	size_t ns = find_starts(&js, T, &starts, &last_on);
+	int rc = 0;
+	if (ns > 0) {
+		it->starts_s = malloc(ns * sizeof(double));
+		it->bytes = malloc(ns * sizeof(double));
+		if (!it->starts_s || !it->bytes ||
+		    worker_bytes(it, st, &js, starts, ns, last_on, workers, nw) < 0) {
+			rc = dmls_fail(err, DMLS_EBAD, "out of memory");
+		} else {
+			fill_times(it, &js, starts, ns, last_on);
+		}
+	}
+	if (rc == 0 && ns >= 3) {
+		double a = isfinite(it->acf_peak) ? fmax(0, it->acf_peak) : 0;
+		double b = isfinite(it->duration_cv) ? fmax(0, 1 - it->duration_cv) : 0;
+		double c = isfinite(it->bytes_spread) ? fmax(0, 1 - it->bytes_spread) : 0;
+		it->regularity = (a + b + c) / 3;
+	}
+	free(starts);
+	free(js.x);
+	return rc;
+}

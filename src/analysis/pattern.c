@@ -1,0 +1,245 @@
+/*
+ * pattern.c - which collective the job runs, from the volume matrix.
+ *
+ * 1. The payload volume matrix (st->pairs, application bytes: TCP ACKs and
+ *    handshakes weigh nothing) is cut at DMLS_EDGE_FRACTION of its largest
+ *    pair.  Pairs below carry the control plane: rendezvous stores
+ *    (torch.distributed's TCPStore), heartbeats, RPC bookkeeping, a
+ *    one-off parameter broadcast.  Their payload is reported, not used.
+ * 2. The connected components of what is left are jobs.  The one moving
+ *    the most bytes is "the job"; others are noted (two jobs in one
+ *    capture are not mixed: iterations and burstiness of the job use only
+ *    its hosts' series).
+ * 3. The job graph is matched against the shapes of pattern_shapes.c in a
+ *    fixed order: ring (N=2 is always a ring: a 2-rank ring all-reduce is
+ *    also a clique and a star, ring is the honest name for 2(N-1)/N*S each
+ *    way), butterfly, star, clique, tree, hierarchical; the first match
+ *    wins.
+ * 4. Later, with the iteration period known, dmls_pattern_check_pairwise
+ *    looks at how the set of active pairs changes from one period-long
+ *    window to the next: asynchronous pair averaging (KungFu's AD-PSGD)
+ *    adds up to a clique over the run but uses one partner per window.
+ *
+ * A capture whose largest pair carries less than DMLS_MIN_DATA_BYTES of
+ * payload has only control traffic: the kind stays unknown.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/graph.h"
+#include "dmlscope/analysis.h"
+
+#define DMLS_MIN_DATA_BYTES (256.0 * 1024)
+
+const char *dmls_pattern_name(int kind)
+{
+	static const char *const names[] = {"unknown", "ring", "tree", "star", "clique",
+					    "butterfly", "hierarchical", "pairwise"};
+	if (kind < 0 || kind > DMLS_PAT_PAIRWISE)
+		return "unknown";
+	return names[kind];
+}
+
+void dmls_pattern_release(dmls_pattern *p)
+{
+	free(p->members);
+	free(p->hubs);
+	free(p->order);
+	memset(p, 0, sizeof(*p));
+}
+
+static size_t uf_find(size_t *par, size_t x)
+{
+	while (par[x] != x)
+		x = par[x] = par[par[x]];
+	return x;
+}
+
+typedef struct addr_key {
+	uint8_t addr[16];
+	size_t host;
+} addr_key;
+
+static int cmp_addr(const void *a, const void *b)
+{
+	const addr_key *x = a, *y = b;
+	return memcmp(x->addr, y->addr, 16);
+}
+
+/* Sort host indexes by address (address order = rank order on testbeds). */
+static int sort_by_addr(const dmls_stats *st, size_t *idx, size_t n)
+{
+	addr_key *k = malloc((n ? n : 1) * sizeof(*k));
+	if (!k)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		memcpy(k[i].addr, st->hosts[idx[i]].addr, 16);
+		k[i].host = idx[i];
+	}
+	qsort(k, n, sizeof(*k), cmp_addr);
+	for (size_t i = 0; i < n; i++)
+		idx[i] = k[i].host;
+	free(k);
+	return 0;
+}
+
+/* Components of the data graph; fills comp (root per host) and returns the
+ * root of the heaviest one (or nh when there are no data edges). */
+static size_t pick_job(const dmls_stats *st, double thr, size_t *par, size_t *ncomp)
+{
+	size_t nh = st->nhosts, best = nh;
+	double *vol = calloc(nh, sizeof(double));
+	for (size_t i = 0; i < nh; i++)
+		par[i] = i;
+	for (size_t k = 0; k < st->npairs; k++) {
+		const dmls_pair *pr = &st->pairs[k];
+		if (pr->src != pr->dst && (double)pr->payload_bytes >= thr)
+			par[uf_find(par, pr->src)] = uf_find(par, pr->dst);
+	}
+	*ncomp = 0;
+	if (!vol)
+		return nh;
+	for (size_t k = 0; k < st->npairs; k++) {
+		const dmls_pair *pr = &st->pairs[k];
+		if (pr->src != pr->dst && (double)pr->payload_bytes >= thr)
+			vol[uf_find(par, pr->src)] += (double)pr->payload_bytes;
+	}
+	for (size_t i = 0; i < nh; i++) {
+		if (vol[i] > 0)
+			(*ncomp)++;
+		if (vol[i] > 0 && (best == nh || vol[i] > vol[best]))
+			best = i;
+	}
+	free(vol);
+	return best;
+}
+
+static int build_graph(dmls_graph *g, const dmls_stats *st, size_t *par, size_t root,
+		       double thr)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < st->nhosts; i++)
+		n += uf_find(par, i) == root;
+	g->n = n;
+	g->node = malloc(n * sizeof(size_t));
+	g->w = calloc(n * n, sizeof(double));
+	g->e = calloc(n * n, 1);
+	size_t *local = malloc(st->nhosts * sizeof(size_t));
+	if (!g->node || !g->w || !g->e || !local) {
+		free(local);
+		return -1;
+	}
+	n = 0;
+	for (size_t i = 0; i < st->nhosts; i++)
+		if (uf_find(par, i) == root)
+			g->node[n++] = i;
+	if (sort_by_addr(st, g->node, n) < 0) {
+		free(local);
+		return -1;
+	}
+	for (size_t i = 0; i < st->nhosts; i++)
+		local[i] = n;
+	for (size_t u = 0; u < n; u++)
+		local[g->node[u]] = u;
+	for (size_t k = 0; k < st->npairs; k++) {
+		const dmls_pair *pr = &st->pairs[k];
+		size_t u = local[pr->src], v = local[pr->dst];
+		if (u == n || v == n || u == v)
+			continue;
+		g->w[u * n + v] += (double)pr->payload_bytes;
+		g->e[u * n + v] = (double)pr->payload_bytes >= thr;
+	}
+	free(local);
+	return 0;
+}
+
+static void classify(dmls_pattern *p, const dmls_graph *g, size_t *tmp)
+{
+	size_t n = g->n, nh = 0, root = 0;
+	double c;
+	if (n == 2) {
+		p->kind = DMLS_PAT_RING;
+		p->confidence = g_edge(g, 0, 1) && g_edge(g, 1, 0) ? 1.0 : 0.5;
+		p->order[0] = g->node[0], p->order[1] = g->node[1];
+		p->norder = 2;
+		return;
+	}
+	if ((c = dmls_shape_butterfly(g)) > 0) {
+		p->kind = DMLS_PAT_BUTTERFLY;
+	} else if ((c = dmls_shape_ring(g, tmp)) > 0) {
+		p->kind = DMLS_PAT_RING;
+		for (size_t i = 0; i < n; i++)
+			p->order[i] = g->node[tmp[i]];
+		p->norder = n;
+	} else if ((c = dmls_shape_star(g, tmp, &nh)) > 0) {
+		p->kind = DMLS_PAT_STAR;
+		for (size_t i = 0; i < nh; i++)
+			p->hubs[i] = g->node[tmp[i]];
+		p->nhubs = nh;
+	} else if ((c = dmls_shape_clique(g)) > 0) {
+		p->kind = DMLS_PAT_CLIQUE;
+	} else if ((c = dmls_shape_tree(g, &root)) > 0) {
+		p->kind = DMLS_PAT_TREE;
+		p->hubs[0] = g->node[root];
+		p->nhubs = 1;
+	} else if ((c = dmls_shape_hierarchical(g, &p->ngroups)) > 0) {
+		p->kind = DMLS_PAT_HIERARCHICAL;
+	} else {
+		p->kind = DMLS_PAT_UNKNOWN;
+		c = 0;
+	}
+	p->confidence = c;
+}
+
+int dmls_pattern_find(dmls_pattern *p, const dmls_stats *st, dmls_error *err)
+{
+	memset(p, 0, sizeof(*p));
+	double maxv = 0, total = 0;
+	for (size_t k = 0; k < st->npairs; k++) {
+		double x = (double)st->pairs[k].payload_bytes;
+		total += x;
+		maxv = x > maxv ? x : maxv;
+	}
+	if (maxv < DMLS_MIN_DATA_BYTES) {
+		p->ctrl_payload_bytes = total;
+		return 0; /* nothing but control traffic (or nothing) */
+	}
+	double thr = DMLS_EDGE_FRACTION * maxv;
+	size_t nh = st->nhosts;
+	size_t *par = malloc(nh * sizeof(size_t));
+	dmls_graph g = {0};
+	if (!par)
+		return dmls_fail(err, DMLS_EBAD, "out of memory");
+	size_t root = pick_job(st, thr, par, &p->components);
+	int rc = 0;
+	if (root == nh || build_graph(&g, st, par, root, thr) < 0) {
+		rc = root == nh ? 0 : dmls_fail(err, DMLS_EBAD, "out of memory");
+		goto out;
+	}
+	size_t n = g.n;
+	p->members = malloc(n * sizeof(size_t));
+	p->hubs = malloc(n * sizeof(size_t));
+	p->order = malloc(n * sizeof(size_t));
+	size_t *tmp = malloc(n * sizeof(size_t));
+	if (!p->members || !p->hubs || !p->order || !tmp) {
+		free(tmp);
+		rc = dmls_fail(err, DMLS_EBAD, "out of memory");
+		goto out;
+	}
+	memcpy(p->members, g.node, n * sizeof(size_t));
+	p->ranks = n;
+	for (size_t u = 0; u < n * n; u++)
+		p->edges += g.e[u];
+	for (size_t k = 0; k < st->npairs; k++)
+		if ((double)st->pairs[k].payload_bytes < thr)
+			p->ctrl_payload_bytes += (double)st->pairs[k].payload_bytes;
+	classify(p, &g, tmp);
+	free(tmp);
+out:
+	free(par);
+	free(g.node);
+	free(g.w);
+	free(g.e);
+	return rc;
+}

@@ -1,0 +1,337 @@
+/*
+ * pattern_shapes.c - does the job's data graph have this shape?
+ *
+ * Each test looks only at the directed data edges (pairs carrying at least
+ * DMLS_EDGE_FRACTION of the largest pair's payload) and their volumes, with
+ * nodes in address order, which is rank order on every testbed we know
+ * (ranks get consecutive addresses).  The shapes follow the collectives
+ * they come from:
+ *   ring       ring all-reduce (Patarasuk & Yuan 2009): every rank sends the
+ *              bulk to exactly one neighbour and the edges form one cycle;
+ *              a bidirectional ring (both neighbours) is accepted too
+ *   butterfly  recursive halving/doubling (Thakur, Rabenseifner & Gropp
+ *              2005): log2(N) partners at XOR distance 1, 2, 4, ... with
+ *              volumes halving from one partner to the next
+ *   star       parameter server (Li et al., OSDI 2014) or a star all-reduce:
+ *              k hubs talk to every spoke, spokes never to each other
+ *   clique     all-to-all: every ordered pair carries data
+ *   tree       N-1 undirected edges (reduce up, broadcast down)
+ *   hierarchical  contiguous groups, each a ring or a tree inside, joined
+ *              by a few leaders (Horovod hierarchical all-reduce)
+ * A confidence in (0,1] grows with how balanced the volumes are, the way
+ * the formulas of ../shared/spec/mission.md make them.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/graph.h"
+
+static size_t udegree(const dmls_graph *g, size_t u)
+{
+	size_t d = 0;
+	for (size_t v = 0; v < g->n; v++)
+		if (v != u && g_uedge(g, u, v))
+			d++;
+	return d;
+}
+
+static size_t outdegree(const dmls_graph *g, size_t u)
+{
+	size_t d = 0;
+	for (size_t v = 0; v < g->n; v++)
+		if (v != u && g_edge(g, u, v))
+			d++;
+	return d;
+}
+
+static size_t indegree(const dmls_graph *g, size_t v)
+{
+	size_t d = 0;
+	for (size_t u = 0; u < g->n; u++)
+		if (u != v && g_edge(g, u, v))
+			d++;
+	return d;
+}
+
+/* min/max of the volumes of the directed edges, 0 when none */
+static double edge_balance(const dmls_graph *g)
+{
+	double lo = INFINITY, hi = 0;
+	for (size_t u = 0; u < g->n; u++)
+		for (size_t v = 0; v < g->n; v++)
+			if (u != v && g_edge(g, u, v)) {
+				double x = g_w(g, u, v);
+				lo = x < lo ? x : lo;
+				hi = x > hi ? x : hi;
+			}
+	return hi > 0 ? lo / hi : 0;
+}
+
+static double ring_directed(const dmls_graph *g, size_t *order)
+{
+	size_t n = g->n;
+	for (size_t u = 0; u < n; u++)
+		if (outdegree(g, u) != 1 || indegree(g, u) != 1)
+			return 0;
+	size_t u = 0, k = 0;
+	do {
+		order[k++] = u;
+		size_t next = n;
+		for (size_t v = 0; v < n; v++)
+			if (v != u && g_edge(g, u, v))
+				next = v;
+		u = next;
+	} while (u != 0 && k < n);
+	if (u != 0 || k != n)
+		return 0; /* several cycles */
+	return 0.6 + 0.4 * edge_balance(g);
+}
+
+static double ring_bidirectional(const dmls_graph *g, size_t *order)
+{
+	size_t n = g->n;
+	if (n < 3)
+		return 0;
+	for (size_t u = 0; u < n; u++) {
+		if (udegree(g, u) != 2)
+			return 0;
+		for (size_t v = 0; v < n; v++)
+			if (v != u && g_edge(g, u, v) != g_edge(g, v, u))
+				return 0;
+	}
+	/* walk the cycle from 0 towards its heavier neighbour */
+	size_t prev = n, u = 0, k = 0;
+	do {
+		order[k++] = u;
+		size_t a = n, b = n;
+		for (size_t v = 0; v < n; v++)
+			if (v != u && g_uedge(g, u, v)) {
+				if (a == n)
+					a = v;
+				else
+					b = v;
+			}
+		size_t next = a;
+		if (a == prev)
+			next = b;
+		else if (b != prev && prev == n && g_w(g, u, b) > g_w(g, u, a))
+			next = b;
+		prev = u;
+		u = next;
+	} while (u != 0 && k < n);
+	if (u != 0 || k != n)
+		return 0;
+	return 0.8 * (0.6 + 0.4 * edge_balance(g));
+}
+
+double dmls_shape_ring(const dmls_graph *g, size_t *order)
+{
+	double c = ring_directed(g, order);
+	return c > 0 ? c : ring_bidirectional(g, order);
+}
+
+static int cmp_desc(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x < y) - (x > y);
+}
+
+/* Every rank has log2(N) partners, symmetric, with volumes halving. */
+double dmls_shape_butterfly(const dmls_graph *g)
+{
+	size_t n = g->n, L = 0;
+	if (n < 4 || (n & (n - 1)) != 0)
+		return 0;
+	while (((size_t)1 << L) < n)
+		L++;
+	double score = 0, vol[64];
+	size_t nratio = 0;
+	int xor_order = 1;
+	for (size_t u = 0; u < n; u++) {
+		if (udegree(g, u) != L)
+			return 0;
+		size_t k = 0;
+		for (size_t v = 0; v < n; v++) {
+			if (v == u || !g_uedge(g, u, v))
+				continue;
+			if (g_edge(g, u, v) != g_edge(g, v, u))
+				return 0;
+			size_t x = u ^ v;
+			if (x & (x - 1))
+				xor_order = 0;
+			vol[k++] = g_w(g, u, v);
+		}
+		qsort(vol, k, sizeof(double), cmp_desc);
+		for (size_t i = 0; i + 1 < k; i++) {
+			double r = vol[i + 1] > 0 ? log2(vol[i] / vol[i + 1]) : 10;
+			double s = 1 - fabs(r - 1);
+			score += s > 0 ? s : 0;
+			nratio++;
+		}
+	}
+	score = nratio ? score / (double)nratio : 0;
+	if (score < 0.5)
+		return 0; /* equal partners: a ring (N=4) or a torus, not halving */
+	return (xor_order ? 0.6 : 0.4) + 0.4 * score;
+}
+
+/* k hubs (k <= N/2) adjacent to every spoke; spokes only talk to hubs. */
+double dmls_shape_star(const dmls_graph *g, size_t *hubs, size_t *nhubs)
+{
+	size_t n = g->n;
+	if (n < 3)
+		return 0;
+	size_t *byd = malloc(n * sizeof(*byd));
+	size_t *deg = malloc(n * sizeof(*deg));
+	unsigned char *is_hub = calloc(n, 1);
+	double conf = 0;
+	if (!byd || !deg || !is_hub)
+		goto out;
+	for (size_t u = 0; u < n; u++) {
+		byd[u] = u;
+		deg[u] = udegree(g, u);
+	}
+	for (size_t i = 1; i < n; i++) /* insertion sort by degree, stable */
+		for (size_t j = i; j > 0 && deg[byd[j]] > deg[byd[j - 1]]; j--) {
+			size_t t = byd[j];
+			byd[j] = byd[j - 1];
+			byd[j - 1] = t;
+		}
+	for (size_t k = 1; k <= n / 2 && conf == 0; k++) {
+		memset(is_hub, 0, n);
+		for (size_t i = 0; i < k; i++)
+			is_hub[byd[i]] = 1;
+		int ok = 1, both = 1;
+		double lo = INFINITY, hi = 0;
+		for (size_t s = 0; s < n && ok; s++) {
+			if (is_hub[s])
+				continue;
+			for (size_t v = 0; v < n && ok; v++) {
+				if (v == s)
+					continue;
+				if (is_hub[v] && !g_uedge(g, s, v))
+					ok = 0;
+				if (!is_hub[v] && g_uedge(g, s, v))
+					ok = 0;
+				if (is_hub[v] && !(g_edge(g, s, v) && g_edge(g, v, s)))
+					both = 0;
+				if (is_hub[v]) {
+					double x = g_w(g, s, v) + g_w(g, v, s);
+					lo = x < lo ? x : lo;
+					hi = x > hi ? x : hi;
+				}
+			}
+		}
+		if (!ok)
+			continue;
+		*nhubs = 0;
+		for (size_t u = 0; u < n; u++)
+			if (is_hub[u])
+				hubs[(*nhubs)++] = u;
+		conf = (both ? 1.0 : 0.8) * (0.6 + 0.4 * (hi > 0 ? lo / hi : 0));
+	}
+out:
+	free(byd);
+	free(deg);
+	free(is_hub);
+	return conf;
+}
+
+double dmls_shape_clique(const dmls_graph *g)
+{
+	size_t n = g->n;
+	if (n < 3)
+		return 0;
+	for (size_t u = 0; u < n; u++)
+		for (size_t v = 0; v < n; v++)
+			if (u != v && !g_edge(g, u, v))
+				return 0;
+	return 0.5 + 0.5 * edge_balance(g);
+}
+
+double dmls_shape_tree(const dmls_graph *g, size_t *root)
+{
+	size_t n = g->n, m = 0, sym = 1, best = 0;
+	if (n < 3)
+		return 0;
+	for (size_t u = 0; u < n; u++) {
+		for (size_t v = u + 1; v < n; v++)
+			if (g_uedge(g, u, v)) {
+				m++;
+				if (!(g_edge(g, u, v) && g_edge(g, v, u)))
+					sym = 0;
+			}
+		if (udegree(g, u) > udegree(g, best))
+			best = u;
+	}
+	if (m != n - 1)
+		return 0; /* the job graph is connected, so n-1 edges = a tree */
+	*root = best;
+	return sym ? 0.8 : 0.6;
+}
+
+/* Is group [a, a+m) connected inside and a ring or a tree? */
+static int group_ok(const dmls_graph *g, size_t a, size_t m)
+{
+	size_t edges = 0, deg2 = 1;
+	unsigned long seen = 1, grow = 1;
+	for (size_t u = a; u < a + m; u++) {
+		size_t d = 0;
+		for (size_t v = a; v < a + m; v++)
+			if (v != u && g_uedge(g, u, v))
+				d++, edges += v > u;
+		if (d != 2)
+			deg2 = 0;
+	}
+	while (grow) { /* connectivity, m <= 32 */
+		grow = 0;
+		for (size_t u = 0; u < m; u++)
+			for (size_t v = 0; v < m; v++)
+				if ((seen >> u & 1) && !(seen >> v & 1) &&
+				    g_uedge(g, a + u, a + v))
+					seen |= 1ul << v, grow = 1;
+	}
+	if (seen != (m >= 64 ? ~0ul : (1ul << m) - 1))
+		return 0;
+	return edges == m - 1 || (deg2 && edges == m);
+}
+
+double dmls_shape_hierarchical(const dmls_graph *g, size_t *ngroups)
+{
+	size_t n = g->n;
+	double best = 0;
+	if (n < 4 || n > 32)
+		return 0;
+	for (size_t m = 2; m <= n / 2; m++) {
+		if (n % m)
+			continue;
+		int ok = 1;
+		double intra = 0, inter = 0;
+		for (size_t a = 0; a < n && ok; a += m) {
+			ok = group_ok(g, a, m);
+			size_t leaders = 0;
+			for (size_t u = a; u < a + m; u++) {
+				int lead = 0;
+				for (size_t v = 0; v < n; v++) {
+					if (v == u || !g_uedge(g, u, v))
+						continue;
+					double x = g_w(g, u, v);
+					if (v >= a && v < a + m)
+						intra += x;
+					else
+						inter += x, lead = 1;
+				}
+				leaders += lead;
+			}
+			if (leaders == 0 || leaders > (m + 1) / 2)
+				ok = 0;
+		}
+		double frac = intra / (intra + inter);
+		if (ok && frac > best) {
+			best = frac;
+			*ngroups = n / m;
+		}
+	}
+	return best > 0 ? 0.5 + 0.3 * best : 0;
+}

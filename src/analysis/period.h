@@ -1,0 +1,15 @@
+/* period.h - autocorrelation period estimate (internal to src/analysis). */
+#ifndef DMLS_ANALYSIS_PERIOD_H
+#define DMLS_ANALYSIS_PERIOD_H
+
+#include <stddef.h>
+
+/* Period of x[0..n) in bins (fractional), 0 if none; *peak = r at it. */
+double dmls_period_acf(const double *x, size_t n, double *peak);
+
+/* Helpers shared by the analysis files (stats_util.c). */
+double dmls_median(double *v, size_t n);            /* sorts v; NAN if n == 0 */
+double dmls_quantile(double *v, size_t n, double q); /* sorts v; NAN if n == 0 */
+double dmls_robust_cv(const double *v, size_t n);    /* 1.4826 MAD / median */
+
+#endif

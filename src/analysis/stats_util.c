@@ -1,0 +1,52 @@
+/*
+ * stats_util.c - small robust statistics shared by the analysis files.
+ *
+ * Quantiles by linear interpolation between order statistics (Hyndman &
+ * Fan 1996, definition 7, the default of R and numpy); the robust
+ * coefficient of variation uses the median absolute deviation scaled by
+ * 1.4826 to estimate a normal standard deviation (Rousseeuw & Croux 1993).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/period.h"
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+double dmls_quantile(double *v, size_t n, double q)
+{
+	if (n == 0)
+		return NAN;
+	qsort(v, n, sizeof(double), cmp_double);
+	double h = q * (double)(n - 1);
+	size_t i = (size_t)floor(h);
+	if (i + 1 >= n)
+		return v[n - 1];
+	return v[i] + (h - (double)i) * (v[i + 1] - v[i]);
+}
+
+double dmls_median(double *v, size_t n)
+{
+	return dmls_quantile(v, n, 0.5);
+}
+
+double dmls_robust_cv(const double *v, size_t n)
+{
+	if (n == 0)
+		return NAN;
+	double *t = malloc(n * sizeof(double));
+	if (!t)
+		return NAN;
+	memcpy(t, v, n * sizeof(double));
+	double med = dmls_median(t, n);
+	for (size_t i = 0; i < n; i++)
+		t[i] = fabs(v[i] - med);
+	double mad = dmls_median(t, n);
+	free(t);
+	return med > 0 ? 1.4826 * mad / med : NAN;
+}
