@@ -129,12 +129,14 @@ typedef struct dmls_analysis {
 	dmls_pattern pattern;
 	dmls_iterations iter;
 	double gradient_bytes;    /* S, NAN if unknown */
-	double expected_tx_per_worker; /* formula for the pattern from S (check) */
+	/* check of the pattern's formula: all job hosts' payload per iteration
+	 * predicted from S (ring/butterfly 2(N-1)S, star 2WS) and observed
+	 * (median over iterations) */
+	double expected_iter_bytes, observed_iter_bytes;
 	dmls_phases phases;
 	dmls_burst burst_total;   /* total wire bytes, 100 us bins */
 	size_t nhosts;
 	dmls_burst *burst_host;   /* per host tx payload, 1 ms bins (tau 100us NAN) */
-	uint64_t *host_retrans;   /* per host TCP retransmissions (copy) */
 	dmls_trainlog_metrics log;
 	size_t nnotes;
 	char notes[DMLS_MAX_NOTES][160];

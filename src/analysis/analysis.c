@@ -1,0 +1,194 @@
+/*
+ * analysis.c - dmls_analysis_run: the stages in order, roles, S, notes.
+ *
+ * See analysis.h for the pipeline.  Roles: the job's hosts are workers,
+ * except a star's hubs, which are servers (a parameter server does not
+ * train; a star all-reduce root that also trains cannot be told apart from
+ * the traffic and is called a server too).  Hosts outside the job (other
+ * jobs, control-plane only peers) are "other".
+ *
+ * Gradient size S from b = bytes_per_worker (../shared/spec/mission.md):
+ *   ring, butterfly  b = 2(N-1)/N S      ->  S = b N / (2(N-1))
+ *   star             a worker pushes S    ->  S = b
+ *   pairwise         a worker sends its model to one peer per step -> S = b
+ *   clique           all-to-all all-reduce: S/N to each of N-1 peers, twice
+ *                    (reduce-scatter + all-gather) -> S = b N / (2(N-1))
+ *   tree, hierarchical, unknown: volumes differ per node -> unknown
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/period.h"
+#include "dmlscope/analysis.h"
+
+#define PHASE_GAP_S 0.005
+
+static void note(dmls_analysis *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(dmls_analysis *a, const char *fmt, ...)
+{
+	if (a->nnotes >= DMLS_MAX_NOTES)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(a->notes[a->nnotes++], sizeof(a->notes[0]), fmt, ap);
+	va_end(ap);
+}
+
+static void set_roles(dmls_stats *st, const dmls_pattern *p)
+{
+	for (size_t i = 0; i < st->nhosts; i++)
+		st->hosts[i].role = DMLS_ROLE_OTHER;
+	for (size_t i = 0; i < p->ranks; i++)
+		st->hosts[p->members[i]].role = DMLS_ROLE_WORKER;
+	if (p->kind == DMLS_PAT_STAR)
+		for (size_t i = 0; i < p->nhubs; i++)
+			st->hosts[p->hubs[i]].role = DMLS_ROLE_SERVER;
+}
+
+static void gradient_size(dmls_analysis *a)
+{
+	const dmls_pattern *p = &a->pattern;
+	double b = a->iter.bytes_per_worker, n = (double)p->ranks;
+	double w = n - (double)p->nhubs;
+	a->gradient_bytes = a->expected_iter_bytes = NAN;
+	if (!isfinite(b) || p->ranks < 2)
+		return;
+	switch (p->kind) {
+	case DMLS_PAT_RING:
+	case DMLS_PAT_BUTTERFLY:
+	case DMLS_PAT_CLIQUE:
+		a->gradient_bytes = b * n / (2 * (n - 1));
+		a->expected_iter_bytes = 2 * (n - 1) * a->gradient_bytes;
+		break;
+	case DMLS_PAT_STAR:
+		a->gradient_bytes = b;
+		a->expected_iter_bytes = 2 * w * b;
+		break;
+	case DMLS_PAT_PAIRWISE:
+		a->gradient_bytes = b;
+		break;
+	default:
+		break;
+	}
+	if (a->iter.count >= 1) {
+		size_t use = a->iter.count >= 3 ? a->iter.count - 1 : a->iter.count;
+		double *v = malloc(use * sizeof(double));
+		if (v) {
+			memcpy(v, a->iter.bytes, use * sizeof(double));
+			a->observed_iter_bytes = dmls_median(v, use);
+			free(v);
+		}
+	}
+}
+
+static void notes_iterations(dmls_analysis *a)
+{
+	const dmls_iterations *it = &a->iter;
+	if (it->count == 1)
+		note(a, "one iteration only: no period");
+	if (it->count < 2 || !isfinite(it->period_median_s))
+		return;
+	double longest = 0, at = 0;
+	for (size_t i = 0; i + 1 < it->count; i++) {
+		double d = it->starts_s[i + 1] - it->starts_s[i];
+		if (d > longest)
+			longest = d, at = it->starts_s[i];
+	}
+	if (longest > 3 * it->period_median_s && it->count >= 3)
+		note(a, "stall: %.3g s without an iteration from t=%.3g s (median period %.3g s)",
+		     longest, at, it->period_median_s);
+}
+
+static void notes_all(dmls_analysis *a, const dmls_stats *st)
+{
+	const dmls_pattern *p = &a->pattern;
+	if (st->packets == 0) {
+		note(a, "empty capture: nothing to analyze");
+		return;
+	}
+	if (p->ranks == 0)
+		note(a, "only control traffic: no pair moved %.0f bytes or more",
+		     256.0 * 1024);
+	if (p->components > 1)
+		note(a, "%zu jobs (disconnected groups of hosts) in the capture: analyzed the "
+		     "one moving the most bytes (%zu hosts)", p->components, p->ranks);
+	if (p->ranks > 0 && p->kind == DMLS_PAT_UNKNOWN)
+		note(a, "communication pattern not recognized among %zu hosts", p->ranks);
+	if (p->ranks > 0 && a->iter.count == 0)
+		note(a, "no iterations found");
+	notes_iterations(a);
+	if (st->retransmissions > 0)
+		note(a, "%llu TCP retransmissions (%.3g %% of packets): loss on the path",
+		     (unsigned long long)st->retransmissions,
+		     100.0 * (double)st->retransmissions / (double)st->packets);
+	if (a->log.present && isfinite(a->log.period_error) && fabs(a->log.period_error) > 0.03)
+		note(a, "detected period %.4g s differs from the log's mean step %.4g s by %.1f %%",
+		     a->iter.period_s, a->log.mean_step_s, 100 * a->log.period_error);
+}
+
+static int run_stages(dmls_analysis *a, dmls_stats *st, const dmls_trainlog *log,
+		      dmls_error *err)
+{
+	dmls_pattern *p = &a->pattern;
+	int rc = dmls_pattern_find(p, st, err);
+	if (rc)
+		return rc;
+	set_roles(st, p);
+	size_t nw = 0, *workers = malloc((p->ranks ? p->ranks : 1) * sizeof(size_t));
+	if (!workers)
+		return dmls_fail(err, DMLS_EBAD, "out of memory");
+	for (size_t i = 0; i < p->ranks; i++)
+		if (st->hosts[p->members[i]].role == DMLS_ROLE_WORKER)
+			workers[nw++] = p->members[i];
+	rc = dmls_iterations_find(&a->iter, st, p->members, p->ranks, workers, nw, err);
+	free(workers);
+	if (rc)
+		return rc;
+	double win = isfinite(a->iter.period_median_s) ? a->iter.period_median_s
+						       : a->iter.acf_period_s;
+	dmls_pattern_check_pairwise(p, st, win);
+	set_roles(st, p);
+	gradient_size(a);
+	dmls_phases_compute(&a->phases, &st->total_payload, PHASE_GAP_S);
+	double dur = dmls_stats_duration_s(st);
+	dmls_burst_compute(&a->burst_total, &st->total_wire, dur);
+	a->nhosts = st->nhosts;
+	a->burst_host = calloc(st->nhosts ? st->nhosts : 1, sizeof(dmls_burst));
+	if (!a->burst_host)
+		return dmls_fail(err, DMLS_EBAD, "out of memory");
+	for (size_t i = 0; i < st->nhosts; i++)
+		dmls_burst_compute(&a->burst_host[i], &st->hosts[i].tx_payload, dur);
+	return dmls_trainlog_metrics_compute(&a->log, st, log, a->iter.period_s, err);
+}
+
+int dmls_analysis_run(dmls_analysis **out, dmls_stats *st, const dmls_trainlog *log,
+		      dmls_error *err)
+{
+	*out = NULL;
+	dmls_analysis *a = calloc(1, sizeof(*a));
+	if (!a)
+		return dmls_fail(err, DMLS_EBAD, "out of memory");
+	a->gradient_bytes = a->expected_iter_bytes = a->observed_iter_bytes = NAN;
+	int rc = run_stages(a, st, log, err);
+	if (rc) {
+		dmls_analysis_free(a);
+		return rc;
+	}
+	notes_all(a, st);
+	*out = a;
+	return 0;
+}
+
+void dmls_analysis_free(dmls_analysis *a)
+{
+	if (!a)
+		return;
+	dmls_pattern_release(&a->pattern);
+	dmls_iterations_release(&a->iter);
+	dmls_trainlog_metrics_release(&a->log);
+	free(a->burst_host);
+	free(a);
+}
