@@ -98,6 +98,7 @@ typedef struct dmls_iterations {
 	double acf_peak;        /* autocorrelation at that lag */
 	size_t count;           /* detected iterations (starts) */
 	double *starts_s;       /* count starts, seconds from st->t0_ns */
+	double *comm_end_s;     /* count: end of each iteration's last burst */
 	double end_s;           /* end of the last iteration (last job byte) */
 	double *bytes;          /* count: payload all job hosts sent in each */
 	double bytes_per_worker;  /* median over workers of their median, NAN */

@@ -10,13 +10,15 @@
  *
  * Boundaries: a bin is "on" when it holds at least 2 % of the 99th
  * percentile of non-empty bins (control chatter stays "off").  Every run
- * of on bins starts after a gap.  An iteration starts where the longest
- * gap of its neighbourhood ends: candidates are taken by decreasing gap
- * and accepted unless an accepted start lies within 0.6 T (greedy
- * non-maximum suppression).  This follows each iteration's own start, so
- * jitter does not accumulate the way folding at a fixed period would; a
- * stall is one long interval; a warm-up or a final partial iteration is
- * one interval of its own.  Without a T (fewer than ~3 iterations) the
+ * of on bins starts after a gap: a candidate start.  The first candidate
+ * starts the first iteration; from each start s the next is the candidate
+ * with the longest gap before it within [s + 0.7 T, s + 1.3 T] (an
+ * iteration's collectives, e.g. DDP's gradient buckets, are separated by
+ * shorter gaps than the compute phase between iterations), or, when that
+ * window holds none (a stall), the first candidate after it.  This follows
+ * each iteration's own start, so jitter does not accumulate the way folding
+ * at a fixed period would, and a start that fell inside an iteration is
+ * corrected at the next step.  Without a T (fewer than ~3 iterations) the
  * starts are the ends of gaps at least 30 % of the longest gap.
  *
  * period_s = (last start - first start) / (count - 1): the mean
@@ -46,7 +48,8 @@
 #define MAX_BINS (1u << 22)
 #define MAX_ACF_BINS (1u << 18)
 #define ON_FRACTION 0.02
-#define NMS_FRACTION 0.6
+#define TRACK_LO 0.7
+#define TRACK_HI 1.3
 
 typedef struct job_series {
 	int64_t from;    /* first host bin */
@@ -117,23 +120,47 @@ typedef struct cand {
 	double gap; /* bins of quiet before it */
 } cand;
 
-static int cmp_gap_desc(const void *a, const void *b)
+/* With a period T (bins): follow the iterations one by one.  From a start
+ * s, the next start is the candidate with the longest gap before it in
+ * [s + 0.7 T, s + 1.3 T]; when that window is empty (a stall, a straggler)
+ * it is the first candidate after it.  c is in time order. */
+static size_t track_starts(const cand *c, size_t nc, double T, size_t *starts)
 {
-	const cand *x = a, *y = b;
-	if (x->gap != y->gap)
-		return (x->gap < y->gap) - (x->gap > y->gap);
-	return (x->bin > y->bin) - (x->bin < y->bin);
+	size_t ns = 0, i = 0;
+	starts[ns++] = c[0].bin;
+	while (i < nc) {
+		double s = (double)starts[ns - 1], lo = s + TRACK_LO * T, hi = s + TRACK_HI * T;
+		while (i < nc && (double)c[i].bin < lo)
+			i++;
+		if (i == nc)
+			break;
+		size_t best = i;
+		for (size_t j = i; j < nc && (double)c[j].bin <= hi; j++)
+			if (c[j].gap > c[best].gap)
+				best = j;
+		starts[ns++] = c[best].bin;
+		i = best + 1;
+	}
+	return ns;
 }
 
-static int cmp_size(const void *a, const void *b)
+/* Without a period: every end of a gap at least 30 % of the longest. */
+static size_t gap_starts(cand *c, size_t nc, size_t *starts)
 {
-	size_t x = *(const size_t *)a, y = *(const size_t *)b;
-	return (x > y) - (x < y);
+	double maxgap = 0;
+	size_t ns = 0;
+	for (size_t i = 1; i < nc; i++)
+		maxgap = c[i].gap > maxgap ? c[i].gap : maxgap;
+	for (size_t i = 0; i < nc; i++)
+		if (i == 0 || c[i].gap >= 0.3 * maxgap)
+			starts[ns++] = c[i].bin;
+	return ns;
 }
 
 /* Iteration starts (bins, ascending) into *starts; returns the count.
  * *last_on = the last on bin. */
-static size_t find_starts(const job_series *js, double T, size_t **starts, size_t *last_on)
+static size_t find_starts(const job_series *js, double T, size_t **starts, size_t *last_on,
+			  double *thr_out)
 {
 	size_t n = js->n, nnz = 0, nc = 0, ns = 0;
 	double *nz = malloc(n * sizeof(double));
@@ -145,6 +172,7 @@ static size_t find_starts(const job_series *js, double T, size_t **starts, size_
 		if (js->x[k] > 0)
 			nz[nnz++] = js->x[k];
 	double thr = ON_FRACTION * dmls_quantile(nz, nnz, 0.99);
+	*thr_out = thr;
 	size_t prev_on = n;
 	for (size_t k = 0; k < n; k++) {
 		if (!(js->x[k] >= thr && js->x[k] > 0))
@@ -158,22 +186,10 @@ static size_t find_starts(const job_series *js, double T, size_t **starts, size_
 	*last_on = prev_on;
 	if (nc == 0)
 		goto out;
-	qsort(c, nc, sizeof(cand), cmp_gap_desc);
-	double maxgap = nc > 1 ? c[1].gap : 0;
-	for (size_t i = 0; i < nc; i++) {
-		int ok = 1;
-		if (T > 0) {
-			for (size_t j = 0; j < ns && ok; j++) {
-				double d = fabs((double)c[i].bin - (double)(*starts)[j]);
-				ok = d >= NMS_FRACTION * T;
-			}
-		} else {
-			ok = c[i].gap >= 0.3 * maxgap;
-		}
-		if (ok)
-			(*starts)[ns++] = c[i].bin;
-	}
-	qsort(*starts, ns, sizeof(size_t), cmp_size);
+	if (T > 0)
+		ns = track_starts(c, nc, T, *starts);
+	else
+		ns = gap_starts(c, nc, *starts);
 out:
 	free(nz);
 	free(c);
@@ -217,15 +233,19 @@ static int worker_bytes(dmls_iterations *it, const dmls_stats *st, const job_ser
 }
 
 static void fill_times(dmls_iterations *it, const job_series *js, const size_t *starts,
-		       size_t ns, size_t last_on)
+		       size_t ns, size_t last_on, double thr)
 {
 	it->count = ns;
 	for (size_t i = 0; i < ns; i++) {
 		it->starts_s[i] = js->off_s + (double)starts[i] * js->bin_s;
-		size_t b = i + 1 < ns ? starts[i + 1] : last_on + 1;
+		size_t b = i + 1 < ns ? starts[i + 1] : last_on + 1, e = starts[i];
 		it->bytes[i] = 0;
-		for (size_t k = starts[i]; k < b && k < js->n; k++)
+		for (size_t k = starts[i]; k < b && k < js->n; k++) {
 			it->bytes[i] += js->x[k];
+			if (js->x[k] >= thr && js->x[k] > 0)
+				e = k;
+		}
+		it->comm_end_s[i] = js->off_s + (double)(e + 1) * js->bin_s;
 	}
 	it->end_s = js->off_s + (double)(last_on + 1) * js->bin_s;
 	if (ns < 2)
@@ -244,8 +264,9 @@ static void fill_times(dmls_iterations *it, const job_series *js, const size_t *
 void dmls_iterations_release(dmls_iterations *it)
 {
 	free(it->starts_s);
+	free(it->comm_end_s);
 	free(it->bytes);
-	it->starts_s = it->bytes = NULL;
+	it->starts_s = it->comm_end_s = it->bytes = NULL;
 	it->count = 0;
 }
 
@@ -276,16 +297,18 @@ int dmls_iterations_find(dmls_iterations *it, const dmls_stats *st, const size_t
 		it->acf_peak = peak;
 	}
 	size_t *starts = NULL, last_on = 0;
-	size_t ns = find_starts(&js, T, &starts, &last_on);
+	double thr = 0;
+	size_t ns = find_starts(&js, T, &starts, &last_on, &thr);
 	int rc = 0;
 	if (ns > 0) {
 		it->starts_s = malloc(ns * sizeof(double));
 		it->bytes = malloc(ns * sizeof(double));
-		if (!it->starts_s || !it->bytes ||
+		it->comm_end_s = malloc(ns * sizeof(double));
+		if (!it->starts_s || !it->bytes || !it->comm_end_s ||
 		    worker_bytes(it, st, &js, starts, ns, last_on, workers, nw) < 0) {
 			rc = dmls_fail(err, DMLS_EBAD, "out of memory");
 		} else {
-			fill_times(it, &js, starts, ns, last_on);
+			fill_times(it, &js, starts, ns, last_on, thr);
 		}
 	}
 	if (rc == 0 && ns >= 3) {

@@ -1,0 +1,413 @@
+/*
+ * test_analysis.c - pattern, iterations, gradient size on synthetic jobs
+ * built packet by packet with known answers (synth.h), and adversarial
+ * captures: one iteration, a long stall, two jobs, control traffic only,
+ * nothing at all.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "dmlscope/analysis.h"
+#include "synth.h"
+
+#define S_BYTES 4000000ULL   /* gradient size */
+#define PERIOD_NS 100000000LL /* 100 ms */
+#define MS 1000000LL
+
+typedef void (*iter_fn)(dmls_stats *st, int64_t t, int iter);
+
+static int g_n;     /* ranks */
+static int g_base;  /* first host number */
+
+/* Ring all-reduce: 2(N-1) steps of S/N to the next rank (Patarasuk & Yuan). */
+static void ring_iter(dmls_stats *st, int64_t t, int iter)
+{
+	(void)iter;
+	for (int step = 0; step < 2 * (g_n - 1); step++) {
+		int64_t end = t;
+		for (int r = 0; r < g_n; r++)
+			end = synth_send(st, t, g_base + r, g_base + (r + 1) % g_n, S_BYTES / g_n);
+		t = end + 50000;
+	}
+}
+
+/* Parameter server: host 1 is the server; workers push S, then pull S. */
+static void star_iter(dmls_stats *st, int64_t t, int iter)
+{
+	(void)iter;
+	int64_t end = t;
+	for (int w = 2; w <= g_n; w++)
+		end = synth_send(st, t + (w - 2) * 100000, w, 1, S_BYTES);
+	end += 2 * MS;
+	for (int w = 2; w <= g_n; w++)
+		end = synth_send(st, end, 1, w, S_BYTES);
+}
+
+/* Binary tree of g_n nodes: reduce to the root, then broadcast. */
+static void tree_iter(dmls_stats *st, int64_t t, int iter)
+{
+	(void)iter;
+	for (int c = g_n; c >= 2; c--)
+		t = synth_send(st, t, c, c / 2, S_BYTES);
+	for (int c = 2; c <= g_n; c++)
+		t = synth_send(st, t, c / 2, c, S_BYTES);
+}
+
+/* All-to-all: reduce-scatter then all-gather, S/N to every peer each. */
+static void clique_iter(dmls_stats *st, int64_t t, int iter)
+{
+	(void)iter;
+	for (int phase = 0; phase < 2; phase++) {
+		int64_t end = t;
+		for (int a = 1; a <= g_n; a++)
+			for (int b = 1; b <= g_n; b++)
+				if (a != b)
+					end = synth_send(st, t, a, b, S_BYTES / g_n);
+		t = end + 50000;
+	}
+}
+
+/* Recursive halving (S/2 to distance N/2, S/4 to N/4, ...) then doubling. */
+static void butterfly_iter(dmls_stats *st, int64_t t, int iter)
+{
+	(void)iter;
+	for (int phase = 0; phase < 2; phase++) {
+		uint64_t part = S_BYTES / 2;
+		for (int dist = g_n / 2; dist >= 1; dist /= 2, part /= 2) {
+			int64_t end = t;
+			for (int r = 0; r < g_n; r++)
+				end = synth_send(st, t, 1 + r, 1 + (r ^ dist), part);
+			t = end + 50000;
+		}
+	}
+}
+
+/* Two groups of 4 (hosts 1-4, 5-8): ring inside, leaders 1 and 5 exchange. */
+static void hier_iter(dmls_stats *st, int64_t t, int iter)
+{
+	(void)iter;
+	for (int g = 0; g < 2; g++) {
+		int64_t u = t;
+		for (int step = 0; step < 6; step++) {
+			int64_t end = u;
+			for (int r = 0; r < 4; r++)
+				end = synth_send(st, u, 1 + 4 * g + r, 1 + 4 * g + (r + 1) % 4,
+						 S_BYTES / 4);
+			u = end + 50000;
+		}
+	}
+	t += 3 * MS;
+	synth_send(st, t, 1, 5, S_BYTES / 2);
+	synth_send(st, t, 5, 1, S_BYTES / 2);
+}
+
+/* Pair averaging: a new random perfect matching of 6 hosts every iteration. */
+static void pairwise_iter(dmls_stats *st, int64_t t, int iter)
+{
+	int perm[6] = {1, 2, 3, 4, 5, 6};
+	uint32_t x = (uint32_t)iter * 2654435761u + 7;
+	for (int i = 5; i > 0; i--) {
+		x = x * 1103515245u + 12345u;
+		int j = (int)((x >> 8) % (uint32_t)(i + 1));
+		int tmp = perm[i];
+		perm[i] = perm[j];
+		perm[j] = tmp;
+	}
+	for (int i = 0; i < 6; i += 2) {
+		synth_send(st, t, perm[i], perm[i + 1], S_BYTES);
+		synth_send(st, t, perm[i + 1], perm[i], S_BYTES);
+	}
+}
+
+/* iters iterations of fn from t, period PERIOD_NS with +-jitter; returns end */
+static int64_t run_job(dmls_stats *st, int64_t t, iter_fn fn, int iters, double jitter)
+{
+	for (int i = 0; i < iters; i++) {
+		fn(st, t + 20 * MS, i); /* 20 ms of compute, then the collective */
+		t += (int64_t)((double)PERIOD_NS * (1 + jitter * synth_jitter()));
+	}
+	return t;
+}
+
+static dmls_analysis *analyze(dmls_stats *st)
+{
+	dmls_analysis *a = NULL;
+	dmls_error err;
+	assert_int_equal(dmls_analysis_run(&a, st, NULL, &err), 0);
+	assert_non_null(a);
+	/* every analysis renders to JSON without NaN */
+	json_t *root = json_object();
+	dmls_analysis_json(a, st, root);
+	char *s = json_dumps(root, 0);
+	assert_non_null(s);
+	assert_null(strstr(s, "nan"));
+	free(s);
+	json_decref(root);
+	return a;
+}
+
+static int has_note(const dmls_analysis *a, const char *word)
+{
+	for (size_t i = 0; i < a->nnotes; i++)
+		if (strstr(a->notes[i], word))
+			return 1;
+	return 0;
+}
+
+static void assert_near(double got, double want, double rel)
+{
+	if (!(fabs(got - want) <= rel * fabs(want)))
+		fail_msg("got %g, want %g within %g %%", got, want, rel * 100);
+}
+
+/* kind, ranks, period within 3 %, S within 3 % (when S >= 0) */
+static dmls_analysis *check_job(dmls_stats *st, int kind, size_t ranks, double S)
+{
+	dmls_analysis *a = analyze(st);
+	if (a->pattern.kind != kind)
+		fail_msg("kind %s, want %s", dmls_pattern_name(a->pattern.kind),
+			 dmls_pattern_name(kind));
+	assert_int_equal(a->pattern.ranks, ranks);
+	assert_near(a->iter.period_median_s, PERIOD_NS * 1e-9, 0.03);
+	assert_near(a->iter.period_s, PERIOD_NS * 1e-9, 0.03);
+	if (S >= 0)
+		assert_near(a->gradient_bytes, S, 0.03);
+	assert_true(a->pattern.confidence > 0 && a->pattern.confidence <= 1);
+	return a;
+}
+
+static void test_ring(void **state)
+{
+	(void)state;
+	dmls_stats st;
+	dmls_stats_init(&st, 0);
+	g_n = 4, g_base = 1;
+	int64_t end = run_job(&st, SYNTH_T0, ring_iter, 30, 0.05);
+	for (int64_t t = SYNTH_T0; t < end; t += 50 * MS) /* rendezvous store chatter */
+		for (int h = 2; h <= 4; h++)
+			synth_ctrl(&st, t + h * 1000, h, 1);
+	dmls_analysis *a = check_job(&st, DMLS_PAT_RING, 4, (double)S_BYTES);
+	assert_int_equal(a->pattern.norder, 4);
+	for (size_t i = 0; i < 4; i++) /* 1 -> 2 -> 3 -> 4 */
+		assert_int_equal(st.hosts[a->pattern.order[i]].addr[15], i + 1);
+	for (size_t i = 0; i < st.nhosts; i++)
+		assert_int_equal(st.hosts[i].role, DMLS_ROLE_WORKER);
+	assert_true(a->iter.count >= 29 && a->iter.count <= 31);
+	assert_true(a->iter.regularity > 0.6);
+	assert_true(a->burst_total.peak_to_mean[1] > 10); /* 1 ms: bursty */
+	dmls_analysis_free(a);
+	dmls_stats_release(&st);
+}
+
+static void test_ring_two_ranks(void **state)
+{
+	(void)state;
+	dmls_stats st;
+	dmls_stats_init(&st, 0);
+	g_n = 2, g_base = 1;
+	run_job(&st, SYNTH_T0, ring_iter, 20, 0.05);
+	dmls_analysis *a = check_job(&st, DMLS_PAT_RING, 2, (double)S_BYTES);
+	dmls_analysis_free(a);
+	dmls_stats_release(&st);
+}
+
+static void test_star(void **state)
+{
+	(void)state;
+	dmls_stats st;
+	dmls_stats_init(&st, 0);
+	g_n = 4;
+	run_job(&st, SYNTH_T0, star_iter, 25, 0.05);
+	dmls_analysis *a = check_job(&st, DMLS_PAT_STAR, 4, (double)S_BYTES);
+	assert_int_equal(a->pattern.nhubs, 1);
+	assert_int_equal(st.hosts[a->pattern.hubs[0]].addr[15], 1);
+	assert_int_equal(st.hosts[a->pattern.hubs[0]].role, DMLS_ROLE_SERVER);
+	assert_near(a->observed_iter_bytes, a->expected_iter_bytes, 0.03);
+	dmls_analysis_free(a);
+	dmls_stats_release(&st);
+}
+
+static void test_tree(void **state)
+{
+	(void)state;
+	dmls_stats st;
+	dmls_stats_init(&st, 0);
+	g_n = 7;
+	run_job(&st, SYNTH_T0, tree_iter, 20, 0.03);
+	dmls_analysis *a = check_job(&st, DMLS_PAT_TREE, 7, -1);
+	dmls_analysis_free(a);
+	dmls_stats_release(&st);
+}
+
+static void test_clique(void **state)
+{
+	(void)state;
+	dmls_stats st;
+	dmls_stats_init(&st, 0);
+	g_n = 4;
+	run_job(&st, SYNTH_T0, clique_iter, 20, 0.03);
+	dmls_analysis *a = check_job(&st, DMLS_PAT_CLIQUE, 4, (double)S_BYTES);
+	dmls_analysis_free(a);
+	dmls_stats_release(&st);
+}
+
+static void test_butterfly(void **state)
+{
+	(void)state;
+	dmls_stats st;
+	dmls_stats_init(&st, 0);
+	g_n = 8;
+	run_job(&st, SYNTH_T0, butterfly_iter, 20, 0.03);
+	dmls_analysis *a = check_job(&st, DMLS_PAT_BUTTERFLY, 8, (double)S_BYTES);
+	dmls_analysis_free(a);
+	dmls_stats_release(&st);
+}
+
+static void test_hierarchical(void **state)
+{
+	(void)state;
+	dmls_stats st;
+	dmls_stats_init(&st, 0);
+	run_job(&st, SYNTH_T0, hier_iter, 20, 0.03);
+	dmls_analysis *a = check_job(&st, DMLS_PAT_HIERARCHICAL, 8, -1);
+	assert_int_equal(a->pattern.ngroups, 2);
+	dmls_analysis_free(a);
+	dmls_stats_release(&st);
+}
+
+static void test_pairwise(void **state)
+{
+	(void)state;
+	dmls_stats st;
+	dmls_stats_init(&st, 0);
+	run_job(&st, SYNTH_T0, pairwise_iter, 40, 0.03);
+	dmls_analysis *a = analyze(&st);
+	assert_int_equal(a->pattern.kind, DMLS_PAT_PAIRWISE);
+	assert_int_equal(a->pattern.ranks, 6);
+	assert_near(a->iter.period_median_s, PERIOD_NS * 1e-9, 0.03);
+	dmls_analysis_free(a);
+	dmls_stats_release(&st);
+}
+
+static void test_one_iteration(void **state)
+{
+	(void)state;
+	dmls_stats st;
+	dmls_stats_init(&st, 0);
+	g_n = 4, g_base = 1;
+	run_job(&st, SYNTH_T0, ring_iter, 1, 0);
+	dmls_analysis *a = analyze(&st);
+	assert_int_equal(a->pattern.kind, DMLS_PAT_RING);
+	assert_int_equal(a->iter.count, 1);
+	assert_true(isnan(a->iter.period_s));
+	assert_true(isnan(a->iter.regularity));
+	assert_near(a->gradient_bytes, (double)S_BYTES, 0.03); /* one is enough for S */
+	assert_true(has_note(a, "one iteration"));
+	dmls_analysis_free(a);
+	dmls_stats_release(&st);
+}
+
+static void test_stall(void **state)
+{
+	(void)state;
+	dmls_stats st;
+	dmls_stats_init(&st, 0);
+	g_n = 4, g_base = 1;
+	int64_t t = run_job(&st, SYNTH_T0, ring_iter, 15, 0.05);
+	run_job(&st, t + 5000 * MS, ring_iter, 15, 0.05);
+	dmls_analysis *a = analyze(&st);
+	assert_int_equal(a->pattern.kind, DMLS_PAT_RING);
+	assert_true(a->iter.count >= 29 && a->iter.count <= 31);
+	assert_near(a->iter.period_median_s, PERIOD_NS * 1e-9, 0.03);
+	assert_near(a->gradient_bytes, (double)S_BYTES, 0.03);
+	assert_true(has_note(a, "stall"));
+	dmls_analysis_free(a);
+	dmls_stats_release(&st);
+}
+
+/* Two jobs: a 4-rank ring (hosts 1-4) and a smaller 2-rank ring (hosts 11,
+ * 12) with another period.  The one moving more bytes is analyzed; the
+ * other's hosts are "other" and noted. */
+static void test_two_jobs(void **state)
+{
+	(void)state;
+	dmls_stats st;
+	dmls_stats_init(&st, 0);
+	g_n = 4, g_base = 1;
+	run_job(&st, SYNTH_T0, ring_iter, 30, 0.03);
+	g_n = 2, g_base = 11;
+	for (int i = 0; i < 30; i++) {
+		synth_send(&st, SYNTH_T0 + 7 * MS + i * 290 * MS, 11, 12, S_BYTES / 2);
+		synth_send(&st, SYNTH_T0 + 7 * MS + i * 290 * MS, 12, 11, S_BYTES / 2);
+	}
+	dmls_analysis *a = analyze(&st);
+	assert_int_equal(a->pattern.kind, DMLS_PAT_RING);
+	assert_int_equal(a->pattern.ranks, 4);
+	assert_int_equal(a->pattern.components, 2);
+	assert_near(a->iter.period_median_s, PERIOD_NS * 1e-9, 0.03);
+	assert_near(a->gradient_bytes, (double)S_BYTES, 0.03);
+	assert_true(has_note(a, "2 jobs"));
+	for (size_t i = 0; i < st.nhosts; i++)
+		assert_int_equal(st.hosts[i].role,
+				 st.hosts[i].addr[15] > 10 ? DMLS_ROLE_OTHER : DMLS_ROLE_WORKER);
+	dmls_analysis_free(a);
+	dmls_stats_release(&st);
+}
+
+static void test_control_only(void **state)
+{
+	(void)state;
+	dmls_stats st;
+	dmls_stats_init(&st, 0);
+	for (int i = 0; i < 200; i++)
+		for (int h = 2; h <= 4; h++)
+			synth_ctrl(&st, SYNTH_T0 + i * 50 * MS + h * 1000, h, 1);
+	dmls_analysis *a = analyze(&st);
+	assert_int_equal(a->pattern.kind, DMLS_PAT_UNKNOWN);
+	assert_int_equal(a->pattern.ranks, 0);
+	assert_int_equal(a->iter.count, 0);
+	assert_true(isnan(a->iter.period_s));
+	assert_true(isnan(a->gradient_bytes));
+	assert_true(has_note(a, "only control traffic"));
+	dmls_analysis_free(a);
+	dmls_stats_release(&st);
+}
+
+static void test_empty(void **state)
+{
+	(void)state;
+	dmls_stats st;
+	dmls_stats_init(&st, 0);
+	dmls_analysis *a = analyze(&st);
+	assert_int_equal(a->pattern.kind, DMLS_PAT_UNKNOWN);
+	assert_int_equal(a->iter.count, 0);
+	assert_true(has_note(a, "empty"));
+	FILE *fp = tmpfile();
+	if (fp) {
+		dmls_analysis_text(a, &st, fp);
+		fclose(fp);
+	}
+	dmls_analysis_free(a);
+	dmls_stats_release(&st);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ring),         cmocka_unit_test(test_ring_two_ranks),
+		cmocka_unit_test(test_star),         cmocka_unit_test(test_tree),
+		cmocka_unit_test(test_clique),       cmocka_unit_test(test_butterfly),
+		cmocka_unit_test(test_hierarchical), cmocka_unit_test(test_pairwise),
+		cmocka_unit_test(test_one_iteration), cmocka_unit_test(test_stall),
+		cmocka_unit_test(test_two_jobs),     cmocka_unit_test(test_control_only),
+		cmocka_unit_test(test_empty),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
