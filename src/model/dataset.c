@@ -1,13 +1,34 @@
 /*
  * dataset.c - a dataset folder (one run folder per job) as a feature table.
  *
- * Each run becomes one row: mb_per_step (all workers' bytes per training step),
- * model_size_mb, framework_backend, batch, topology, workers and the other
- * attributes of the folder name.
+ * Every subfolder holding captures is one run (sorted by name, so that the
+ * cross-validation folds are reproducible) and one row:
+ *   run, framework, model, optimizer, batch, backend, delay, topology
+ *                   the fields of the folder name (runfolder.h)
+ *   framework_backend  "framework_backend", the study's categorical
+ *   loss_percent    0 for delay "normal", X for "loss_X"
+ *   workers         truth.json's "workers" when there is one, else the number
+ *                   of captures (the study captures each worker)
+ *   model_size_mb   truth.json's gradient_bytes in MiB (2^20 bytes, so that
+ *                   ResNet50 is the study's 98 MB), else the parameter count
+ *                   of torchvision's model of that name * 4 bytes
+ *   steps, mean_step_s  from train_history.log
+ *   wire_mb         all wire bytes of the run, 1e6 bytes
+ *   mb_per_step     the study's response, computed by the analysis
+ *                   (trainlog_metrics.c): wire MB per mean-step-time bin
+ * Unknown values are missing cells: the fit drops those rows and says so.
  */
 #include "dmlscope/model.h"
 
+#include <dirent.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+
+#include "dmlscope/analysis.h"
+#include "dmlscope/job.h"
 
 #define DMLS_STUDY_FORMULA \
 	"mb_per_step ~ model_size_mb + C(framework_backend) + C(batch) + C(topology)"
@@ -24,9 +45,182 @@ void dmls_default_formula(const dmls_table *t, char *buf, size_t cap)
 	snprintf(buf, cap, "%s%s", DMLS_STUDY_FORMULA, varies ? " + workers" : "");
 }
 
+enum {
+	C_RUN, C_FRAMEWORK, C_MODEL, C_OPTIMIZER, C_BATCH, C_BACKEND, C_DELAY, C_TOPOLOGY,
+	C_FB, C_LOSS, C_WORKERS, C_SIZE, C_STEPS, C_STEP_S, C_WIRE_MB, C_MB_STEP, C_NCOLS
+};
+
+static const char *const col_names[C_NCOLS] = {
+	"run", "framework", "model", "optimizer", "batch", "backend", "delay", "topology",
+	"framework_backend", "loss_percent", "workers", "model_size_mb", "steps",
+	"mean_step_s", "wire_mb", "mb_per_step",
+};
+
+/* torchvision's parameter counts (ImageNet heads), for runs without truth.json. */
+static const struct {
+	const char *name;
+	double params;
+} model_params[] = {
+	{"mobilenetv2", 3504872},  {"densenet201", 20013928}, {"resnet50", 25557032},
+	{"resnet101", 44549160},   {"resnet18", 11689512},    {"resnet34", 21797672},
+	{"resnet152", 60192808},   {"vgg16", 138357544},      {"densenet121", 7978856},
+};
+
+static int has_captures(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int found = 0;
+	if (!d)
+		return 0;
+	while (!found && (e = readdir(d))) {
+		const char *dot = strrchr(e->d_name, '.');
+		found = e->d_name[0] != '.' && dot &&
+			(!strcmp(dot, ".pcap") || !strcmp(dot, ".pcapng"));
+	}
+	closedir(d);
+	return found;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The run folders of dir, sorted; NULL-terminated list the caller frees. */
+static char **list_runs(const char *dir, size_t *n)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char **runs = NULL;
+	*n = 0;
+	if (!d)
+		return NULL;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		size_t l = strlen(dir) + strlen(e->d_name) + 2;
+		char *p = malloc(l), **r = realloc(runs, (*n + 2) * sizeof(*runs));
+		if (!p || !r) {
+			free(p);
+			break;
+		}
+		runs = r;
+		snprintf(p, l, "%s/%s", dir, e->d_name);
+		struct stat sb;
+		if (stat(p, &sb) == 0 && S_ISDIR(sb.st_mode) && has_captures(p))
+			runs[(*n)++] = p;
+		else
+			free(p);
+		runs[*n] = NULL;
+	}
+	closedir(d);
+	if (runs)
+		qsort(runs, *n, sizeof(*runs), cmp_str);
+	return runs;
+}
+
+static void set_num(char cells[C_NCOLS][128], int c, double v, const char *fmt)
+{
+	if (isfinite(v))
+		snprintf(cells[c], 128, fmt, v);
+	else
+		cells[c][0] = '\0';
+}
+
+/* Model size and workers from truth.json, when the run has one. */
+static void read_truth(const dmls_job *job, double *size_mb, double *workers)
+{
+	if (!job->run.truth_path)
+		return;
+	json_t *t = json_load_file(job->run.truth_path, 0, NULL);
+	if (!t)
+		return;
+	json_t *g = json_object_get(t, "gradient_bytes"), *w = json_object_get(t, "workers");
+	if (json_is_number(g))
+		*size_mb = json_number_value(g) / 1048576.0;
+	if (json_is_number(w))
+		*workers = json_number_value(w);
+	json_decref(t);
+}
+
+/* Analyze one run folder into the cells of its row. */
+static int run_row(const char *path, char cells[C_NCOLS][128], dmls_error *err)
+{
+	dmls_job job;
+	dmls_job_opts opts = {0};
+	const char *in[1] = {path};
+	int st = dmls_job_analyze(&job, in, 1, &opts, err);
+	if (st) {
+		dmls_job_release(&job);
+		return st;
+	}
+	const dmls_run_attrs *a = &job.run.attrs;
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	memset(cells, 0, C_NCOLS * 128);
+	snprintf(cells[C_RUN], 128, "%s", base);
+	if (a->parsed) {
+		snprintf(cells[C_FRAMEWORK], 128, "%s", a->framework);
+		snprintf(cells[C_MODEL], 128, "%s", a->model);
+		snprintf(cells[C_OPTIMIZER], 128, "%s", a->optimizer);
+		snprintf(cells[C_BATCH], 128, "%s", a->batch);
+		snprintf(cells[C_BACKEND], 128, "%s", a->backend);
+		snprintf(cells[C_DELAY], 128, "%s", a->delay);
+		snprintf(cells[C_TOPOLOGY], 128, "%s", a->topology);
+		snprintf(cells[C_FB], 128, "%.60s_%.60s", a->framework, a->backend);
+		double loss = !strcmp(a->delay, "normal") ? 0
+			      : !strncmp(a->delay, "loss_", 5) ? strtod(a->delay + 5, NULL)
+							       : NAN;
+		set_num(cells, C_LOSS, loss, "%.17g");
+	}
+	double size_mb = NAN, workers = (double)job.run.ncaptures;
+	for (size_t i = 0; a->parsed && i < sizeof(model_params) / sizeof(*model_params); i++)
+		if (!strcmp(a->model, model_params[i].name))
+			size_mb = model_params[i].params * 4 / 1048576.0;
+	read_truth(&job, &size_mb, &workers);
+	set_num(cells, C_WORKERS, workers, "%.0f");
+	set_num(cells, C_SIZE, size_mb, "%.17g");
+	set_num(cells, C_WIRE_MB, (double)job.stats.wire_bytes / 1e6, "%.17g");
+	if (job.analysis && job.analysis->log.present) {
+		const dmls_trainlog_metrics *m = &job.analysis->log;
+		set_num(cells, C_STEPS, (double)m->steps, "%.0f");
+		set_num(cells, C_STEP_S, m->mean_step_s, "%.17g");
+		set_num(cells, C_MB_STEP, m->mb_per_step, "%.17g");
+	}
+	dmls_job_release(&job);
+	return DMLS_OK;
+}
+
 int dmls_dataset_table(const char *dir, dmls_table *out, dmls_error *err)
 {
+	size_t n;
 	memset(out, 0, sizeof(*out));
-	return dmls_fail(err, DMLS_EBAD, "'%s': dataset folders are not implemented yet; "
-			 "give a CSV", dir);
+	if (has_captures(dir))
+		return dmls_fail(err, DMLS_EBAD, "'%s' is one run; fit needs a dataset folder "
+				 "of run folders (or a CSV)", dir);
+	char **runs = list_runs(dir, &n);
+	if (!n) {
+		free(runs);
+		return dmls_fail(err, DMLS_EBAD, "'%s': no run folders (subfolders with "
+				 "captures)", dir);
+	}
+	int st = dmls_table_init(out, dir, col_names, C_NCOLS, err);
+	for (size_t i = 0; !st && i < n; i++) {
+		char cells[C_NCOLS][128];
+		const char *ptr[C_NCOLS];
+		if ((st = run_row(runs[i], cells, err)))
+			break;
+		for (int c = 0; c < C_NCOLS; c++)
+			ptr[c] = cells[c];
+		st = dmls_table_append(out, ptr, err);
+	}
+	for (size_t i = 0; i < n; i++)
+		free(runs[i]);
+	free(runs);
+	if (st) {
+		dmls_table_release(out);
+		return st;
+	}
+	dmls_table_finish(out);
+	return DMLS_OK;
 }
