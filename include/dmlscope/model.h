@@ -73,6 +73,8 @@ long dmls_table_find(const dmls_table *t, const char *name);
 /* Read a CSV with a header row (RFC 4180 quoting, CRLF or LF). */
 int dmls_table_read_csv(dmls_table *t, FILE *f, const char *name, dmls_error *err);
 int dmls_table_load_csv(dmls_table *t, const char *path, dmls_error *err);
+/* Write t as CSV (missing cells empty, quoted when needed). */
+int dmls_table_write_csv(const dmls_table *t, FILE *f, const char *name, dmls_error *err);
 
 /* Build the per-run feature table of a dataset folder (one run folder per
  * row): mb_per_step, model_size_mb, framework_backend, batch, topology,

@@ -1,6 +1,6 @@
 /*
  * cmd_fit.c - `dmlscope fit DATASET_OR_CSV [--formula F] [--json FILE|-]
- *              [--save MODEL.json] [--folds K] [--quiet]`.
+ *              [--save MODEL.json] [--table OUT.csv] [--folds K] [--quiet]`.
  *
  * Reads a CSV (header row) or a dataset folder into a table, fits the
  * formula (the study's by default) by OLS, prints a statsmodels-like summary
@@ -8,6 +8,7 @@
  * a formula syntax error or bad option, 1 for data the formula cannot use,
  * 3 when a file cannot be read or written.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -20,12 +21,12 @@
 
 static const char usage_text[] =
 	"usage: dmlscope fit DATASET_OR_CSV [--formula \"y ~ a + C(b) + ...\"] [--json FILE|-]\n"
-	"                    [--save MODEL.json] [--folds K] [--quiet]\n"
+	"                    [--save MODEL.json] [--table OUT.csv] [--folds K] [--quiet]\n"
 	"default formula: mb_per_step ~ model_size_mb + C(framework_backend) + C(batch)\n"
 	"                 + C(topology) (+ workers when the data varies it)\n";
 
 struct fit_opts {
-	const char *input, *formula, *json, *save;
+	const char *input, *formula, *json, *save, *table;
 	int folds, quiet;
 };
 
@@ -41,7 +42,7 @@ static int parse_args(int argc, char **argv, struct fit_opts *o)
 		{"formula", required_argument, NULL, 'f'}, {"json", required_argument, NULL, 'j'},
 		{"save", required_argument, NULL, 's'},    {"folds", required_argument, NULL, 'k'},
 		{"quiet", no_argument, NULL, 'q'},         {"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+		{"table", required_argument, NULL, 't'},   {NULL, 0, NULL, 0},
 	};
 	int c;
 	char *end;
@@ -53,6 +54,7 @@ static int parse_args(int argc, char **argv, struct fit_opts *o)
 		case 'f': o->formula = optarg; break;
 		case 'j': o->json = optarg; break;
 		case 's': o->save = optarg; break;
+		case 't': o->table = optarg; break;
 		case 'q': o->quiet = 1; break;
 		case 'k':
 			o->folds = (int)strtol(optarg, &end, 10);
@@ -101,6 +103,17 @@ static int load_table(const char *input, dmls_table *t, dmls_error *err)
 	return dmls_table_load_csv(t, input, err);
 }
 
+static int write_table(const dmls_table *t, const char *path, dmls_error *err)
+{
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return dmls_fail(err, DMLS_EIO, "'%s': %s", path, strerror(errno));
+	int st = dmls_table_write_csv(t, f, path, err);
+	if (fclose(f) && !st)
+		st = dmls_fail(err, DMLS_EIO, "'%s': cannot write", path);
+	return st;
+}
+
 int cmd_fit(int argc, char **argv)
 {
 	struct fit_opts o = {0};
@@ -114,6 +127,10 @@ int cmd_fit(int argc, char **argv)
 		return rc > 0 ? 0 : DMLS_EUSAGE;
 	if ((rc = load_table(o.input, &t, &err)))
 		goto fail;
+	if (o.table && (rc = write_table(&t, o.table, &err))) {
+		dmls_table_release(&t);
+		goto fail;
+	}
 	if (!o.formula) {
 		dmls_default_formula(&t, deflt, sizeof(deflt));
 		o.formula = deflt;

@@ -1,14 +1,18 @@
 /*
  * dataset.c - a dataset folder (one run folder per job) as a feature table.
  *
- * Every subfolder holding captures is one run (sorted by name, so that the
- * cross-validation folds are reproducible) and one row:
- *   run, framework, model, optimizer, batch, backend, delay, topology
+ * Every folder holding captures, down to three levels below the dataset
+ * folder (the testbed writes dataset/n<ranks>/<run>/), is one run (sorted by
+ * path, so that the cross-validation folds are reproducible) and one row:
+ *   run             the run folder's path below the dataset folder
+ *   framework, model, optimizer, batch, backend, delay, topology
  *                   the fields of the folder name (runfolder.h)
  *   framework_backend  "framework_backend", the study's categorical
  *   loss_percent    0 for delay "normal", X for "loss_X"
  *   workers         truth.json's "workers" when there is one, else the number
  *                   of captures (the study captures each worker)
+ *   ranks           truth.json's "ranks" (workers plus servers), else the
+ *                   number of captures
  *   model_size_mb   truth.json's gradient_bytes in MiB (2^20 bytes, so that
  *                   ResNet50 is the study's 98 MB), else the parameter count
  *                   of torchvision's model of that name * 4 bytes
@@ -30,6 +34,7 @@
 #include "dmlscope/analysis.h"
 #include "dmlscope/job.h"
 
+#define DMLS_DATASET_DEPTH 3 /* dataset/group/run */
 #define DMLS_STUDY_FORMULA \
 	"mb_per_step ~ model_size_mb + C(framework_backend) + C(batch) + C(topology)"
 
@@ -47,12 +52,12 @@ void dmls_default_formula(const dmls_table *t, char *buf, size_t cap)
 
 enum {
 	C_RUN, C_FRAMEWORK, C_MODEL, C_OPTIMIZER, C_BATCH, C_BACKEND, C_DELAY, C_TOPOLOGY,
-	C_FB, C_LOSS, C_WORKERS, C_SIZE, C_STEPS, C_STEP_S, C_WIRE_MB, C_MB_STEP, C_NCOLS
+	C_FB, C_LOSS, C_WORKERS, C_RANKS, C_SIZE, C_STEPS, C_STEP_S, C_WIRE_MB, C_MB_STEP, C_NCOLS
 };
 
 static const char *const col_names[C_NCOLS] = {
 	"run", "framework", "model", "optimizer", "batch", "backend", "delay", "topology",
-	"framework_backend", "loss_percent", "workers", "model_size_mb", "steps",
+	"framework_backend", "loss_percent", "workers", "ranks", "model_size_mb", "steps",
 	"mean_step_s", "wire_mb", "mb_per_step",
 };
 
@@ -87,37 +92,55 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The run folders of dir, sorted; NULL-terminated list the caller frees. */
-static char **list_runs(const char *dir, size_t *n)
+typedef struct runlist {
+	size_t n, cap;
+	char **paths;
+	int oom;
+} runlist;
+
+/* Collect the run folders under dir, down to depth levels (the testbed
+ * writes dataset/n<ranks>/<run>/). */
+static void find_runs(const char *dir, int depth, runlist *rl)
 {
 	DIR *d = opendir(dir);
 	struct dirent *e;
-	char **runs = NULL;
-	*n = 0;
 	if (!d)
-		return NULL;
-	while ((e = readdir(d))) {
+		return;
+	while (!rl->oom && (e = readdir(d))) {
 		if (e->d_name[0] == '.')
 			continue;
 		size_t l = strlen(dir) + strlen(e->d_name) + 2;
-		char *p = malloc(l), **r = realloc(runs, (*n + 2) * sizeof(*runs));
-		if (!p || !r) {
-			free(p);
+		char *p = malloc(l);
+		struct stat sb;
+		if (!p) {
+			rl->oom = 1;
 			break;
 		}
-		runs = r;
 		snprintf(p, l, "%s/%s", dir, e->d_name);
-		struct stat sb;
-		if (stat(p, &sb) == 0 && S_ISDIR(sb.st_mode) && has_captures(p))
-			runs[(*n)++] = p;
-		else
+		if (stat(p, &sb) || !S_ISDIR(sb.st_mode)) {
 			free(p);
-		runs[*n] = NULL;
+			continue;
+		}
+		if (!has_captures(p)) {
+			if (depth > 1)
+				find_runs(p, depth - 1, rl);
+			free(p);
+			continue;
+		}
+		if (rl->n == rl->cap) {
+			size_t cap = rl->cap ? 2 * rl->cap : 16;
+			char **np = realloc(rl->paths, cap * sizeof(*np));
+			if (!np) {
+				free(p);
+				rl->oom = 1;
+				break;
+			}
+			rl->paths = np;
+			rl->cap = cap;
+		}
+		rl->paths[rl->n++] = p;
 	}
 	closedir(d);
-	if (runs)
-		qsort(runs, *n, sizeof(*runs), cmp_str);
-	return runs;
 }
 
 static void set_num(char cells[C_NCOLS][128], int c, double v, const char *fmt)
@@ -129,7 +152,7 @@ static void set_num(char cells[C_NCOLS][128], int c, double v, const char *fmt)
 }
 
 /* Model size and workers from truth.json, when the run has one. */
-static void read_truth(const dmls_job *job, double *size_mb, double *workers)
+static void read_truth(const dmls_job *job, double *size_mb, double *workers, double *ranks)
 {
 	if (!job->run.truth_path)
 		return;
@@ -137,15 +160,19 @@ static void read_truth(const dmls_job *job, double *size_mb, double *workers)
 	if (!t)
 		return;
 	json_t *g = json_object_get(t, "gradient_bytes"), *w = json_object_get(t, "workers");
+	json_t *r = json_object_get(t, "ranks");
 	if (json_is_number(g))
 		*size_mb = json_number_value(g) / 1048576.0;
 	if (json_is_number(w))
 		*workers = json_number_value(w);
+	if (json_is_number(r))
+		*ranks = json_number_value(r);
 	json_decref(t);
 }
 
 /* Analyze one run folder into the cells of its row. */
-static int run_row(const char *path, char cells[C_NCOLS][128], dmls_error *err)
+static int run_row(const char *path, const char *rel, char cells[C_NCOLS][128],
+		   dmls_error *err)
 {
 	dmls_job job;
 	dmls_job_opts opts = {0};
@@ -156,9 +183,8 @@ static int run_row(const char *path, char cells[C_NCOLS][128], dmls_error *err)
 		return st;
 	}
 	const dmls_run_attrs *a = &job.run.attrs;
-	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 	memset(cells, 0, C_NCOLS * 128);
-	snprintf(cells[C_RUN], 128, "%s", base);
+	snprintf(cells[C_RUN], 128, "%s", rel);
 	if (a->parsed) {
 		snprintf(cells[C_FRAMEWORK], 128, "%s", a->framework);
 		snprintf(cells[C_MODEL], 128, "%s", a->model);
@@ -171,21 +197,22 @@ static int run_row(const char *path, char cells[C_NCOLS][128], dmls_error *err)
 		double loss = !strcmp(a->delay, "normal") ? 0
 			      : !strncmp(a->delay, "loss_", 5) ? strtod(a->delay + 5, NULL)
 							       : NAN;
-		set_num(cells, C_LOSS, loss, "%.17g");
+		set_num(cells, C_LOSS, loss, "%.15g");
 	}
-	double size_mb = NAN, workers = (double)job.run.ncaptures;
+	double size_mb = NAN, workers = (double)job.run.ncaptures, ranks = workers;
 	for (size_t i = 0; a->parsed && i < sizeof(model_params) / sizeof(*model_params); i++)
 		if (!strcmp(a->model, model_params[i].name))
 			size_mb = model_params[i].params * 4 / 1048576.0;
-	read_truth(&job, &size_mb, &workers);
+	read_truth(&job, &size_mb, &workers, &ranks);
 	set_num(cells, C_WORKERS, workers, "%.0f");
-	set_num(cells, C_SIZE, size_mb, "%.17g");
-	set_num(cells, C_WIRE_MB, (double)job.stats.wire_bytes / 1e6, "%.17g");
+	set_num(cells, C_RANKS, ranks, "%.0f");
+	set_num(cells, C_SIZE, size_mb, "%.15g");
+	set_num(cells, C_WIRE_MB, (double)job.stats.wire_bytes / 1e6, "%.15g");
 	if (job.analysis && job.analysis->log.present) {
 		const dmls_trainlog_metrics *m = &job.analysis->log;
 		set_num(cells, C_STEPS, (double)m->steps, "%.0f");
-		set_num(cells, C_STEP_S, m->mean_step_s, "%.17g");
-		set_num(cells, C_MB_STEP, m->mb_per_step, "%.17g");
+		set_num(cells, C_STEP_S, m->mean_step_s, "%.15g");
+		set_num(cells, C_MB_STEP, m->mb_per_step, "%.15g");
 	}
 	dmls_job_release(&job);
 	return DMLS_OK;
@@ -193,22 +220,28 @@ static int run_row(const char *path, char cells[C_NCOLS][128], dmls_error *err)
 
 int dmls_dataset_table(const char *dir, dmls_table *out, dmls_error *err)
 {
-	size_t n;
+	runlist rl = {0};
 	memset(out, 0, sizeof(*out));
 	if (has_captures(dir))
 		return dmls_fail(err, DMLS_EBAD, "'%s' is one run; fit needs a dataset folder "
 				 "of run folders (or a CSV)", dir);
-	char **runs = list_runs(dir, &n);
-	if (!n) {
+	find_runs(dir, DMLS_DATASET_DEPTH, &rl);
+	char **runs = rl.paths;
+	size_t n = rl.n;
+	if (rl.oom || !n) {
+		for (size_t i = 0; i < n; i++)
+			free(runs[i]);
 		free(runs);
-		return dmls_fail(err, DMLS_EBAD, "'%s': no run folders (subfolders with "
-				 "captures)", dir);
+		return rl.oom ? dmls_fail(err, DMLS_EIO, "out of memory")
+			      : dmls_fail(err, DMLS_EBAD, "'%s': no run folders (folders "
+					  "with captures)", dir);
 	}
+	qsort(runs, n, sizeof(*runs), cmp_str);
 	int st = dmls_table_init(out, dir, col_names, C_NCOLS, err);
 	for (size_t i = 0; !st && i < n; i++) {
 		char cells[C_NCOLS][128];
 		const char *ptr[C_NCOLS];
-		if ((st = run_row(runs[i], cells, err)))
+		if ((st = run_row(runs[i], runs[i] + strlen(dir) + 1, cells, err)))
 			break;
 		for (int c = 0; c < C_NCOLS; c++)
 			ptr[c] = cells[c];

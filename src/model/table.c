@@ -332,3 +332,41 @@ int dmls_table_load_csv(dmls_table *t, const char *path, dmls_error *err)
 	fclose(f);
 	return st;
 }
+
+static void csv_cell(FILE *f, const char *s)
+{
+	if (!s)
+		return;
+	if (!strpbrk(s, ",\"\r\n") && s[0] != ' ' && s[0] != '\t') {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+int dmls_table_write_csv(const dmls_table *t, FILE *f, const char *name, dmls_error *err)
+{
+	for (size_t j = 0; j < t->ncols; j++) {
+		if (j)
+			fputc(',', f);
+		csv_cell(f, t->cols[j].name);
+	}
+	fputc('\n', f);
+	for (size_t i = 0; i < t->nrows; i++) {
+		for (size_t j = 0; j < t->ncols; j++) {
+			if (j)
+				fputc(',', f);
+			csv_cell(f, t->cols[j].cells[i]);
+		}
+		fputc('\n', f);
+	}
+	if (fflush(f) || ferror(f))
+		return dmls_fail(err, DMLS_EIO, "'%s': cannot write", name);
+	return DMLS_OK;
+}
