@@ -121,7 +121,7 @@ static void notes_all(dmls_analysis *a, const dmls_stats *st)
 		note(a, "no iterations found");
 	notes_iterations(a);
 	if (st->retransmissions > 0)
-		note(a, "%llu TCP retransmissions (%.3g %% of packets): loss on the path",
+		note(a, "%llu TCP retransmissions (%.3g %% of packets): loss or timeouts on the path",
 		     (unsigned long long)st->retransmissions,
 		     100.0 * (double)st->retransmissions / (double)st->packets);
 	if (a->log.present && isfinite(a->log.period_error) && fabs(a->log.period_error) > 0.03)
