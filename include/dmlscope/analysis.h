@@ -164,6 +164,10 @@ int dmls_analysis_csv(const dmls_analysis *a, const dmls_stats *st, const char *
 
 /* Static pattern of the payload volume graph. */
 int dmls_pattern_find(dmls_pattern *p, const dmls_stats *st, dmls_error *err);
+/* Classify again with pairs weighed by their median bytes per iteration
+ * (needs 4 or more iteration starts, seconds from st->t0_ns). */
+int dmls_pattern_refine(dmls_pattern *p, const dmls_stats *st, const double *starts_s,
+			size_t count);
 /* Pairwise check with windows of window_s (<= 0: span / 16). */
 void dmls_pattern_check_pairwise(dmls_pattern *p, const dmls_stats *st, double window_s);
 void dmls_pattern_release(dmls_pattern *p);
