@@ -94,8 +94,12 @@ typedef struct dmls_phases {
 typedef struct dmls_iterations {
 	double period_s;        /* mean: (last start - first start) / (count - 1) */
 	double period_median_s; /* median of start-to-start intervals */
-	double acf_period_s;    /* the autocorrelation's estimate */
+	const char *method;     /* "byte-clock", "time-acf", "gaps" or NULL */
+	double acf_period_s;    /* the time autocorrelation's estimate */
 	double acf_peak;        /* autocorrelation at that lag */
+	double iter_bytes;      /* the byte clock's bytes per iteration (all job hosts) */
+	double byte_peak;       /* autocorrelation in the byte domain */
+	double acf_at_period;   /* time autocorrelation at period_median_s (unbiased) */
 	size_t count;           /* detected iterations (starts) */
 	double *starts_s;       /* count starts, seconds from st->t0_ns */
 	double *comm_end_s;     /* count: end of each iteration's last burst */
@@ -160,6 +164,10 @@ int dmls_analysis_csv(const dmls_analysis *a, const dmls_stats *st, const char *
 
 /* Static pattern of the payload volume graph. */
 int dmls_pattern_find(dmls_pattern *p, const dmls_stats *st, dmls_error *err);
+/* Classify again with pairs weighed by their median bytes per iteration
+ * (needs 4 or more iteration starts, seconds from st->t0_ns). */
+int dmls_pattern_refine(dmls_pattern *p, const dmls_stats *st, const double *starts_s,
+			size_t count);
 /* Pairwise check with windows of window_s (<= 0: span / 16). */
 void dmls_pattern_check_pairwise(dmls_pattern *p, const dmls_stats *st, double window_s);
 void dmls_pattern_release(dmls_pattern *p);

@@ -121,12 +121,28 @@ static void notes_all(dmls_analysis *a, const dmls_stats *st)
 		note(a, "no iterations found");
 	notes_iterations(a);
 	if (st->retransmissions > 0)
-		note(a, "%llu TCP retransmissions (%.3g %% of packets): loss on the path",
+		note(a, "%llu TCP retransmissions (%.3g %% of packets): loss or timeouts on the path",
 		     (unsigned long long)st->retransmissions,
 		     100.0 * (double)st->retransmissions / (double)st->packets);
 	if (a->log.present && isfinite(a->log.period_error) && fabs(a->log.period_error) > 0.03)
 		note(a, "detected period %.4g s differs from the log's mean step %.4g s by %.1f %%",
 		     a->iter.period_s, a->log.mean_step_s, 100 * a->log.period_error);
+}
+
+/* Iterations of the job, bytes per worker from the hosts with role worker. */
+static int find_iterations(dmls_analysis *a, dmls_stats *st, dmls_error *err)
+{
+	dmls_pattern *p = &a->pattern;
+	size_t nw = 0, *workers = malloc((p->ranks ? p->ranks : 1) * sizeof(size_t));
+	if (!workers)
+		return dmls_fail(err, DMLS_EBAD, "out of memory");
+	for (size_t i = 0; i < p->ranks; i++)
+		if (st->hosts[p->members[i]].role == DMLS_ROLE_WORKER)
+			workers[nw++] = p->members[i];
+	dmls_iterations_release(&a->iter);
+	int rc = dmls_iterations_find(&a->iter, st, p->members, p->ranks, workers, nw, err);
+	free(workers);
+	return rc;
 }
 
 static int run_stages(dmls_analysis *a, dmls_stats *st, const dmls_trainlog *log,
@@ -137,20 +153,16 @@ static int run_stages(dmls_analysis *a, dmls_stats *st, const dmls_trainlog *log
 	if (rc)
 		return rc;
 	set_roles(st, p);
-	size_t nw = 0, *workers = malloc((p->ranks ? p->ranks : 1) * sizeof(size_t));
-	if (!workers)
-		return dmls_fail(err, DMLS_EBAD, "out of memory");
-	for (size_t i = 0; i < p->ranks; i++)
-		if (st->hosts[p->members[i]].role == DMLS_ROLE_WORKER)
-			workers[nw++] = p->members[i];
-	rc = dmls_iterations_find(&a->iter, st, p->members, p->ranks, workers, nw, err);
-	free(workers);
-	if (rc)
+	if ((rc = find_iterations(a, st, err)))
 		return rc;
+	int was_star = p->kind == DMLS_PAT_STAR;
+	dmls_pattern_refine(p, st, a->iter.starts_s, a->iter.count);
 	double win = isfinite(a->iter.period_median_s) ? a->iter.period_median_s
 						       : a->iter.acf_period_s;
 	dmls_pattern_check_pairwise(p, st, win);
 	set_roles(st, p);
+	if (was_star != (p->kind == DMLS_PAT_STAR) && (rc = find_iterations(a, st, err)))
+		return rc; /* the workers changed */
 	gradient_size(a);
 	dmls_phases_compute(&a->phases, &st->total_payload, PHASE_GAP_S);
 	double dur = dmls_stats_duration_s(st);

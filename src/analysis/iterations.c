@@ -10,7 +10,11 @@
  *
  * Boundaries: a bin is "on" when it holds at least 2 % of the 99th
  * percentile of non-empty bins (control chatter stays "off").  Every run
- * of on bins starts after a gap: a candidate start.  The first candidate
+ * of on bins starts after a gap: a candidate start.  First choice: the
+ * byte clock (byteclock.c), which places iterations by the bytes sent, not
+ * by time, and is immune to step-time jitter.  When the bytes show no
+ * period (asynchronous jobs, fewer than 3 iterations), the time domain:
+ * the first candidate
  * starts the first iteration; from each start s the next is the candidate
  * with the longest gap before it within [s + 0.7 T, s + 1.3 T] (an
  * iteration's collectives, e.g. DDP's gradient buckets, are separated by
@@ -31,7 +35,8 @@
  * iterations, then the median over workers.
  *
  * Regularity in [0,1] = mean of three scores:
- *   max(0, r(T))              autocorrelation at the period (unbiased)
+ *   max(0, r(T))              time autocorrelation at the median period
+ *                             (unbiased estimator)
  *   max(0, 1 - cv_duration)   robust CV of start-to-start intervals
  *   max(0, 1 - cv_bytes)      robust CV of per-worker per-iteration bytes
  * (robust CV = 1.4826 MAD / median).  Synchronous all-reduce scores near
@@ -115,6 +120,27 @@ static double acf_period(const job_series *js, double *peak)
 	return lag * (double)f;
 }
 
+/* Time autocorrelation (unbiased) of the job series at lag period_s. */
+static double acf_at(const job_series *js, double period_s)
+{
+	size_t f = 1;
+	while ((js->n + f - 1) / f > MAX_ACF_BINS)
+		f *= 2;
+	size_t m = (js->n + f - 1) / f;
+	double lag = period_s / (js->bin_s * (double)f), v = NAN;
+	size_t k = (size_t)llround(lag);
+	double *y = calloc(m, sizeof(double)), *r = malloc(m * sizeof(double));
+	if (y && r && isfinite(lag) && k > 0 && k < m) {
+		for (size_t i = 0; i < js->n; i++)
+			y[i / f] += js->x[i];
+		if (dmls_autocorr(y, m, r) == 0)
+			v = fmin(1.0, r[k] * (double)m / (double)(m - k));
+	}
+	free(y);
+	free(r);
+	return v;
+}
+
 typedef struct cand {
 	size_t bin;
 	double gap; /* bins of quiet before it */
@@ -159,8 +185,8 @@ static size_t gap_starts(cand *c, size_t nc, size_t *starts)
 
 /* Iteration starts (bins, ascending) into *starts; returns the count.
  * *last_on = the last on bin. */
-static size_t find_starts(const job_series *js, double T, size_t **starts, size_t *last_on,
-			  double *thr_out)
+static size_t find_starts(dmls_iterations *it, const job_series *js, double T,
+			  size_t **starts, size_t *last_on, double *thr_out)
 {
 	size_t n = js->n, nnz = 0, nc = 0, ns = 0;
 	double *nz = malloc(n * sizeof(double));
@@ -186,10 +212,16 @@ static size_t find_starts(const job_series *js, double T, size_t **starts, size_
 	*last_on = prev_on;
 	if (nc == 0)
 		goto out;
-	if (T > 0)
+	ns = dmls_byteclock_starts(js->x, n, thr, *starts, &it->iter_bytes, &it->byte_peak);
+	if (ns >= 3) {
+		it->method = "byte-clock";
+	} else if (T > 0) {
 		ns = track_starts(c, nc, T, *starts);
-	else
+		it->method = "time-acf";
+	} else {
 		ns = gap_starts(c, nc, *starts);
+		it->method = "gaps";
+	}
 out:
 	free(nz);
 	free(c);
@@ -275,6 +307,7 @@ static void iterations_clear(dmls_iterations *it)
 	memset(it, 0, sizeof(*it));
 	it->period_s = it->period_median_s = it->acf_period_s = it->acf_peak = NAN;
 	it->end_s = it->bytes_per_worker = it->bytes_spread = NAN;
+	it->iter_bytes = it->byte_peak = it->acf_at_period = NAN;
 	it->duration_cv = it->regularity = NAN;
 }
 
@@ -298,7 +331,7 @@ int dmls_iterations_find(dmls_iterations *it, const dmls_stats *st, const size_t
 	}
 	size_t *starts = NULL, last_on = 0;
 	double thr = 0;
-	size_t ns = find_starts(&js, T, &starts, &last_on, &thr);
+	size_t ns = find_starts(it, &js, T, &starts, &last_on, &thr);
 	int rc = 0;
 	if (ns > 0) {
 		it->starts_s = malloc(ns * sizeof(double));
@@ -312,7 +345,8 @@ int dmls_iterations_find(dmls_iterations *it, const dmls_stats *st, const size_t
 		}
 	}
 	if (rc == 0 && ns >= 3) {
-		double a = isfinite(it->acf_peak) ? fmax(0, it->acf_peak) : 0;
+		it->acf_at_period = acf_at(&js, it->period_median_s);
+		double a = isfinite(it->acf_at_period) ? fmax(0, it->acf_at_period) : 0;
 		double b = isfinite(it->duration_cv) ? fmax(0, 1 - it->duration_cv) : 0;
 		double c = isfinite(it->bytes_spread) ? fmax(0, 1 - it->bytes_spread) : 0;
 		it->regularity = (a + b + c) / 3;

@@ -15,7 +15,12 @@
  *    also a clique and a star, ring is the honest name for 2(N-1)/N*S each
  *    way), butterfly, star, clique, tree, hierarchical; the first match
  *    wins.
- * 4. Later, with the iteration period known, dmls_pattern_check_pairwise
+ * 4. With the iterations known, dmls_pattern_refine weighs each pair by
+ *    its median bytes per iteration instead of its total and classifies
+ *    again: one-off transfers (DDP's initial parameter broadcast along a
+ *    tree, a checkpoint) weigh nothing in the steady state, however short
+ *    the run.  A recognized steady-state shape replaces the first one.
+ * 5. Then dmls_pattern_check_pairwise
  *    looks at how the set of active pairs changes from one period-long
  *    window to the next: asynchronous pair averaging (KungFu's AD-PSGD)
  *    adds up to a clique over the run but uses one partner per window.
@@ -28,6 +33,7 @@
 #include <string.h>
 
 #include "analysis/graph.h"
+#include "analysis/period.h"
 #include "dmlscope/analysis.h"
 
 #define DMLS_MIN_DATA_BYTES (256.0 * 1024)
@@ -242,4 +248,70 @@ out:
 	free(g.w);
 	free(g.e);
 	return rc;
+}
+
+/* Median over the iterations [starts[i], starts[i+1]) of a pair's bytes. */
+static double pair_median(const dmls_pair *pr, const dmls_stats *st, const double *starts_s,
+			  size_t count, double *v)
+{
+	double bin_s = (double)pr->series.bin_ns * 1e-9;
+	double off_s = (double)(pr->series.t0_ns - st->t0_ns) * 1e-9;
+	for (size_t i = 0; i + 1 < count; i++) {
+		int64_t a = (int64_t)floor((starts_s[i] - off_s) / bin_s);
+		int64_t b = (int64_t)floor((starts_s[i + 1] - off_s) / bin_s);
+		v[i] = 0;
+		for (int64_t k = a; k < b; k++)
+			v[i] += (double)dmls_series_get(&pr->series, k);
+	}
+	return dmls_median(v, count - 1);
+}
+
+int dmls_pattern_refine(dmls_pattern *p, const dmls_stats *st, const double *starts_s,
+			size_t count)
+{
+	size_t n = p->ranks;
+	if (n < 3 || count < 4 || !p->members)
+		return 0;
+	dmls_graph g = {n, p->members, calloc(n * n, sizeof(double)), calloc(n * n, 1)};
+	double *v = malloc(count * sizeof(double)), maxv = 0;
+	size_t *tmp = malloc(n * sizeof(size_t));
+	if (!g.w || !g.e || !v || !tmp)
+		goto out;
+	for (size_t u = 0; u < n; u++)
+		for (size_t w = 0; w < n; w++) {
+			long k = u == w ? -1 : dmls_stats_find_pair(st, (uint32_t)p->members[u],
+								    (uint32_t)p->members[w]);
+			if (k < 0)
+				continue;
+			double m = pair_median(&st->pairs[k], st, starts_s, count, v);
+			g.w[u * n + w] = m;
+			maxv = m > maxv ? m : maxv;
+		}
+	for (size_t i = 0; i < n * n && maxv > 0; i++)
+		g.e[i] = g.w[i] >= DMLS_EDGE_FRACTION * maxv;
+	if (maxv > 0) {
+		dmls_pattern q = *p;
+		q.hubs = malloc(n * sizeof(size_t));
+		q.order = malloc(n * sizeof(size_t));
+		q.nhubs = q.norder = q.ngroups = q.edges = 0;
+		if (q.hubs && q.order) {
+			for (size_t i = 0; i < n * n; i++)
+				q.edges += g.e[i];
+			classify(&q, &g, tmp);
+		}
+		if (q.hubs && q.order && q.kind != DMLS_PAT_UNKNOWN) {
+			free(p->hubs);
+			free(p->order);
+			*p = q; /* the steady state decides */
+		} else {
+			free(q.hubs);
+			free(q.order);
+		}
+	}
+out:
+	free(g.w);
+	free(g.e);
+	free(v);
+	free(tmp);
+	return 0;
 }

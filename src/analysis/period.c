@@ -29,7 +29,7 @@
 #include "analysis/period.h"
 
 /* r[0..n) from x[0..n); returns 0 or -1 (memory, flat series). */
-static int autocorr(const double *x, size_t n, double *r)
+int dmls_autocorr(const double *x, size_t n, double *r)
 {
 	size_t m = 1;
 	while (m < 2 * n)
@@ -70,7 +70,7 @@ double dmls_period_acf(const double *x, size_t n, double *peak)
 	if (n < 8)
 		return 0;
 	double *r = malloc(n * sizeof(double));
-	if (!r || autocorr(x, n, r) < 0) {
+	if (!r || dmls_autocorr(x, n, r) < 0) {
 		free(r);
 		return 0;
 	}

@@ -7,6 +7,15 @@
 /* Period of x[0..n) in bins (fractional), 0 if none; *peak = r at it. */
 double dmls_period_acf(const double *x, size_t n, double *peak);
 
+/* The full autocorrelation r[0..n) of x (biased); 0 or -1. */
+int dmls_autocorr(const double *x, size_t n, double *r);
+
+/* Iteration starts (bins) by the byte clock (byteclock.c); starts holds n.
+ * Returns the count, 0 when the bytes show no period; *B = bytes per
+ * iteration, *peak = autocorrelation in the byte domain. */
+size_t dmls_byteclock_starts(const double *x, size_t n, double thr, size_t *starts,
+			     double *B, double *peak);
+
 /* Helpers shared by the analysis files (stats_util.c). */
 double dmls_median(double *v, size_t n);            /* sorts v; NAN if n == 0 */
 double dmls_quantile(double *v, size_t n, double q); /* sorts v; NAN if n == 0 */

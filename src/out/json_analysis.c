@@ -55,6 +55,10 @@ static json_t *iterations_json(const dmls_iterations *it)
 	json_object_set_new(o, "acf_period_s", num(it->acf_period_s));
 	json_object_set_new(o, "acf_peak", num(it->acf_peak));
 	json_object_set_new(o, "source", json_string("traffic"));
+	json_object_set_new(o, "method", it->method ? json_string(it->method) : json_null());
+	json_object_set_new(o, "iteration_bytes", num(it->iter_bytes));
+	json_object_set_new(o, "byte_acf_peak", num(it->byte_peak));
+	json_object_set_new(o, "acf_at_period", num(it->acf_at_period));
 	for (size_t i = 0; i < it->count; i++) {
 		json_array_append_new(starts, num(it->starts_s[i]));
 		json_array_append_new(bytes, num(it->bytes[i]));

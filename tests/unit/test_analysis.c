@@ -206,6 +206,27 @@ static void test_ring(void **state)
 	dmls_stats_release(&st);
 }
 
+/* DDP: a parameter broadcast along a tree before the first step weighs
+ * more than DMLS_EDGE_FRACTION of a ring edge in a short run; the steady
+ * state (median bytes per iteration) still shows the ring. */
+static void test_ring_after_broadcast(void **state)
+{
+	(void)state;
+	dmls_stats st;
+	dmls_stats_init(&st, 0);
+	g_n = 4, g_base = 1;
+	synth_send(&st, SYNTH_T0, 1, 2, S_BYTES);
+	synth_send(&st, SYNTH_T0, 1, 3, S_BYTES);
+	synth_send(&st, SYNTH_T0 + 10 * MS, 2, 4, S_BYTES);
+	run_job(&st, SYNTH_T0 + 60 * MS, ring_iter, 6, 0.05);
+	dmls_analysis *a = analyze(&st);
+	assert_int_equal(a->pattern.kind, DMLS_PAT_RING);
+	assert_int_equal(a->pattern.ranks, 4);
+	assert_near(a->gradient_bytes, (double)S_BYTES, 0.03);
+	dmls_analysis_free(a);
+	dmls_stats_release(&st);
+}
+
 static void test_ring_two_ranks(void **state)
 {
 	(void)state;
@@ -402,6 +423,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ring),         cmocka_unit_test(test_ring_two_ranks),
+		cmocka_unit_test(test_ring_after_broadcast),
 		cmocka_unit_test(test_star),         cmocka_unit_test(test_tree),
 		cmocka_unit_test(test_clique),       cmocka_unit_test(test_butterfly),
 		cmocka_unit_test(test_hierarchical), cmocka_unit_test(test_pairwise),

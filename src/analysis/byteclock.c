@@ -1,0 +1,149 @@
+/*
+ * byteclock.c - iteration boundaries on a clock that ticks in bytes.
+ *
+ * A synchronous job moves almost exactly the same bytes every iteration
+ * (the gradient through the same collective), while the time an iteration
+ * takes jitters with the host's load (on a busy testbed by 40 % and more,
+ * which smears any time-domain period).  So the quiet stretches (compute
+ * phases) are placed by the cumulative bytes sent before them, and the
+ * period is found in that byte domain:
+ *
+ *   1. gaps: runs of off bins (see iterations.c for "on"), each with its
+ *      position c = cumulative job bytes before it and its length;
+ *   2. h = the gap lengths histogrammed over c (64 bins per gap at least,
+ *      each spread by a triangle of +-3 bins so that a period falling
+ *      between two bins still makes one peak);
+ *      its autocorrelation's first strong peak (period.c) is B, the bytes
+ *      per iteration;
+ *   3. phase: gaps folded modulo B, weighted by length, smoothed over
+ *      +-2 % of B; the heaviest phase is where iterations begin;
+ *   4. tracking: the first anchor is the longest gap within +-25 % of B of
+ *      that phase in the first lattice cell holding one; each next anchor is
+ *      the longest gap within +-25 % of B around previous + B (an empty
+ *      window, e.g. an iteration without a gap, moves the expectation on
+ *      by B).  Iterations start at the on bin after each anchor; the bytes
+ *      before the first anchor count as an iteration only when they reach
+ *      0.75 B (else they are warm-up, e.g. DDP's initial parameter
+ *      broadcast).
+ * This is phase-locking a known lattice to event positions, the idea of
+ * epoch folding in pulsar timing (Leahy et al., ApJ 266, 1983), applied
+ * to cumulative bytes instead of time.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/period.h"
+
+#define FOLD_BINS 256
+#define WIN 0.25
+#define SMOOTH 3
+
+typedef struct bgap {
+	double pos, len;
+	size_t bin; /* first on bin after the gap */
+} bgap;
+
+static size_t collect_gaps(const double *x, size_t n, double thr, bgap *g, double *total)
+{
+	double cum = 0, cum_on = 0;
+	size_t ng = 0, prev = n;
+	for (size_t k = 0; k < n; k++) {
+		cum += x[k];
+		if (!(x[k] >= thr && x[k] > 0))
+			continue;
+		if (prev != n && k > prev + 1)
+			g[ng++] = (bgap){cum_on, (double)(k - prev - 1), k};
+		prev = k;
+		cum_on = cum;
+	}
+	*total = cum;
+	return ng;
+}
+
+static double fold_phase(const bgap *g, size_t ng, double B)
+{
+	double f[FOLD_BINS] = {0}, best = -1, phi = 0;
+	for (size_t i = 0; i < ng; i++) {
+		int j = (int)(fmod(g[i].pos, B) / B * FOLD_BINS);
+		f[j < 0 ? 0 : j % FOLD_BINS] += g[i].len;
+	}
+	int w = FOLD_BINS / 50; /* +-2 % */
+	for (int j = 0; j < FOLD_BINS; j++) {
+		double s = 0;
+		for (int o = -w; o <= w; o++)
+			s += f[(j + o + FOLD_BINS) % FOLD_BINS];
+		if (s > best)
+			best = s, phi = (j + 0.5) * B / FOLD_BINS;
+	}
+	return phi;
+}
+
+/* the longest gap with pos in [lo, hi], starting the search at *i */
+static long longest_in(const bgap *g, size_t ng, size_t *i, double lo, double hi)
+{
+	long best = -1;
+	while (*i < ng && g[*i].pos < lo)
+		(*i)++;
+	for (size_t j = *i; j < ng && g[j].pos <= hi; j++)
+		if (best < 0 || g[j].len > g[best].len)
+			best = (long)j;
+	return best;
+}
+
+size_t dmls_byteclock_starts(const double *x, size_t n, double thr, size_t *starts,
+			     double *B_out, double *peak)
+{
+	*B_out = NAN;
+	*peak = NAN;
+	bgap *g = malloc((n / 2 + 1) * sizeof(bgap));
+	double total = 0;
+	size_t ng = g ? collect_gaps(x, n, thr, g, &total) : 0, ns = 0;
+	size_t m = 4096;
+	while (m < 64 * ng && m < ((size_t)1 << 20))
+		m <<= 1;
+	double *h = ng >= 3 && total > 0 ? calloc(m, sizeof(double)) : NULL;
+	if (!h)
+		goto out;
+	double d = total / (double)m;
+	for (size_t i = 0; i < ng; i++) { /* triangular kernel, half-width SMOOTH bins */
+		long j = (long)(g[i].pos / d);
+		for (long o = -SMOOTH + 1; o < SMOOTH; o++)
+			if (j + o >= 0 && j + o < (long)m)
+				h[j + o] += g[i].len * (double)(SMOOTH - labs(o));
+	}
+	double lag = dmls_period_acf(h, m, peak);
+	if (!(lag > 0) || !(*peak >= 0.15))
+		goto out;
+	double B = lag * d, phi = fold_phase(g, ng, B);
+	*B_out = B;
+	size_t i = 0;
+	long a = -1;
+	for (double c = phi; c <= total + B && a < 0; c += B)
+		a = longest_in(g, ng, &i, c - WIN * B, c + WIN * B);
+	if (a < 0)
+		goto out;
+	if (g[a].pos >= 0.75 * B) { /* a whole iteration before the first gap */
+		size_t k = 0;
+		while (k < n && !(x[k] >= thr && x[k] > 0))
+			k++;
+		starts[ns++] = k;
+	}
+	starts[ns++] = g[a].bin;
+	double expect = g[a].pos + B;
+	i = (size_t)a + 1;
+	while (expect <= total) {
+		long b = longest_in(g, ng, &i, expect - WIN * B, expect + WIN * B);
+		if (b < 0) {
+			expect += B;
+			continue;
+		}
+		starts[ns++] = g[b].bin;
+		expect = g[b].pos + B;
+		i = (size_t)b + 1;
+	}
+out:
+	free(g);
+	free(h);
+	return ns;
+}
