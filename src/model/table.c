@@ -283,6 +283,8 @@ int dmls_table_read_csv(dmls_table *t, FILE *f, const char *name, dmls_error *er
 	}
 	if (rc < 0)
 		goto bad;
+	if (!strncmp(r.f[0], "\xef\xbb\xbf", 3)) /* a UTF-8 byte order mark */
+		memmove(r.f[0], r.f[0] + 3, strlen(r.f[0] + 3) + 1);
 	if ((st = dmls_table_init(t, name, (const char *const *)r.f, r.n, err)))
 		goto out;
 	while ((rc = csv_read_record(f, &r, &line)) == 1) {

@@ -89,6 +89,9 @@ static void test_csv(void **state)
 	assert_int_equal(t.cols[2].type, DMLS_COL_NUMERIC);
 	assert_false(t.cols[2].integer);
 	dmls_table_release(&t);
+	load(&t, "\xef\xbb\xbfy,x\n1,2\n"); /* byte order mark */
+	assert_int_equal(dmls_table_find(&t, "y"), 0);
+	dmls_table_release(&t);
 }
 
 static const char *const table_csv =
