@@ -103,7 +103,7 @@ static void top_pairs(const dmls_stats *st, FILE *fp)
 
 static void flows_and_rate(const dmls_stats *st, FILE *fp)
 {
-	char a[32], b[32], c[32];
+	char a[32], b[32], c[32], d[32];
 	fprintf(fp, "\nflows: %zu (5-tuples, one per direction), size p50 %s, p90 %s, max %s\n",
 		st->nflows, fmt_bytes((double)dmls_stats_flow_quantile(st, 0.5), a, sizeof(a)),
 		fmt_bytes((double)dmls_stats_flow_quantile(st, 0.9), b, sizeof(b)),
@@ -122,7 +122,7 @@ static void flows_and_rate(const dmls_stats *st, FILE *fp)
 		fmt_bytes((double)st->wire_bytes, a, sizeof(a)),
 		fmt_bytes((double)st->payload_bytes, b, sizeof(b)),
 		dur > 0 ? fmt_bps((double)st->wire_bytes * 8 / dur, c, sizeof(c)) : "n/a",
-		fmt_bps((double)peak * 8 / bin_s, a, sizeof(a)), bin_s * 1e3);
+		fmt_bps((double)peak * 8 / bin_s, d, sizeof(d)), bin_s * 1e3);
 	if (st->retransmissions)
 		fprintf(fp, "retransmissions: %llu TCP segments\n",
 			(unsigned long long)st->retransmissions);
