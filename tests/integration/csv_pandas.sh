@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# --csv tables load in pandas as they are, and agree with --json.
+set -u
+/usr/bin/python3 -c 'import pandas' 2>/dev/null || { echo "SKIP: python3-pandas missing"; exit 77; }
+run=$(ls -d "$SRCDIR"/samples/*/ 2>/dev/null | head -1)
+[ -n "$run" ] || { echo "SKIP: no sample run"; exit 77; }
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+"$DMLSCOPE" analyze "$run" --quiet --json "$tmp/r.json" --csv "$tmp/csv" || exit 1
+exec /usr/bin/python3 - "$tmp/r.json" "$tmp/csv" <<'PY'
+import json, sys
+import pandas as pd
+doc = json.load(open(sys.argv[1])); d = sys.argv[2]
+hosts = pd.read_csv(f"{d}/hosts.csv")
+matrix = pd.read_csv(f"{d}/matrix.csv")
+flows = pd.read_csv(f"{d}/flows.csv")
+cdf = pd.read_csv(f"{d}/flow_cdf.csv")
+series = pd.read_csv(f"{d}/series.csv")
+act = pd.read_csv(f"{d}/flow_activity.csv")
+wire = doc["input"]["wire_bytes"]
+checks = [
+    ("hosts.csv tx sums to the total", hosts.tx_wire_bytes.sum(), wire),
+    ("hosts.csv rx sums to the total", hosts.rx_wire_bytes.sum(), wire),
+    ("matrix.csv sums to the total", matrix.wire_bytes.sum(), wire),
+    ("series.csv aggregate sums to the total", series[series.src == "*"].wire_bytes.sum(), wire),
+    ("series.csv pairs sum to the total", series[series.src != "*"].wire_bytes.sum(), wire),
+    ("flows.csv rows = flows.count", len(flows), doc["flows"]["count"]),
+    ("flow_activity.csv sums to the flows", act.wire_bytes.sum(), flows.wire_bytes.sum()),
+    ("flow_cdf.csv ends at 1", round(cdf.cdf.iloc[-1], 9), 1.0),
+    ("series peak = throughput.peak_bps", series[series.src == "*"].bps.max(),
+     doc["throughput"]["peak_bps"]),
+]
+bad = 0
+for what, got, want in checks:
+    ok = abs(float(got) - float(want)) <= 1e-6 * max(1.0, abs(float(want)))
+    print(("ok   " if ok else "FAIL ") + f"{what}: {got} vs {want}")
+    bad += not ok
+sys.exit(1 if bad else 0)
+PY
