@@ -101,7 +101,9 @@ typedef struct dmls_iterations {
 	double byte_peak;       /* autocorrelation in the byte domain */
 	double acf_at_period;   /* time autocorrelation at period_median_s (unbiased) */
 	size_t count;           /* detected iterations (starts) */
-	double *starts_s;       /* count starts, seconds from st->t0_ns */
+	double *starts_s;       /* count starts (10 % of the iteration's bytes sent),
+				 * seconds from st->t0_ns */
+	double *bounds_s;       /* count boundaries: end of the gap before each */
 	double *comm_end_s;     /* count: end of each iteration's last burst */
 	double end_s;           /* end of the last iteration (last job byte) */
 	double *bytes;          /* count: payload all job hosts sent in each */

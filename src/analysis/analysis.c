@@ -156,7 +156,7 @@ static int run_stages(dmls_analysis *a, dmls_stats *st, const dmls_trainlog *log
 	if ((rc = find_iterations(a, st, err)))
 		return rc;
 	int was_star = p->kind == DMLS_PAT_STAR;
-	dmls_pattern_refine(p, st, a->iter.starts_s, a->iter.count);
+	dmls_pattern_refine(p, st, a->iter.bounds_s, a->iter.count);
 	double win = isfinite(a->iter.period_median_s) ? a->iter.period_median_s
 						       : a->iter.acf_period_s;
 	dmls_pattern_check_pairwise(p, st, win);

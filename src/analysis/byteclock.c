@@ -21,7 +21,9 @@
  *      that phase in the first lattice cell holding one; each next anchor is
  *      the longest gap within +-25 % of B around previous + B (an empty
  *      window, e.g. an iteration without a gap, moves the expectation on
- *      by B).  Iterations start at the on bin after each anchor; the bytes
+ *      by B; an anchor with less than 0.5 B after it is the last
+ *      iteration's tail, not a start).  Iterations start at the on bin
+ *      after each anchor; the bytes
  *      before the first anchor count as an iteration only when they reach
  *      0.75 B (else they are warm-up, e.g. DDP's initial parameter
  *      broadcast).
@@ -38,6 +40,7 @@
 #define FOLD_BINS 256
 #define WIN 0.25
 #define SMOOTH 3
+#define TAIL 0.5
 
 typedef struct bgap {
 	double pos, len;
@@ -134,6 +137,8 @@ size_t dmls_byteclock_starts(const double *x, size_t n, double thr, size_t *star
 	i = (size_t)a + 1;
 	while (expect <= total) {
 		long b = longest_in(g, ng, &i, expect - WIN * B, expect + WIN * B);
+		if (b >= 0 && total - g[b].pos < TAIL * B)
+			break; /* the tail of the last iteration, not a new one */
 		if (b < 0) {
 			expect += B;
 			continue;

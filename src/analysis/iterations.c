@@ -25,6 +25,15 @@
  * corrected at the next step.  Without a T (fewer than ~3 iterations) the
  * starts are the ends of gaps at least 30 % of the longest gap.
  *
+ * Then halves.c checks that the iterations are not half-iterations (a
+ * parameter server's push and pull phases move the same bytes).
+ *
+ * An iteration's start (starts_s) is the time its communication has moved
+ * 10 % of its bytes: robust to a slow trickle before the bulk (DDP's first
+ * iteration overlaps backward with buckets not yet rebuilt, and starts
+ * its all-reduce early); its boundary (bounds_s, where its bytes are
+ * counted from) is the end of the gap before it.
+ *
  * period_s = (last start - first start) / (count - 1): the mean
  * start-to-start interval, comparable to a log's (last - first) /
  * (steps - 1); period_median_s is the median interval.
@@ -54,6 +63,7 @@
 #define MAX_ACF_BINS (1u << 18)
 #define ON_FRACTION 0.02
 #define TRACK_LO 0.7
+#define START_QUANTILE 0.1
 #define TRACK_HI 1.3
 
 typedef struct job_series {
@@ -118,6 +128,23 @@ static double acf_period(const job_series *js, double *peak)
 	double lag = dmls_period_acf(y, m, peak);
 	free(y);
 	return lag * (double)f;
+}
+
+/* Per-host series of the job, then dmls_merge_halves. */
+static int merge_halves(const job_series *js, const dmls_stats *st, const size_t *hosts,
+			size_t nh, double thr, size_t *starts, size_t *ns)
+{
+	if (nh > 64 || js->n > (1u << 22) / nh)
+		return 0; /* too big to hold: keep the starts */
+	double *hx = malloc(nh * js->n * sizeof(double));
+	if (!hx)
+		return -1;
+	for (size_t h = 0; h < nh; h++)
+		dmls_series_dense(&st->hosts[hosts[h]].tx_payload, js->from, js->n, js->factor,
+				  hx + h * js->n);
+	*ns = dmls_merge_halves(js->x, js->n, thr, hx, nh, starts, *ns);
+	free(hx);
+	return 0;
 }
 
 /* Time autocorrelation (unbiased) of the job series at lag period_s. */
@@ -269,7 +296,7 @@ static void fill_times(dmls_iterations *it, const job_series *js, const size_t *
 {
 	it->count = ns;
 	for (size_t i = 0; i < ns; i++) {
-		it->starts_s[i] = js->off_s + (double)starts[i] * js->bin_s;
+		it->bounds_s[i] = js->off_s + (double)starts[i] * js->bin_s;
 		size_t b = i + 1 < ns ? starts[i + 1] : last_on + 1, e = starts[i];
 		it->bytes[i] = 0;
 		for (size_t k = starts[i]; k < b && k < js->n; k++) {
@@ -278,6 +305,16 @@ static void fill_times(dmls_iterations *it, const job_series *js, const size_t *
 				e = k;
 		}
 		it->comm_end_s[i] = js->off_s + (double)(e + 1) * js->bin_s;
+		double cum = 0, want = START_QUANTILE * it->bytes[i];
+		it->starts_s[i] = it->bounds_s[i];
+		for (size_t k = starts[i]; k < b && k < js->n && want > 0; k++) {
+			if (cum + js->x[k] >= want) {
+				double frac = js->x[k] > 0 ? (want - cum) / js->x[k] : 0;
+				it->starts_s[i] = js->off_s + ((double)k + frac) * js->bin_s;
+				break;
+			}
+			cum += js->x[k];
+		}
 	}
 	it->end_s = js->off_s + (double)(last_on + 1) * js->bin_s;
 	if (ns < 2)
@@ -296,9 +333,10 @@ static void fill_times(dmls_iterations *it, const job_series *js, const size_t *
 void dmls_iterations_release(dmls_iterations *it)
 {
 	free(it->starts_s);
+	free(it->bounds_s);
 	free(it->comm_end_s);
 	free(it->bytes);
-	it->starts_s = it->comm_end_s = it->bytes = NULL;
+	it->starts_s = it->bounds_s = it->comm_end_s = it->bytes = NULL;
 	it->count = 0;
 }
 
@@ -333,11 +371,14 @@ int dmls_iterations_find(dmls_iterations *it, const dmls_stats *st, const size_t
 	double thr = 0;
 	size_t ns = find_starts(it, &js, T, &starts, &last_on, &thr);
 	int rc = 0;
-	if (ns > 0) {
+	if (ns >= 6 && merge_halves(&js, st, hosts, nh, thr, starts, &ns) < 0)
+		rc = dmls_fail(err, DMLS_EBAD, "out of memory");
+	if (rc == 0 && ns > 0) {
 		it->starts_s = malloc(ns * sizeof(double));
 		it->bytes = malloc(ns * sizeof(double));
 		it->comm_end_s = malloc(ns * sizeof(double));
-		if (!it->starts_s || !it->bytes || !it->comm_end_s ||
+		it->bounds_s = malloc(ns * sizeof(double));
+		if (!it->starts_s || !it->bytes || !it->comm_end_s || !it->bounds_s ||
 		    worker_bytes(it, st, &js, starts, ns, last_on, workers, nw) < 0) {
 			rc = dmls_fail(err, DMLS_EBAD, "out of memory");
 		} else {

@@ -9,7 +9,8 @@
  * Test: cut the job's active span into windows of about one iteration (the
  * detected period, else span/16).  In each window an edge is active when it
  * carries at least PAIRWISE_ACTIVE of the busiest edge's bytes in that
- * window; windows whose busiest edge is below 10 % of the busiest window are
+ * window (edges undirected: u->v and v->u are one, so a parameter
+ * server's push and pull phases are not partners changing); windows whose busiest edge is below 10 % of the busiest window are
  * quiet (stalls, chatter) and skipped.  With A_w the active set:
  *   fill   = mean |A_w| / |E|                    (E = the job's data edges)
  *   change = mean (1 - Jaccard(A_w, A_{w+1}))     over consecutive windows
@@ -124,17 +125,32 @@ void dmls_pattern_check_pairwise(dmls_pattern *p, const dmls_stats *st, double w
 	while ((span + factor - 1) / factor > PAIRWISE_MAX_WINDOWS)
 		factor *= 2;
 	size_t nw = (size_t)((span + factor - 1) / factor);
-	double *x = malloc(pe.n * nw * sizeof(double));
+	double *x = calloc(pe.n * nw, sizeof(double)), *tmp = malloc(nw * sizeof(double));
+	size_t *ukey = malloc(pe.n * sizeof(size_t)), nu = 0;
 	double fill = 1, change = 0;
-	if (x && factor <= UINT32_MAX) {
-		for (size_t i = 0; i < pe.n; i++)
-			dmls_series_dense(&pe.e[i]->series, from, nw, (uint32_t)factor, x + i * nw);
-		if (window_stats(x, pe.n, nw, &fill, &change) && fill <= 0.6 && change >= 0.25) {
+	if (x && tmp && ukey && factor <= UINT32_MAX) {
+		for (size_t i = 0; i < pe.n; i++) { /* undirected: u<->v is one edge */
+			size_t key = pe.e[i]->src < pe.e[i]->dst
+					     ? (size_t)pe.e[i]->src * st->nhosts + pe.e[i]->dst
+					     : (size_t)pe.e[i]->dst * st->nhosts + pe.e[i]->src;
+			size_t u = 0;
+			while (u < nu && ukey[u] != key)
+				u++;
+			if (u == nu)
+				ukey[nu++] = key;
+			dmls_series_dense(&pe.e[i]->series, from, nw, (uint32_t)factor, tmp);
+			for (size_t w = 0; w < nw; w++)
+				x[u * nw + w] += tmp[w];
+		}
+		if (nu >= 3 && window_stats(x, nu, nw, &fill, &change) && fill <= 0.6 &&
+		    change >= 0.25) {
 			p->kind = DMLS_PAT_PAIRWISE;
 			p->confidence = fmin(1.0, 0.5 + change / 2);
 			p->nhubs = p->norder = p->ngroups = 0;
 		}
 	}
+	free(tmp);
+	free(ukey);
 	free(x);
 	free(pe.e);
 }

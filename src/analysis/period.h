@@ -16,6 +16,11 @@ int dmls_autocorr(const double *x, size_t n, double *r);
 size_t dmls_byteclock_starts(const double *x, size_t n, double thr, size_t *starts,
 			     double *B, double *peak);
 
+/* Keep every other start when iterations alternate in who sends (halves.c).
+ * hx holds nh host series of n bins each (hx[h*n + k]).  Returns the new count. */
+size_t dmls_merge_halves(const double *x, size_t n, double thr, const double *hx,
+			 size_t nh, size_t *starts, size_t ns);
+
 /* Helpers shared by the analysis files (stats_util.c). */
 double dmls_median(double *v, size_t n);            /* sorts v; NAN if n == 0 */
 double dmls_quantile(double *v, size_t n, double q); /* sorts v; NAN if n == 0 */

@@ -1,7 +1,8 @@
 /*
  * csv_analysis.c - the analysis as CSV files.
  *
- *   iterations.csv   index,start_s,duration_s,payload_bytes (all job hosts)
+ *   iterations.csv   index,boundary_s,start_s,comm_end_s,duration_s,payload_bytes
+ *                    (bytes of all job hosts between one boundary and the next)
  *   burstiness.csv   scope,timescale_s,max_window_bytes,peak_to_mean
  *   backlog.csv      scope,drain_rate_bps,max_backlog_bytes
  * scope is "total" (wire bytes, 100 us bins) or a host address (its sent
@@ -34,12 +35,14 @@ static int iterations_csv(const dmls_analysis *a, const char *dir, dmls_error *e
 	if (!fp)
 		return err ? err->status : DMLS_EIO;
 	const dmls_iterations *it = &a->iter;
-	fprintf(fp, "index,start_s,duration_s,payload_bytes\n");
+	fprintf(fp, "index,boundary_s,start_s,comm_end_s,duration_s,payload_bytes\n");
 	for (size_t i = 0; i < it->count; i++) {
-		double end = i + 1 < it->count ? it->starts_s[i + 1] : it->end_s;
+		double end = i + 1 < it->count ? it->bounds_s[i + 1] : it->end_s;
 		fprintf(fp, "%zu,", i);
+		num(fp, it->bounds_s[i], ",");
 		num(fp, it->starts_s[i], ",");
-		num(fp, end - it->starts_s[i], ",");
+		num(fp, it->comm_end_s[i], ",");
+		num(fp, end - it->bounds_s[i], ",");
 		num(fp, it->bytes[i], "\n");
 	}
 	return close_out(fp, dir, "iterations.csv", err);

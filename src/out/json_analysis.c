@@ -44,7 +44,7 @@ static json_t *pattern_json(const dmls_pattern *p, const dmls_stats *st)
 static json_t *iterations_json(const dmls_iterations *it)
 {
 	json_t *o = json_object(), *starts = json_array(), *bytes = json_array();
-	json_t *ends = json_array();
+	json_t *ends = json_array(), *bounds = json_array();
 	json_object_set_new(o, "period_s", num(it->period_s));
 	json_object_set_new(o, "period_median_s", num(it->period_median_s));
 	json_object_set_new(o, "count", json_integer((json_int_t)it->count));
@@ -63,8 +63,10 @@ static json_t *iterations_json(const dmls_iterations *it)
 		json_array_append_new(starts, num(it->starts_s[i]));
 		json_array_append_new(bytes, num(it->bytes[i]));
 		json_array_append_new(ends, num(it->comm_end_s[i]));
+		json_array_append_new(bounds, num(it->bounds_s[i]));
 	}
 	json_object_set_new(o, "starts_s", starts);
+	json_object_set_new(o, "boundaries_s", bounds);
 	json_object_set_new(o, "comm_end_s", ends);
 	json_object_set_new(o, "end_s", num(it->end_s));
 	json_object_set_new(o, "payload_bytes", bytes);
