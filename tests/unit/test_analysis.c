@@ -50,6 +50,19 @@ static void star_iter(dmls_stats *st, int64_t t, int iter)
 		end = synth_send(st, end, 1, w, S_BYTES);
 }
 
+/* Parameter server whose update takes as long as the workers' compute:
+ * push and pull are two equal halves, 40 ms apart. */
+static void star_slow_update_iter(dmls_stats *st, int64_t t, int iter)
+{
+	(void)iter;
+	int64_t end = t;
+	for (int w = 2; w <= g_n; w++)
+		end = synth_send(st, t, w, 1, S_BYTES);
+	end += 40 * MS;
+	for (int w = 2; w <= g_n; w++)
+		end = synth_send(st, end, 1, w, S_BYTES);
+}
+
 /* Binary tree of g_n nodes: reduce to the root, then broadcast. */
 static void tree_iter(dmls_stats *st, int64_t t, int iter)
 {
@@ -255,6 +268,19 @@ static void test_star(void **state)
 	dmls_stats_release(&st);
 }
 
+static void test_star_halves(void **state)
+{
+	(void)state;
+	dmls_stats st;
+	dmls_stats_init(&st, 0);
+	g_n = 3;
+	run_job(&st, SYNTH_T0, star_slow_update_iter, 25, 0.05);
+	dmls_analysis *a = check_job(&st, DMLS_PAT_STAR, 3, (double)S_BYTES);
+	assert_true(a->iter.count >= 24 && a->iter.count <= 26);
+	dmls_analysis_free(a);
+	dmls_stats_release(&st);
+}
+
 static void test_tree(void **state)
 {
 	(void)state;
@@ -424,7 +450,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ring),         cmocka_unit_test(test_ring_two_ranks),
 		cmocka_unit_test(test_ring_after_broadcast),
-		cmocka_unit_test(test_star),         cmocka_unit_test(test_tree),
+		cmocka_unit_test(test_star),         cmocka_unit_test(test_star_halves),
+		cmocka_unit_test(test_tree),
 		cmocka_unit_test(test_clique),       cmocka_unit_test(test_butterfly),
 		cmocka_unit_test(test_hierarchical), cmocka_unit_test(test_pairwise),
 		cmocka_unit_test(test_one_iteration), cmocka_unit_test(test_stall),
