@@ -1,7 +1,7 @@
 /*
  * json_analysis.c - the analysis' keys of `analyze --json`.
  *
- * Adds pattern, iterations, model, burstiness, phases, notes and (when a
+ * Adds pattern, iterations, model, burstiness, phases, loss, notes and (when a
  * train_history.log was read) train_log to the document built by json.c.
  * Keys follow ../shared/spec/contract.md; numbers are bytes, seconds and
  * bits per second; unknown values are null, never NaN.
@@ -142,6 +142,51 @@ static json_t *trainlog_json(const dmls_analysis *a)
 			 num(m->period_error), "accuracy_vs_data", acc);
 }
 
+/* Retransmissions per host and the flows with the most (loss is visible). */
+static json_t *loss_json(const dmls_stats *st)
+{
+	json_t *hosts = json_array(), *flows = json_array();
+	size_t with = 0;
+	for (size_t i = 0; i < st->nhosts; i++) {
+		const dmls_host *h = &st->hosts[i];
+		json_array_append_new(
+			hosts, json_pack("{s:s, s:I, s:o}", "addr", h->name, "tx_retransmissions",
+					 (json_int_t)h->tx_retransmissions, "rate",
+					 num(h->tx_packets ? (double)h->tx_retransmissions /
+								     (double)h->tx_packets
+							   : NAN)));
+	}
+	for (size_t i = 0; i < st->nflows; i++)
+		with += st->flows[i].retransmissions > 0;
+	uint64_t floor_rt = 0; /* the 10 flows with the most, in flow order */
+	for (int k = 0; k < 10; k++) {
+		uint64_t best = 0;
+		for (size_t i = 0; i < st->nflows; i++) {
+			uint64_t r = st->flows[i].retransmissions;
+			if (r > best && (k == 0 || r < floor_rt))
+				best = r;
+		}
+		if (best == 0)
+			break;
+		floor_rt = best;
+		for (size_t i = 0; i < st->nflows && json_array_size(flows) < 10; i++) {
+			const dmls_flow *f = &st->flows[i];
+			if (f->retransmissions == best)
+				json_array_append_new(
+					flows, json_pack("{s:s, s:s, s:i, s:i, s:I}", "src",
+							 st->hosts[f->src].name, "dst",
+							 st->hosts[f->dst].name, "sport", f->sport,
+							 "dport", f->dport, "retransmissions",
+							 (json_int_t)f->retransmissions));
+		}
+	}
+	return json_pack("{s:I, s:o, s:I, s:o, s:o}", "retransmissions",
+			 (json_int_t)st->retransmissions, "rate",
+			 num(st->packets ? (double)st->retransmissions / (double)st->packets : NAN),
+			 "flows_with_retransmissions", (json_int_t)with, "hosts", hosts,
+			 "top_flows", flows);
+}
+
 void dmls_analysis_json(const dmls_analysis *a, const dmls_stats *st, json_t *root)
 {
 	if (!a || !root)
@@ -155,6 +200,7 @@ void dmls_analysis_json(const dmls_analysis *a, const dmls_stats *st, json_t *ro
 				      num(a->observed_iter_bytes)));
 	json_object_set_new(root, "burstiness", burstiness_json(a, st));
 	json_object_set_new(root, "phases", phases_json(&a->phases));
+	json_object_set_new(root, "loss", loss_json(st));
 	if (a->log.present)
 		json_object_set_new(root, "train_log", trainlog_json(a));
 	json_t *notes = json_array();
