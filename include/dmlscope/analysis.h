@@ -170,6 +170,8 @@ int dmls_pattern_find(dmls_pattern *p, const dmls_stats *st, dmls_error *err);
  * (needs 4 or more iteration starts, seconds from st->t0_ns). */
 int dmls_pattern_refine(dmls_pattern *p, const dmls_stats *st, const double *starts_s,
 			size_t count);
+/* Two ranks: a ring, or a server and one worker taking turns (star)? */
+void dmls_pattern_check_two(dmls_pattern *p, const dmls_stats *st);
 /* Pairwise check with windows of window_s (<= 0: span / 16). */
 void dmls_pattern_check_pairwise(dmls_pattern *p, const dmls_stats *st, double window_s);
 void dmls_pattern_release(dmls_pattern *p);

@@ -160,6 +160,7 @@ static int run_stages(dmls_analysis *a, dmls_stats *st, const dmls_trainlog *log
 	double win = isfinite(a->iter.period_median_s) ? a->iter.period_median_s
 						       : a->iter.acf_period_s;
 	dmls_pattern_check_pairwise(p, st, win);
+	dmls_pattern_check_two(p, st);
 	set_roles(st, p);
 	if (was_star != (p->kind == DMLS_PAT_STAR) && (rc = find_iterations(a, st, err)))
 		return rc; /* the workers changed */

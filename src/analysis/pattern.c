@@ -11,9 +11,10 @@
  *    capture are not mixed: iterations and burstiness of the job use only
  *    its hosts' series).
  * 3. The job graph is matched against the shapes of pattern_shapes.c in a
- *    fixed order: ring (N=2 is always a ring: a 2-rank ring all-reduce is
- *    also a clique and a star, ring is the honest name for 2(N-1)/N*S each
- *    way), butterfly, star, clique, tree, hierarchical; the first match
+ *    fixed order: ring (N=2 is a ring by volume: a 2-rank ring all-reduce
+ *    is also a clique and a star, ring is the honest name for 2(N-1)/N*S
+ *    each way; pattern_two.c then tells a server and one worker taking
+ *    turns by timing), butterfly, star, clique, tree, hierarchical; the first match
  *    wins.
  * 4. With the iterations known, dmls_pattern_refine weighs each pair by
  *    its median bytes per iteration instead of its total and classifies

@@ -281,6 +281,23 @@ static void test_star_halves(void **state)
 	dmls_stats_release(&st);
 }
 
+/* One server (host 1), one worker (host 2): two ranks taking turns. */
+static void test_star_one_worker(void **state)
+{
+	(void)state;
+	dmls_stats st;
+	dmls_stats_init(&st, 0);
+	g_n = 2;
+	run_job(&st, SYNTH_T0, star_slow_update_iter, 25, 0.05);
+	dmls_analysis *a = analyze(&st);
+	assert_int_equal(a->pattern.kind, DMLS_PAT_STAR);
+	assert_int_equal(a->pattern.ranks, 2);
+	assert_int_equal(st.hosts[a->pattern.hubs[0]].addr[15], 1);
+	assert_near(a->gradient_bytes, (double)S_BYTES, 0.03);
+	dmls_analysis_free(a);
+	dmls_stats_release(&st);
+}
+
 static void test_tree(void **state)
 {
 	(void)state;
@@ -451,7 +468,7 @@ int main(void)
 		cmocka_unit_test(test_ring),         cmocka_unit_test(test_ring_two_ranks),
 		cmocka_unit_test(test_ring_after_broadcast),
 		cmocka_unit_test(test_star),         cmocka_unit_test(test_star_halves),
-		cmocka_unit_test(test_tree),
+		cmocka_unit_test(test_star_one_worker), cmocka_unit_test(test_tree),
 		cmocka_unit_test(test_clique),       cmocka_unit_test(test_butterfly),
 		cmocka_unit_test(test_hierarchical), cmocka_unit_test(test_pairwise),
 		cmocka_unit_test(test_one_iteration), cmocka_unit_test(test_stall),
