@@ -129,20 +129,20 @@ static int pcap_next(dmls_reader *r, dmls_record *rec, dmls_error *err)
 	unsigned long long recno = (unsigned long long)r->nrec + 1;
 	if (have < r->rec_hdr)
 		return dmls_fail(err, DMLS_EBAD, "'%s': truncated record %llu at byte %llu",
-				 r->name, recno, (unsigned long long)pos);
+				 r->name, recno, (unsigned long long)pos), -1;
 	const uint8_t *h = r->buf + r->start;
 	uint32_t sec = dmls_rd32(h, r->swap), frac = dmls_rd32(h + 4, r->swap);
 	uint32_t caplen = dmls_rd32(h + 8, r->swap), origlen = dmls_rd32(h + 12, r->swap);
 	if (caplen > DMLS_MAX_CAPLEN)
 		return dmls_fail(err, DMLS_EBAD,
 				 "'%s': absurd caplen %u in record %llu at byte %llu", r->name,
-				 caplen, recno, (unsigned long long)pos);
+				 caplen, recno, (unsigned long long)pos), -1;
 	have = dmls_rd_fill(r, r->rec_hdr + caplen, err);
 	if (have < 0)
 		return -1;
 	if (have < r->rec_hdr + caplen)
 		return dmls_fail(err, DMLS_EBAD, "'%s': truncated record %llu at byte %llu",
-				 r->name, recno, (unsigned long long)pos);
+				 r->name, recno, (unsigned long long)pos), -1;
 	rec->ts_ns = (int64_t)sec * 1000000000 + (int64_t)frac * r->frac_mult;
 	rec->caplen = caplen;
 	rec->origlen = origlen < caplen ? caplen : origlen;

@@ -175,11 +175,11 @@ static int packet_block(dmls_reader *r, uint32_t type, const uint8_t *b, uint32_
 	if (ifidx >= r->nifaces)
 		return dmls_fail(err, DMLS_EBAD,
 				 "'%s': record %llu at byte %llu names unknown interface %u",
-				 r->name, recno, (unsigned long long)pos, ifidx);
+				 r->name, recno, (unsigned long long)pos, ifidx), -1;
 	if (caplen > DMLS_MAX_CAPLEN)
 		return dmls_fail(err, DMLS_EBAD,
 				 "'%s': absurd caplen %u in record %llu at byte %llu", r->name,
-				 caplen, recno, (unsigned long long)pos);
+				 caplen, recno, (unsigned long long)pos), -1;
 	if (caplen > blen - hdr - 4)
 		goto corrupt;
 	const dmls_iface *ifc = &r->ifaces[ifidx];
@@ -193,7 +193,7 @@ static int packet_block(dmls_reader *r, uint32_t type, const uint8_t *b, uint32_
 	return 1;
 corrupt:
 	return dmls_fail(err, DMLS_EBAD, "'%s': corrupt record %llu at byte %llu", r->name,
-			 recno, (unsigned long long)pos);
+			 recno, (unsigned long long)pos), -1;
 }
 
 /* One block: returns 1 with rec filled (a packet), 2 for another block
@@ -208,7 +208,7 @@ static int ng_block(dmls_reader *r, dmls_record *rec, dmls_error *err)
 		return 0;
 	if (have < 8)
 		return dmls_fail(err, DMLS_EBAD, "'%s': truncated block at byte %llu", r->name,
-				 (unsigned long long)pos);
+				 (unsigned long long)pos), -1;
 	uint32_t type = dmls_rd32(r->buf + r->start, r->ng_swap);
 	uint32_t blen = 0;
 	if (dmls_rd32(r->buf + r->start, false) == BT_SHB) {
@@ -220,14 +220,14 @@ static int ng_block(dmls_reader *r, dmls_record *rec, dmls_error *err)
 		if (blen < 12 || blen % 4)
 			return dmls_fail(err, DMLS_EBAD,
 					 "'%s': corrupt block at byte %llu (length %u)", r->name,
-					 (unsigned long long)pos, blen);
+					 (unsigned long long)pos, blen), -1;
 	}
 	bool wanted = type == BT_EPB || type == BT_SPB || type == BT_PB || type == BT_IDB;
 	if (!wanted && type != BT_SHB)
 		return dmls_rd_skip(r, blen, err) ? -1 : 2;
 	if (blen > DMLS_MAX_BLOCK)
 		return dmls_fail(err, DMLS_EBAD, "'%s': absurd block length %u at byte %llu",
-				 r->name, blen, (unsigned long long)pos);
+				 r->name, blen, (unsigned long long)pos), -1;
 	have = dmls_rd_fill(r, blen, err);
 	if (have < 0)
 		return -1;
@@ -235,20 +235,20 @@ static int ng_block(dmls_reader *r, dmls_record *rec, dmls_error *err)
 		if (type == BT_EPB || type == BT_SPB || type == BT_PB)
 			return dmls_fail(err, DMLS_EBAD, "'%s': truncated record %llu at byte %llu",
 					 r->name, (unsigned long long)r->nrec + 1,
-					 (unsigned long long)pos);
+					 (unsigned long long)pos), -1;
 		return dmls_fail(err, DMLS_EBAD, "'%s': truncated block at byte %llu", r->name,
-				 (unsigned long long)pos);
+				 (unsigned long long)pos), -1;
 	}
 	const uint8_t *b = r->buf + r->start;
 	if (dmls_rd32(b + blen - 4, r->ng_swap) != blen)
 		return dmls_fail(err, DMLS_EBAD,
 				 "'%s': corrupt block at byte %llu (trailing length)", r->name,
-				 (unsigned long long)pos);
+				 (unsigned long long)pos), -1;
 	int rc = 2;
 	if (type == BT_SHB && dmls_rd16(b + 12, r->ng_swap) != 1)
 		return dmls_fail(err, DMLS_EBAD,
 				 "'%s': unsupported pcapng version %u at byte %llu", r->name,
-				 dmls_rd16(b + 12, r->ng_swap), (unsigned long long)pos);
+				 dmls_rd16(b + 12, r->ng_swap), (unsigned long long)pos), -1;
 	if (type == BT_IDB)
 		rc = add_iface(r, b, blen, pos, err) ? -1 : 2;
 	else if (type != BT_SHB)
