@@ -23,10 +23,6 @@
  * The cooked headers' protocol is an EtherType for IP, so SLL and SLL2 go
  * through the same EtherType dispatch (and VLAN skip) as Ethernet.
  */
-#include <arpa/inet.h>
-#include <stdio.h>
-#include <string.h>
-
 #include "decode/decode_int.h"
 
 enum {
@@ -128,20 +124,4 @@ int dmls_decode(int linktype, const uint8_t *data, uint32_t caplen, uint32_t ori
 	default:
 		return DMLS_DEC_OTHER;
 	}
-}
-
-bool dmls_addr_is_v4(const uint8_t addr[16])
-{
-	static const uint8_t prefix[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
-	return memcmp(addr, prefix, sizeof(prefix)) == 0;
-}
-
-void dmls_addr_format(const uint8_t addr[16], char *buf, unsigned len)
-{
-	if (!buf || len == 0)
-		return;
-	char tmp[INET6_ADDRSTRLEN];
-	const char *s = dmls_addr_is_v4(addr) ? inet_ntop(AF_INET, addr + 12, tmp, sizeof(tmp))
-					      : inet_ntop(AF_INET6, addr, tmp, sizeof(tmp));
-	snprintf(buf, len, "%s", s ? s : "?");
 }
