@@ -1,0 +1,85 @@
+/*
+ * capture_int.h - the reader's private state, shared by the pcap and pcapng
+ * halves (src/io/pcap_reader.c, src/io/pcapng.c).  Not a public API.
+ *
+ * Bytes come through one window, buf[start, end), over either the caller's
+ * memory buffer (the window is the whole buffer and never refills) or a
+ * FILE * read in large chunks (DMLS_READ_CHUNK) into a buffer we own.  A
+ * record's bytes are handed out as a pointer into that window, valid until
+ * the next call, so the hot path copies and allocates nothing.
+ */
+#ifndef DMLS_IO_CAPTURE_INT_H
+#define DMLS_IO_CAPTURE_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "dmlscope/capture.h"
+
+#define DMLS_READ_CHUNK (1u << 20)      /* one fread: 1 MiB */
+#define DMLS_MAX_CAPLEN (256u * 1024u)  /* larger is corrupt (libpcap: 262144) */
+#define DMLS_MAX_BLOCK (16u << 20)      /* largest pcapng block we parse */
+
+typedef struct dmls_iface {
+	int linktype;
+	uint32_t snaplen;
+	uint64_t units;      /* timestamp units per second (if_tsresol) */
+	int64_t offset_ns;   /* if_tsoffset, in nanoseconds */
+} dmls_iface;
+
+struct dmls_reader {
+	char *name;
+	FILE *fp;            /* NULL for a memory buffer */
+	bool own_fp;
+	bool eof;            /* the stream has no more bytes */
+	bool failed;         /* an error was returned: stay failed */
+	uint8_t *own_buf;    /* our buffer (stream mode) */
+	size_t cap;
+	const uint8_t *buf;  /* the window */
+	size_t start, end;
+	uint64_t base;       /* file offset of buf[0] */
+	uint64_t nrec;       /* packet records delivered so far */
+	bool is_ng;
+
+	/* pcap */
+	bool swap;
+	uint32_t frac_mult;  /* 1000 for microseconds, 1 for nanoseconds */
+	uint32_t rec_hdr;    /* 16, or 24 for Kuznetzov's modified pcap */
+	int linktype;
+	uint32_t snaplen;
+
+	/* pcapng: the current section */
+	bool ng_swap;
+	dmls_iface *ifaces;
+	uint32_t nifaces, ifcap;
+};
+
+/* Make n bytes available at buf + start.  Returns the bytes available
+ * (>= n, or fewer at the end of the file), or -1 on a read error (err set). */
+int64_t dmls_rd_fill(dmls_reader *r, size_t n, dmls_error *err);
+/* Drop n bytes (possibly more than are buffered: skips in the stream). */
+int dmls_rd_skip(dmls_reader *r, uint64_t n, dmls_error *err);
+static inline uint64_t dmls_rd_pos(const dmls_reader *r)
+{
+	return r->base + r->start;
+}
+
+static inline uint16_t dmls_rd16(const uint8_t *p, bool swap)
+{
+	uint16_t v = (uint16_t)(p[0] | p[1] << 8);
+	return swap ? (uint16_t)(v >> 8 | v << 8) : v;
+}
+static inline uint32_t dmls_rd32(const uint8_t *p, bool swap)
+{
+	uint32_t v = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+		     (uint32_t)p[3] << 24;
+	return swap ? __builtin_bswap32(v) : v;
+}
+
+/* pcapng half (src/io/pcapng.c) */
+int dmls_ng_open(dmls_reader *r, dmls_error *err);
+int dmls_ng_next(dmls_reader *r, dmls_record *rec, dmls_error *err);
+
+#endif

@@ -1,0 +1,389 @@
+/*
+ * input.c - one job's packets from N captures, in time order.
+ *
+ * Streaming k-way merge (Knuth, TAOCP vol. 3, 5.4.1): each file keeps one
+ * record buffered (copied, since the reader reuses its window), and a
+ * binary min-heap of files ordered by (timestamp, file index) yields the
+ * earliest record; the file it came from then reads its next record and
+ * sinks back into the heap.  Memory is one record per file, whatever the
+ * files' lengths; O(log N) per packet.
+ *
+ * Each record then goes through
+ *   1. the BPF filter, if any: libpcap compiles it once per link type
+ *      (lazily, on pcap_open_dead) and pcap_offline_filter runs it on the
+ *      raw record; rejected records count as filtered;
+ *   2. the decoder (src/decode): truncated / non-IP / unknown link type
+ *      records are counted, never dropped silently;
+ *   3. with more than one file, the duplicate check of src/io/dedup.c
+ *      (same packet captured at both ends, 100 ms window).
+ *
+ * A file that cannot be opened, or breaks mid-way, is recorded in its
+ * dmls_input_file (the first error also in in->first_err) and the merge
+ * goes on with the others.
+ */
+#include "dmlscope/input.h"
+
+#include <pcap/pcap.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dmlscope/capture.h"
+#include "io/dedup.h"
+
+#define DEDUP_WINDOW_NS 100000000   /* 100 ms */
+#define DEDUP_MAX_ENTRIES (1u << 18) /* about 22 MiB at most */
+
+typedef struct src {
+	dmls_reader *r;
+	bool live;
+	int64_t ts;
+	uint32_t caplen, origlen, datacap;
+	int linktype;
+	uint8_t *data;
+} src;
+
+typedef struct filter {
+	int linktype;
+	bool ok;
+	struct bpf_program prog;
+} filter;
+
+struct dmls_input {
+	size_t n;
+	dmls_input_file *files;
+	src *srcs;
+	size_t *heap, hn;
+	size_t last;
+	char *bpf;
+	filter *filters;
+	size_t nfilters, last_filter;
+	bool dedup_on;
+	dmls_dedup dedup;
+	dmls_input_counts counts;
+	dmls_error first_err;
+};
+
+static void note_error(dmls_input *in, size_t i, const dmls_error *e)
+{
+	in->files[i].status = e->status;
+	snprintf(in->files[i].error, sizeof(in->files[i].error), "%s", e->msg);
+	if (in->first_err.status == DMLS_OK)
+		in->first_err = *e;
+}
+
+static bool heap_less(const dmls_input *in, size_t a, size_t b)
+{
+	const src *x = &in->srcs[a], *y = &in->srcs[b];
+	return x->ts < y->ts || (x->ts == y->ts && a < b);
+}
+
+static void sift_down(dmls_input *in, size_t k)
+{
+	size_t *h = in->heap;
+	for (;;) {
+		size_t l = 2 * k + 1, m = k;
+		if (l < in->hn && heap_less(in, h[l], h[m]))
+			m = l;
+		if (l + 1 < in->hn && heap_less(in, h[l + 1], h[m]))
+			m = l + 1;
+		if (m == k)
+			return;
+		size_t t = h[k];
+		h[k] = h[m];
+		h[m] = t;
+		k = m;
+	}
+}
+
+/* Buffer file i's next record; false at its end (or damage, noted). */
+static bool advance(dmls_input *in, size_t i)
+{
+	src *s = &in->srcs[i];
+	dmls_record rec;
+	dmls_error e;
+	dmls_error_clear(&e);
+	int rc = dmls_reader_next(s->r, &rec, &e);
+	if (rc == 1 && rec.caplen > s->datacap) {
+		uint8_t *d = realloc(s->data, rec.caplen);
+		if (!d) {
+			dmls_fail(&e, DMLS_EIO, "'%s': out of memory", in->files[i].path);
+			rc = -1;
+		} else {
+			s->data = d;
+			s->datacap = rec.caplen;
+		}
+	}
+	if (rc != 1) {
+		if (rc < 0)
+			note_error(in, i, &e);
+		s->live = false;
+		return false;
+	}
+	s->ts = rec.ts_ns;
+	s->caplen = rec.caplen;
+	s->origlen = rec.origlen;
+	s->linktype = rec.linktype;
+	if (rec.caplen)
+		memcpy(s->data, rec.data, rec.caplen);
+	if (in->files[i].linktype < 0)
+		in->files[i].linktype = rec.linktype;
+	return true;
+}
+
+/* libpcap's compiler wants DLT_ values; files carry LINKTYPE_ values. */
+static int linktype_to_dlt(int lt)
+{
+	switch (lt) {
+	case 101:
+	case 12:
+	case 14:
+		return DLT_RAW;
+	case 108:
+		return DLT_LOOP;
+	default:
+		return lt;
+	}
+}
+
+/* The compiled filter for a link type (compiled on first use). */
+static filter *get_filter(dmls_input *in, int linktype, dmls_error *err)
+{
+	if (in->nfilters && in->filters[in->last_filter].linktype == linktype)
+		return &in->filters[in->last_filter];
+	for (size_t i = 0; i < in->nfilters; i++)
+		if (in->filters[i].linktype == linktype)
+			return &in->filters[in->last_filter = i];
+	filter *nf = realloc(in->filters, (in->nfilters + 1) * sizeof(*nf));
+	if (!nf) {
+		dmls_fail(err, DMLS_EIO, "out of memory");
+		return NULL;
+	}
+	in->filters = nf;
+	filter *f = &nf[in->nfilters];
+	memset(f, 0, sizeof(*f));
+	f->linktype = linktype;
+	pcap_t *p = pcap_open_dead(linktype_to_dlt(linktype), 262144);
+	if (!p) {
+		dmls_fail(err, DMLS_EIO, "out of memory");
+		return NULL;
+	}
+	if (pcap_compile(p, &f->prog, in->bpf, 1, PCAP_NETMASK_UNKNOWN) == 0)
+		f->ok = true;
+	else
+		dmls_fail(err, DMLS_EUSAGE, "invalid filter '%s': %s", in->bpf, pcap_geterr(p));
+	pcap_close(p);
+	in->last_filter = in->nfilters++;
+	return f;
+}
+
+/* Filter, decode and dedup the record buffered in file i. */
+static bool take_record(dmls_input *in, size_t i, dmls_pkt *pkt)
+{
+	src *s = &in->srcs[i];
+	if (in->bpf) {
+		dmls_error e;
+		dmls_error_clear(&e);
+		filter *f = get_filter(in, s->linktype, &e);
+		if (f && f->ok) {
+			struct pcap_pkthdr h = {.caplen = s->caplen, .len = s->origlen};
+			if (!pcap_offline_filter(&f->prog, &h, s->data)) {
+				in->counts.filtered++;
+				return false;
+			}
+		} else {
+			/* the filter does not apply to this link type */
+			e.status = e.status == DMLS_EUSAGE ? DMLS_EBAD : e.status;
+			if (e.status != DMLS_OK && in->first_err.status == DMLS_OK)
+				in->first_err = e;
+			in->counts.filtered++;
+			return false;
+		}
+	}
+	switch (dmls_decode(s->linktype, s->data, s->caplen, s->origlen, pkt)) {
+	case DMLS_DEC_OK:
+		break;
+	case DMLS_DEC_NON_IP:
+		in->counts.non_ip++;
+		return false;
+	case DMLS_DEC_OTHER:
+		in->counts.other++;
+		return false;
+	default:
+		in->counts.truncated++;
+		return false;
+	}
+	pkt->ts_ns = s->ts;
+	if (in->dedup_on && dmls_dedup_check(&in->dedup, pkt, (uint32_t)i)) {
+		in->counts.duplicates++;
+		return false;
+	}
+	return true;
+}
+
+int dmls_input_next(dmls_input *in, dmls_pkt *pkt)
+{
+	while (in->hn > 0) {
+		size_t i = in->heap[0];
+		in->counts.records++;
+		in->files[i].records++;
+		bool ok = take_record(in, i, pkt);
+		if (!advance(in, i))
+			in->heap[0] = in->heap[--in->hn];
+		sift_down(in, 0);
+		if (ok) {
+			dmls_input_counts *c = &in->counts;
+			if (c->packets == 0 || pkt->ts_ns < c->first_ns)
+				c->first_ns = pkt->ts_ns;
+			if (c->packets == 0 || pkt->ts_ns > c->last_ns)
+				c->last_ns = pkt->ts_ns;
+			c->packets++;
+			c->wire_bytes += pkt->wire_bytes;
+			in->files[i].packets++;
+			in->last = i;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static void input_free_all(dmls_input *in)
+{
+	if (!in)
+		return;
+	for (size_t i = 0; i < in->n; i++) {
+		dmls_reader_free(in->srcs[i].r);
+		free(in->srcs[i].data);
+		free(in->files[i].path);
+	}
+	for (size_t i = 0; i < in->nfilters; i++)
+		if (in->filters[i].ok)
+			pcap_freecode(&in->filters[i].prog);
+	if (in->dedup_on)
+		dmls_dedup_release(&in->dedup);
+	free(in->filters);
+	free(in->bpf);
+	free(in->files);
+	free(in->srcs);
+	free(in->heap);
+	free(in);
+}
+
+/* Open file i and buffer its first record; returns true if it opened. */
+static bool open_one(dmls_input *in, size_t i)
+{
+	dmls_input_file *f = &in->files[i];
+	dmls_error e;
+	dmls_error_clear(&e);
+	if (dmls_reader_open_file(&in->srcs[i].r, f->path, &e)) {
+		note_error(in, i, &e);
+		return false;
+	}
+	f->format = dmls_reader_format(in->srcs[i].r);
+	f->linktype = dmls_reader_linktype(in->srcs[i].r);
+	in->srcs[i].live = true;
+	if (advance(in, i))
+		in->heap[in->hn++] = i;
+	return true;
+}
+
+static int setup_filter(dmls_input *in, const char *bpf, dmls_error *err)
+{
+	int lt = 1; /* Ethernet when no file tells */
+	for (size_t i = 0; i < in->n; i++)
+		if (in->files[i].linktype >= 0) {
+			lt = in->files[i].linktype;
+			break;
+		}
+	in->bpf = strdup(bpf);
+	if (!in->bpf)
+		return dmls_fail(err, DMLS_EIO, "out of memory");
+	filter *f = get_filter(in, lt, err);
+	if (!f)
+		return err ? err->status : DMLS_EIO;
+	return f->ok ? DMLS_OK : DMLS_EUSAGE;
+}
+
+int dmls_input_open(dmls_input **out, const char *const *paths, size_t n,
+		    const char *bpf, dmls_error *err)
+{
+	*out = NULL;
+	if (n == 0)
+		return dmls_fail(err, DMLS_EUSAGE, "no input files");
+	dmls_input *in = calloc(1, sizeof(*in));
+	if (!in)
+		return dmls_fail(err, DMLS_EIO, "out of memory");
+	in->files = calloc(n, sizeof(*in->files));
+	in->srcs = calloc(n, sizeof(*in->srcs));
+	in->heap = calloc(n, sizeof(*in->heap));
+	if (!in->files || !in->srcs || !in->heap) {
+		input_free_all(in);
+		return dmls_fail(err, DMLS_EIO, "out of memory");
+	}
+	in->n = n;
+	dmls_error_clear(&in->first_err);
+	size_t nopen = 0;
+	for (size_t i = 0; i < n; i++) {
+		in->files[i].linktype = -1;
+		in->files[i].path = strdup(paths[i]);
+		if (!in->files[i].path) {
+			input_free_all(in);
+			return dmls_fail(err, DMLS_EIO, "out of memory");
+		}
+		nopen += open_one(in, i);
+	}
+	if (nopen == 0) {
+		if (err)
+			*err = in->first_err;
+		int st = in->first_err.status;
+		input_free_all(in);
+		return st;
+	}
+	for (size_t k = in->hn / 2; k-- > 0;)
+		sift_down(in, k);
+	if (bpf) {
+		int rc = setup_filter(in, bpf, err);
+		if (rc) {
+			input_free_all(in);
+			return rc;
+		}
+	}
+	if (nopen > 1) {
+		if (dmls_dedup_init(&in->dedup, DEDUP_WINDOW_NS, DEDUP_MAX_ENTRIES)) {
+			input_free_all(in);
+			return dmls_fail(err, DMLS_EIO, "out of memory");
+		}
+		in->dedup_on = true;
+	}
+	*out = in;
+	return DMLS_OK;
+}
+
+size_t dmls_input_last_file(const dmls_input *in)
+{
+	return in->last;
+}
+
+const dmls_input_counts *dmls_input_get_counts(const dmls_input *in)
+{
+	return &in->counts;
+}
+
+size_t dmls_input_nfiles(const dmls_input *in)
+{
+	return in->n;
+}
+
+const dmls_input_file *dmls_input_get_file(const dmls_input *in, size_t i)
+{
+	return i < in->n ? &in->files[i] : NULL;
+}
+
+const dmls_error *dmls_input_error(const dmls_input *in)
+{
+	return &in->first_err;
+}
+
+void dmls_input_free(dmls_input *in)
+{
+	input_free_all(in);
+}

@@ -1,0 +1,454 @@
+/*
+ * test_decode.c - every decoder path with hand-built packets: link types
+ * (Ethernet, 802.1Q, QinQ, SLL, SLL2, raw, IPv4/IPv6 link types, BSD and
+ * OpenBSD loopback), IPv4 options and fragments, IPv6 extension headers,
+ * TCP and UDP, segmentation-offload super-packets, snap-length cuts, and
+ * malformed lengths (which must say TRUNCATED, and under ASan never read
+ * out of bounds: each test decodes a heap copy of exactly caplen bytes).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "dmlscope/decode.h"
+#include "ingest_util.h"
+
+#define A 0xc0a80001u /* 192.168.0.1 */
+#define B 0xc0a80002u
+
+/* Decode the first caplen bytes of d (a tight heap copy) as linktype. */
+static int dec(int lt, const dbuf *d, uint32_t caplen, uint32_t origlen, dmls_pkt *p)
+{
+	uint8_t *copy = malloc(caplen ? caplen : 1);
+	memcpy(copy, d->b, caplen);
+	int rc = dmls_decode(lt, copy, caplen, origlen, p);
+	free(copy);
+	return rc;
+}
+
+/* The usual TCP segment: A:1000 -> B:80, 100 payload bytes, after a link
+ * header already in d. */
+static void tcp_pkt(dbuf *d, uint16_t totlen)
+{
+	put_ipv4(d, 5, totlen, 0x1234, 0x4000, 6, A, B);
+	put_tcp(d, 1000, 80, 111, 222, 5, DMLS_TCP_ACK | DMLS_TCP_PSH);
+	put(d, NULL, 100);
+}
+
+static void check_tcp(const dmls_pkt *p)
+{
+	assert_int_equal(p->af, 4);
+	assert_int_equal(p->proto, 6);
+	assert_true(dmls_addr_is_v4(p->src));
+	assert_memory_equal(p->src + 12, "\xc0\xa8\x00\x01", 4);
+	assert_memory_equal(p->dst + 12, "\xc0\xa8\x00\x02", 4);
+	assert_int_equal(p->sport, 1000);
+	assert_int_equal(p->dport, 80);
+	assert_int_equal(p->tcp_seq, 111);
+	assert_int_equal(p->tcp_ack, 222);
+	assert_int_equal(p->tcp_flags, DMLS_TCP_ACK | DMLS_TCP_PSH);
+	assert_int_equal(p->ip_id, 0x1234);
+	assert_false(p->is_fragment);
+	assert_int_equal(p->ip_bytes, 140);
+	assert_int_equal(p->payload_bytes, 100);
+}
+
+static void test_ethernet_tcp(void **st)
+{
+	dbuf d = {0};
+	dmls_pkt p;
+	put_eth(&d, 0x0800);
+	tcp_pkt(&d, 140);
+	assert_int_equal(dec(1, &d, (uint32_t)d.n, (uint32_t)d.n, &p), DMLS_DEC_OK);
+	check_tcp(&p);
+	assert_int_equal(p.wire_bytes, 154);
+	/* Ethernet padding stays in wire bytes, not in IP bytes */
+	put(&d, NULL, 6);
+	assert_int_equal(dec(1, &d, (uint32_t)d.n, (uint32_t)d.n, &p), DMLS_DEC_OK);
+	assert_int_equal(p.wire_bytes, 160);
+	assert_int_equal(p.ip_bytes, 140);
+	dbuf_free(&d);
+}
+
+static void test_vlan_qinq(void **st)
+{
+	dbuf d = {0};
+	dmls_pkt p;
+	put_eth(&d, 0x8100);
+	put_be16(&d, 42);
+	put_be16(&d, 0x0800);
+	tcp_pkt(&d, 140);
+	assert_int_equal(dec(1, &d, (uint32_t)d.n, (uint32_t)d.n, &p), DMLS_DEC_OK);
+	check_tcp(&p);
+	assert_int_equal(p.wire_bytes, 158);
+	dbuf_free(&d);
+
+	put_eth(&d, 0x88a8);
+	put_be16(&d, 7);
+	put_be16(&d, 0x8100);
+	put_be16(&d, 42);
+	put_be16(&d, 0x0800);
+	tcp_pkt(&d, 140);
+	assert_int_equal(dec(1, &d, (uint32_t)d.n, (uint32_t)d.n, &p), DMLS_DEC_OK);
+	check_tcp(&p);
+	assert_int_equal(p.wire_bytes, 162);
+	/* tag cut off */
+	assert_int_equal(dec(1, &d, 16, 162, &p), DMLS_DEC_TRUNCATED);
+	dbuf_free(&d);
+}
+
+static void test_non_ip_and_unknown(void **st)
+{
+	dbuf d = {0};
+	dmls_pkt p;
+	put_eth(&d, 0x0806);
+	put(&d, NULL, 28);
+	assert_int_equal(dec(1, &d, (uint32_t)d.n, (uint32_t)d.n, &p), DMLS_DEC_NON_IP);
+	assert_int_equal(dec(147, &d, (uint32_t)d.n, (uint32_t)d.n, &p), DMLS_DEC_OTHER);
+	assert_int_equal(dec(1, &d, 10, 60, &p), DMLS_DEC_TRUNCATED);
+	dbuf_free(&d);
+	/* 802.3 + LLC/SNAP carrying IPv4 */
+	put_eth(&d, 0);
+	const uint8_t snap[8] = {0xaa, 0xaa, 0x03, 0, 0, 0, 0x08, 0x00};
+	put(&d, snap, 8);
+	tcp_pkt(&d, 140);
+	assert_int_equal(dec(1, &d, (uint32_t)d.n, (uint32_t)d.n, &p), DMLS_DEC_OK);
+	check_tcp(&p);
+	dbuf_free(&d);
+}
+
+static void test_sll_sll2(void **st)
+{
+	dbuf d = {0};
+	dmls_pkt p;
+	put_be16(&d, 4); /* outgoing */
+	put_be16(&d, 1);
+	put_be16(&d, 6);
+	put(&d, NULL, 8);
+	put_be16(&d, 0x0800);
+	tcp_pkt(&d, 140);
+	assert_int_equal(dec(113, &d, (uint32_t)d.n, (uint32_t)d.n, &p), DMLS_DEC_OK);
+	check_tcp(&p);
+	assert_int_equal(p.wire_bytes, 156);
+	assert_int_equal(dec(113, &d, 15, 156, &p), DMLS_DEC_TRUNCATED);
+	dbuf_free(&d);
+
+	put_be16(&d, 0x0800);
+	put_be16(&d, 0);
+	put_be32(&d, 3);
+	put_be16(&d, 1);
+	put8(&d, 4);
+	put8(&d, 6);
+	put(&d, NULL, 8);
+	tcp_pkt(&d, 140);
+	assert_int_equal(dec(276, &d, (uint32_t)d.n, (uint32_t)d.n, &p), DMLS_DEC_OK);
+	check_tcp(&p);
+	assert_int_equal(p.wire_bytes, 160);
+	assert_int_equal(dec(276, &d, 19, 160, &p), DMLS_DEC_TRUNCATED);
+	d.b[1] = 0x06; /* ARP */
+	assert_int_equal(dec(276, &d, (uint32_t)d.n, (uint32_t)d.n, &p), DMLS_DEC_NON_IP);
+	dbuf_free(&d);
+}
+
+static void test_raw_links(void **st)
+{
+	dbuf d = {0};
+	dmls_pkt p;
+	tcp_pkt(&d, 140);
+	int lts[] = {101, 12, 14, 228};
+	for (size_t i = 0; i < 4; i++) {
+		assert_int_equal(dec(lts[i], &d, (uint32_t)d.n, (uint32_t)d.n, &p), DMLS_DEC_OK);
+		check_tcp(&p);
+		assert_int_equal(p.wire_bytes, 140);
+	}
+	assert_int_equal(dec(229, &d, (uint32_t)d.n, (uint32_t)d.n, &p), DMLS_DEC_TRUNCATED);
+	dbuf_free(&d);
+
+	put_ipv6(&d, 20 + 8, 17, 1, 2);
+	put_udp(&d, 5353, 53, 28);
+	put(&d, NULL, 20);
+	for (int lt = 0; lt < 2; lt++) {
+		assert_int_equal(dec(lt ? 229 : 101, &d, (uint32_t)d.n, (uint32_t)d.n, &p),
+				 DMLS_DEC_OK);
+		assert_int_equal(p.af, 6);
+		assert_int_equal(p.proto, 17);
+		assert_false(dmls_addr_is_v4(p.src));
+		assert_int_equal(p.src[15], 1);
+		assert_int_equal(p.dst[15], 2);
+		assert_int_equal(p.sport, 5353);
+		assert_int_equal(p.dport, 53);
+		assert_int_equal(p.ip_bytes, 68);
+		assert_int_equal(p.payload_bytes, 20);
+	}
+	assert_int_equal(dec(228, &d, (uint32_t)d.n, (uint32_t)d.n, &p), DMLS_DEC_TRUNCATED);
+	char s[64];
+	dmls_addr_format(p.src, s, sizeof(s));
+	assert_string_equal(s, "2001:db8::1");
+	dbuf_free(&d);
+}
+
+static void test_loopback(void **st)
+{
+	dbuf d = {0};
+	dmls_pkt p;
+	const uint8_t le2[4] = {2, 0, 0, 0}, be2[4] = {0, 0, 0, 2}, le30[4] = {30, 0, 0, 0};
+	put(&d, le2, 4);
+	tcp_pkt(&d, 140);
+	assert_int_equal(dec(0, &d, (uint32_t)d.n, (uint32_t)d.n, &p), DMLS_DEC_OK);
+	check_tcp(&p);
+	assert_int_equal(p.wire_bytes, 144);
+	memcpy(d.b, be2, 4); /* written on a big-endian host */
+	assert_int_equal(dec(0, &d, (uint32_t)d.n, (uint32_t)d.n, &p), DMLS_DEC_OK);
+	assert_int_equal(dec(108, &d, (uint32_t)d.n, (uint32_t)d.n, &p), DMLS_DEC_OK);
+	check_tcp(&p);
+	memcpy(d.b, le30, 4); /* AF_INET6 on macOS, but the packet is IPv4 */
+	assert_int_equal(dec(0, &d, (uint32_t)d.n, (uint32_t)d.n, &p), DMLS_DEC_TRUNCATED);
+	d.b[0] = 7;
+	assert_int_equal(dec(0, &d, (uint32_t)d.n, (uint32_t)d.n, &p), DMLS_DEC_NON_IP);
+	assert_int_equal(dec(0, &d, 3, 3, &p), DMLS_DEC_TRUNCATED);
+	dbuf_free(&d);
+
+	put(&d, le30, 4);
+	put_ipv6(&d, 20, 6, 1, 2);
+	put_tcp(&d, 1, 2, 3, 4, 5, DMLS_TCP_SYN);
+	assert_int_equal(dec(0, &d, (uint32_t)d.n, (uint32_t)d.n, &p), DMLS_DEC_OK);
+	assert_int_equal(p.af, 6);
+	assert_int_equal(p.tcp_flags, DMLS_TCP_SYN);
+	assert_int_equal(p.payload_bytes, 0);
+	dbuf_free(&d);
+}
+
+static void test_ipv4_options_udp(void **st)
+{
+	dbuf d = {0};
+	dmls_pkt p;
+	put_eth(&d, 0x0800);
+	put_ipv4(&d, 8, 32 + 8 + 50, 9, 0, 17, A, B);
+	put_udp(&d, 4000, 4001, 58);
+	put(&d, NULL, 50);
+	assert_int_equal(dec(1, &d, (uint32_t)d.n, (uint32_t)d.n, &p), DMLS_DEC_OK);
+	assert_int_equal(p.proto, 17);
+	assert_int_equal(p.sport, 4000);
+	assert_int_equal(p.dport, 4001);
+	assert_int_equal(p.ip_bytes, 90);
+	assert_int_equal(p.payload_bytes, 50);
+	/* options cut by the snap length: cannot find the transport header */
+	assert_int_equal(dec(1, &d, 14 + 24, (uint32_t)d.n, &p), DMLS_DEC_TRUNCATED);
+	dbuf_free(&d);
+
+	/* ICMP: no ports, payload = everything after the IP header */
+	put_ipv4(&d, 5, 84, 1, 0, 1, A, B);
+	put(&d, NULL, 64);
+	assert_int_equal(dec(101, &d, (uint32_t)d.n, (uint32_t)d.n, &p), DMLS_DEC_OK);
+	assert_int_equal(p.proto, 1);
+	assert_int_equal(p.sport, 0);
+	assert_int_equal(p.payload_bytes, 64);
+	dbuf_free(&d);
+}
+
+static void test_ipv4_fragments(void **st)
+{
+	dbuf d = {0};
+	dmls_pkt p;
+	/* first fragment: MF, offset 0, has the UDP header */
+	put_ipv4(&d, 5, 1500, 77, 0x2000, 17, A, B);
+	put_udp(&d, 9, 10, 3000);
+	put(&d, NULL, 1472);
+	assert_int_equal(dec(101, &d, (uint32_t)d.n, (uint32_t)d.n, &p), DMLS_DEC_OK);
+	assert_false(p.is_fragment);
+	assert_int_equal(p.sport, 9);
+	assert_int_equal(p.payload_bytes, 1472);
+	dbuf_free(&d);
+	/* second fragment: offset 185 (1480 bytes), no transport header */
+	put_ipv4(&d, 5, 20 + 1536, 77, 185, 17, A, B);
+	put(&d, NULL, 1536);
+	assert_int_equal(dec(101, &d, 100, (uint32_t)d.n, &p), DMLS_DEC_OK);
+	assert_true(p.is_fragment);
+	assert_int_equal(p.sport, 0);
+	assert_int_equal(p.dport, 0);
+	assert_int_equal(p.ip_id, 77);
+	assert_int_equal(p.payload_bytes, 1536);
+	dbuf_free(&d);
+}
+
+static void test_ipv6_extensions(void **st)
+{
+	dbuf d = {0};
+	dmls_pkt p;
+	/* hop-by-hop (8) -> routing (24) -> dest opts (16) -> AH (16) -> TCP */
+	put_ipv6(&d, 8 + 24 + 16 + 16 + 20 + 10, 0, 1, 2);
+	put8(&d, 43), put8(&d, 0), put(&d, NULL, 6);
+	put8(&d, 60), put8(&d, 2), put(&d, NULL, 22);
+	put8(&d, 51), put8(&d, 1), put(&d, NULL, 14);
+	put8(&d, 6), put8(&d, 2), put(&d, NULL, 14);
+	put_tcp(&d, 443, 5555, 1, 2, 5, DMLS_TCP_FIN);
+	put(&d, NULL, 10);
+	assert_int_equal(dec(229, &d, (uint32_t)d.n, (uint32_t)d.n, &p), DMLS_DEC_OK);
+	assert_int_equal(p.proto, 6);
+	assert_int_equal(p.sport, 443);
+	assert_int_equal(p.dport, 5555);
+	assert_int_equal(p.ip_bytes, 40 + 94);
+	assert_int_equal(p.payload_bytes, 10);
+	/* snap length cuts an extension header */
+	assert_int_equal(dec(229, &d, 40 + 8 + 1, (uint32_t)d.n, &p), DMLS_DEC_TRUNCATED);
+	/* an extension header longer than the packet */
+	d.b[40 + 8 + 1] = 200;
+	assert_int_equal(dec(229, &d, (uint32_t)d.n, (uint32_t)d.n, &p), DMLS_DEC_TRUNCATED);
+	dbuf_free(&d);
+
+	/* fragment header: first fragment has ports, later one not */
+	for (int later = 0; later < 2; later++) {
+		put_ipv6(&d, 8 + 8 + 30, 44, 1, 2);
+		put8(&d, 17), put8(&d, 0), put_be16(&d, later ? (uint16_t)(100 << 3) : 1);
+		put_be32(&d, 0xabcdef01);
+		put_udp(&d, 7, 8, 38);
+		put(&d, NULL, 30);
+		assert_int_equal(dec(229, &d, (uint32_t)d.n, (uint32_t)d.n, &p), DMLS_DEC_OK);
+		assert_int_equal(p.ip_id, 0xabcdef01);
+		assert_int_equal(p.proto, 17);
+		assert_int_equal(p.is_fragment, later);
+		assert_int_equal(p.sport, later ? 0 : 7);
+		assert_int_equal(p.payload_bytes, later ? 38 : 30);
+		dbuf_free(&d);
+	}
+}
+
+static void test_tso_super_packets(void **st)
+{
+	dbuf d = {0};
+	dmls_pkt p;
+	/* IPv4 total length 0 (TSO): derive from origlen */
+	put_eth(&d, 0x0800);
+	put_ipv4(&d, 5, 0, 1, 0x4000, 6, A, B);
+	put_tcp(&d, 1000, 80, 1, 1, 8, DMLS_TCP_ACK);
+	put(&d, NULL, 34);
+	assert_int_equal(d.n, 100);
+	assert_int_equal(dec(1, &d, 100, 65014, &p), DMLS_DEC_OK);
+	assert_int_equal(p.wire_bytes, 65014);
+	assert_int_equal(p.ip_bytes, 65000);
+	assert_int_equal(p.payload_bytes, 65000 - 20 - 32);
+	dbuf_free(&d);
+	/* IP length larger than the frame: link header + IP length */
+	put_eth(&d, 0x0800);
+	put_ipv4(&d, 5, 30000, 1, 0x4000, 6, A, B);
+	put_tcp(&d, 1000, 80, 1, 1, 5, DMLS_TCP_ACK);
+	put(&d, NULL, 46);
+	assert_int_equal(dec(1, &d, 100, 1514, &p), DMLS_DEC_OK);
+	assert_int_equal(p.wire_bytes, 30014);
+	assert_int_equal(p.ip_bytes, 30000);
+	assert_int_equal(p.payload_bytes, 29960);
+	dbuf_free(&d);
+	/* IPv6 payload length 0 */
+	put_ipv6(&d, 0, 6, 1, 2);
+	put_tcp(&d, 1, 2, 3, 4, 5, 0);
+	assert_int_equal(dec(229, &d, (uint32_t)d.n, 9060, &p), DMLS_DEC_OK);
+	assert_int_equal(p.ip_bytes, 9060);
+	assert_int_equal(p.wire_bytes, 9060);
+	assert_int_equal(p.payload_bytes, 9000);
+	dbuf_free(&d);
+}
+
+static void test_snaplen_cut(void **st)
+{
+	dbuf d = {0};
+	dmls_pkt p;
+	/* TCP header with 40 bytes of options, capture cut at 100 */
+	put_eth(&d, 0x0800);
+	put_ipv4(&d, 5, 1500, 1, 0x4000, 6, A, B);
+	put_tcp(&d, 1000, 80, 5, 6, 15, DMLS_TCP_ACK);
+	put(&d, NULL, 1500 - 80);
+	assert_int_equal(dec(1, &d, 100, 1514, &p), DMLS_DEC_OK);
+	assert_int_equal(p.payload_bytes, 1500 - 20 - 60);
+	assert_int_equal(p.wire_bytes, 1514);
+	/* cut inside the TCP header, but its first 14 bytes are there */
+	assert_int_equal(dec(1, &d, 14 + 20 + 14, 1514, &p), DMLS_DEC_OK);
+	assert_int_equal(p.sport, 1000);
+	assert_int_equal(p.tcp_ack, 6);
+	assert_int_equal(p.payload_bytes, 1420);
+	/* fewer than 14: truncated */
+	assert_int_equal(dec(1, &d, 14 + 20 + 13, 1514, &p), DMLS_DEC_TRUNCATED);
+	assert_int_equal(dec(1, &d, 14 + 19, 1514, &p), DMLS_DEC_TRUNCATED);
+	assert_int_equal(dec(1, &d, 0, 1514, &p), DMLS_DEC_TRUNCATED);
+	dbuf_free(&d);
+}
+
+static void test_malformed(void **st)
+{
+	dbuf d = {0};
+	dmls_pkt p;
+	tcp_pkt(&d, 140);
+	uint32_t n = (uint32_t)d.n;
+	d.b[0] = 0x44; /* IHL 4 */
+	assert_int_equal(dec(101, &d, n, n, &p), DMLS_DEC_TRUNCATED);
+	d.b[0] = 0x4f; /* IHL 60 > caplen of header... total length 140 ok, header present */
+	assert_int_equal(dec(101, &d, 40, 40, &p), DMLS_DEC_TRUNCATED);
+	d.b[0] = 0x45;
+	d.b[2] = 0, d.b[3] = 19; /* total length below the header */
+	assert_int_equal(dec(101, &d, n, n, &p), DMLS_DEC_TRUNCATED);
+	d.b[3] = 30; /* room for IP, not for the TCP header */
+	assert_int_equal(dec(101, &d, n, n, &p), DMLS_DEC_TRUNCATED);
+	d.b[3] = 140;
+	d.b[20 + 12] = 0x40; /* data offset 16 bytes */
+	assert_int_equal(dec(101, &d, n, n, &p), DMLS_DEC_TRUNCATED);
+	d.b[20 + 12] = 0xf0; /* 60, fine */
+	assert_int_equal(dec(101, &d, n, n, &p), DMLS_DEC_OK);
+	assert_int_equal(p.payload_bytes, 60);
+	d.b[0] = 0x75; /* version 7 */
+	assert_int_equal(dec(101, &d, n, n, &p), DMLS_DEC_TRUNCATED);
+	dbuf_free(&d);
+	/* UDP length field ignored, but IP must hold the UDP header */
+	put_ipv4(&d, 5, 24, 1, 0, 17, A, B);
+	put_udp(&d, 1, 2, 8);
+	assert_int_equal(dec(101, &d, (uint32_t)d.n, (uint32_t)d.n, &p), DMLS_DEC_TRUNCATED);
+	dbuf_free(&d);
+	/* nine VLAN tags */
+	put_eth(&d, 0x8100);
+	for (int i = 0; i < 9; i++)
+		put_be16(&d, 1), put_be16(&d, 0x8100);
+	put(&d, NULL, 40);
+	assert_int_equal(dec(1, &d, (uint32_t)d.n, (uint32_t)d.n, &p), DMLS_DEC_TRUNCATED);
+	dbuf_free(&d);
+	/* every prefix of a valid packet decodes or says truncated */
+	put_eth(&d, 0x86dd);
+	put_ipv6(&d, 8 + 20, 0, 1, 2);
+	put8(&d, 6), put8(&d, 0), put(&d, NULL, 6);
+	put_tcp(&d, 1, 2, 3, 4, 5, 0);
+	for (uint32_t cut = 0; cut <= d.n; cut++) {
+		int rc = dec(1, &d, cut, (uint32_t)d.n, &p);
+		assert_int_equal(rc, cut >= 14 + 40 + 8 + 14 ? DMLS_DEC_OK : DMLS_DEC_TRUNCATED);
+	}
+	dbuf_free(&d);
+}
+
+static void test_addr_format(void **st)
+{
+	uint8_t a[16] = {0};
+	char s[64];
+	a[10] = a[11] = 0xff;
+	a[12] = 198, a[13] = 18, a[14] = 0, a[15] = 1;
+	dmls_addr_format(a, s, sizeof(s));
+	assert_string_equal(s, "198.18.0.1");
+	dmls_addr_format(a, s, 5);
+	assert_string_equal(s, "198.");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ethernet_tcp),
+		cmocka_unit_test(test_vlan_qinq),
+		cmocka_unit_test(test_non_ip_and_unknown),
+		cmocka_unit_test(test_sll_sll2),
+		cmocka_unit_test(test_raw_links),
+		cmocka_unit_test(test_loopback),
+		cmocka_unit_test(test_ipv4_options_udp),
+		cmocka_unit_test(test_ipv4_fragments),
+		cmocka_unit_test(test_ipv6_extensions),
+		cmocka_unit_test(test_tso_super_packets),
+		cmocka_unit_test(test_snaplen_cut),
+		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_addr_format),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

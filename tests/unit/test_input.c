@@ -1,0 +1,254 @@
+/*
+ * test_input.c - the k-way merge, duplicate removal, BPF filter and error
+ * handling of dmls_input, on capture files written to temp files.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "dmlscope/input.h"
+#include "ingest_util.h"
+
+/* One Ethernet/IPv4 packet: TCP (or UDP if udp) from host a to host b. */
+static void eth_pkt(dbuf *p, uint8_t a, uint8_t b, uint16_t dport, uint16_t id, uint32_t seq,
+		    bool udp)
+{
+	put_eth(p, 0x0800);
+	put_ipv4(p, 5, udp ? 28 + 10 : 40 + 10, id, 0x4000, udp ? 17 : 6, 0x0a000000u | a,
+		 0x0a000000u | b);
+	if (udp)
+		put_udp(p, 5000, dport, 18);
+	else
+		put_tcp(p, 5000, dport, seq, 0, 5, DMLS_TCP_ACK);
+	put(p, NULL, 10);
+}
+
+typedef struct cap {
+	dbuf d;
+	char *path;
+} cap;
+
+static void cap_begin(cap *c)
+{
+	memset(c, 0, sizeof(*c));
+	pcap_hdr(&c->d, 0xa1b23c4d, 1);
+}
+
+/* Append a packet at time ms (milliseconds). */
+static void cap_add(cap *c, int64_t ms, uint8_t a, uint8_t b, uint16_t dport, uint16_t id,
+		    uint32_t seq, bool udp)
+{
+	dbuf p = {0};
+	eth_pkt(&p, a, b, dport, id, seq, udp);
+	pcap_rec(&c->d, (uint32_t)(ms / 1000), (uint32_t)(ms % 1000) * 1000000, p.b,
+		 (uint32_t)p.n, (uint32_t)p.n);
+	dbuf_free(&p);
+}
+
+static const char *cap_end(cap *c)
+{
+	c->path = temp_file(&c->d);
+	assert_non_null(c->path);
+	return c->path;
+}
+
+static void cap_free(cap *c)
+{
+	if (c->path)
+		unlink(c->path);
+	free(c->path);
+	dbuf_free(&c->d);
+}
+
+static void test_merge_order(void **st)
+{
+	cap c[3];
+	const char *paths[3];
+	for (int f = 0; f < 3; f++) {
+		cap_begin(&c[f]);
+		for (int k = 0; k < 50; k++) /* file f has times 3k+f ms */
+			cap_add(&c[f], 3 * k + f, (uint8_t)(f + 1), 9, 80, (uint16_t)k, (uint32_t)k, false);
+		paths[f] = cap_end(&c[f]);
+	}
+	dmls_input *in;
+	dmls_error err;
+	assert_int_equal(dmls_input_open(&in, paths, 3, NULL, &err), 0);
+	dmls_pkt p;
+	int64_t want = 0;
+	while (dmls_input_next(in, &p) == 1) {
+		assert_int_equal(p.ts_ns, want * 1000000);
+		assert_int_equal(dmls_input_last_file(in), want % 3);
+		assert_int_equal(p.src[15], want % 3 + 1);
+		want++;
+	}
+	assert_int_equal(want, 150);
+	const dmls_input_counts *n = dmls_input_get_counts(in);
+	assert_int_equal(n->packets, 150);
+	assert_int_equal(n->records, 150);
+	assert_int_equal(n->duplicates, 0);
+	assert_int_equal(n->wire_bytes, 150 * 64);
+	assert_int_equal(n->first_ns, 0);
+	assert_int_equal(n->last_ns, 149 * 1000000);
+	assert_int_equal(dmls_input_nfiles(in), 3);
+	assert_int_equal(dmls_input_get_file(in, 1)->packets, 50);
+	assert_string_equal(dmls_input_get_file(in, 1)->format, "pcap");
+	assert_int_equal(dmls_input_get_file(in, 1)->linktype, 1);
+	assert_int_equal(dmls_input_error(in)->status, DMLS_OK);
+	dmls_input_free(in);
+	for (int f = 0; f < 3; f++)
+		cap_free(&c[f]);
+}
+
+static void test_dedup(void **st)
+{
+	cap a, b;
+	cap_begin(&a);
+	cap_begin(&b);
+	/* sender's capture: 1 -> 2 */
+	cap_add(&a, 1000, 1, 2, 80, 7, 100, false);
+	cap_add(&a, 1001, 1, 2, 80, 7, 100, false); /* retransmission: same file, kept */
+	cap_add(&a, 1002, 1, 2, 80, 8, 200, false);
+	cap_add(&a, 1003, 1, 2, 80, 9, 300, false);
+	/* receiver's capture: the same packets 5 ms later, one 300 ms later */
+	cap_add(&b, 1005, 1, 2, 80, 7, 100, false);
+	cap_add(&b, 1007, 1, 2, 80, 8, 200, false);
+	cap_add(&b, 1303, 1, 2, 80, 9, 300, false);  /* outside 100 ms: kept */
+	cap_add(&b, 1400, 2, 1, 5000, 1, 1, false); /* its own packet */
+	const char *paths[2] = {cap_end(&a), cap_end(&b)};
+	dmls_input *in;
+	dmls_error err;
+	assert_int_equal(dmls_input_open(&in, paths, 2, NULL, &err), 0);
+	dmls_pkt p;
+	int n = 0;
+	while (dmls_input_next(in, &p) == 1)
+		n++;
+	const dmls_input_counts *c = dmls_input_get_counts(in);
+	assert_int_equal(c->records, 8);
+	assert_int_equal(c->duplicates, 2);
+	assert_int_equal(n, 6);
+	assert_int_equal(c->packets, 6);
+	dmls_input_free(in);
+	/* one file alone never deduplicates */
+	assert_int_equal(dmls_input_open(&in, paths, 1, NULL, &err), 0);
+	n = 0;
+	while (dmls_input_next(in, &p) == 1)
+		n++;
+	assert_int_equal(n, 4);
+	dmls_input_free(in);
+	cap_free(&a);
+	cap_free(&b);
+}
+
+/* Many packets in flight: the dedup ring must grow and still match. */
+static void test_dedup_many(void **st)
+{
+	cap a, b;
+	cap_begin(&a);
+	cap_begin(&b);
+	for (int k = 0; k < 20000; k++) {
+		/* 20000 packets within 40 ms in each file */
+		int64_t us = k * 2;
+		dbuf p = {0};
+		eth_pkt(&p, 1, 2, 80, (uint16_t)k, (uint32_t)k, false);
+		pcap_rec(&a.d, 5, (uint32_t)us * 1000, p.b, (uint32_t)p.n, (uint32_t)p.n);
+		pcap_rec(&b.d, 5, (uint32_t)(us + 30000) * 1000, p.b, (uint32_t)p.n, (uint32_t)p.n);
+		dbuf_free(&p);
+	}
+	const char *paths[2] = {cap_end(&a), cap_end(&b)};
+	dmls_input *in;
+	dmls_error err;
+	assert_int_equal(dmls_input_open(&in, paths, 2, NULL, &err), 0);
+	dmls_pkt p;
+	while (dmls_input_next(in, &p) == 1)
+		;
+	assert_int_equal(dmls_input_get_counts(in)->duplicates, 20000);
+	assert_int_equal(dmls_input_get_counts(in)->packets, 20000);
+	dmls_input_free(in);
+	cap_free(&a);
+	cap_free(&b);
+}
+
+static void test_filter(void **st)
+{
+	cap a;
+	cap_begin(&a);
+	cap_add(&a, 1, 1, 2, 80, 1, 1, false);
+	cap_add(&a, 2, 1, 2, 53, 2, 0, true);
+	cap_add(&a, 3, 1, 2, 443, 3, 3, false);
+	cap_add(&a, 4, 1, 2, 80, 4, 4, false);
+	const char *paths[1] = {cap_end(&a)};
+	dmls_input *in;
+	dmls_error err;
+	assert_int_equal(dmls_input_open(&in, paths, 1, "tcp port 80", &err), 0);
+	dmls_pkt p;
+	int n = 0;
+	while (dmls_input_next(in, &p) == 1) {
+		assert_int_equal(p.dport, 80);
+		n++;
+	}
+	assert_int_equal(n, 2);
+	assert_int_equal(dmls_input_get_counts(in)->filtered, 2);
+	dmls_input_free(in);
+
+	assert_int_equal(dmls_input_open(&in, paths, 1, "tcp port", &err), DMLS_EUSAGE);
+	assert_null(in);
+	assert_non_null(strstr(err.msg, "invalid filter 'tcp port': "));
+	cap_free(&a);
+}
+
+static void test_bad_files(void **st)
+{
+	cap a, t;
+	cap_begin(&a);
+	cap_begin(&t);
+	cap_add(&a, 1, 1, 2, 80, 1, 1, false);
+	cap_add(&a, 5, 1, 2, 80, 2, 2, false);
+	cap_add(&t, 2, 3, 2, 80, 1, 1, false);
+	cap_add(&t, 3, 3, 2, 80, 2, 2, false);
+	t.d.n -= 3; /* truncated last record */
+	/* and one ARP frame to count as non-IP */
+	dbuf arp = {0};
+	put_eth(&arp, 0x0806);
+	put(&arp, NULL, 28);
+	pcap_rec(&a.d, 0, 6000000, arp.b, (uint32_t)arp.n, (uint32_t)arp.n);
+	dbuf_free(&arp);
+	const char *paths[3] = {cap_end(&a), "/nonexistent/w.pcap", cap_end(&t)};
+	dmls_input *in;
+	dmls_error err;
+	assert_int_equal(dmls_input_open(&in, paths, 3, NULL, &err), 0);
+	dmls_pkt p;
+	int n = 0;
+	while (dmls_input_next(in, &p) == 1)
+		n++;
+	assert_int_equal(n, 3);
+	const dmls_input_counts *c = dmls_input_get_counts(in);
+	assert_int_equal(c->records, 4);
+	assert_int_equal(c->non_ip, 1);
+	assert_int_equal(dmls_input_get_file(in, 1)->status, DMLS_EIO);
+	assert_null(dmls_input_get_file(in, 1)->format);
+	assert_int_equal(dmls_input_get_file(in, 2)->status, DMLS_EBAD);
+	assert_non_null(strstr(dmls_input_get_file(in, 2)->error, "truncated record 2"));
+	const dmls_error *e = dmls_input_error(in);
+	assert_int_equal(e->status, DMLS_EIO);
+	assert_non_null(strstr(e->msg, "'/nonexistent/w.pcap': cannot open"));
+	dmls_input_free(in);
+
+	const char *none[2] = {"/nonexistent/a", "/nonexistent/b"};
+	assert_int_equal(dmls_input_open(&in, none, 2, NULL, &err), DMLS_EIO);
+	assert_non_null(strstr(err.msg, "/nonexistent/a"));
+	cap_free(&a);
+	cap_free(&t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_merge_order),
+		cmocka_unit_test(test_dedup),
+		cmocka_unit_test(test_dedup_many),
+		cmocka_unit_test(test_filter),
+		cmocka_unit_test(test_bad_files),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
