@@ -99,7 +99,13 @@ size_t dmls_byteclock_starts(const double *x, size_t n, double thr, size_t *star
 {
 	*B_out = NAN;
 	*peak = NAN;
-	bgap *g = malloc((n / 2 + 1) * sizeof(bgap));
+	size_t cap = 1, prev = n;
+	for (size_t k = 0; k < n; k++) /* count the gaps first */
+		if (x[k] >= thr && x[k] > 0) {
+			cap += prev != n && k > prev + 1;
+			prev = k;
+		}
+	bgap *g = malloc(cap * sizeof(bgap));
 	double total = 0;
 	size_t ng = g ? collect_gaps(x, n, thr, g, &total) : 0, ns = 0;
 	size_t m = 4096;
