@@ -25,6 +25,7 @@
 #include "dmlscope/analysis.h"
 
 #define PHASE_GAP_S 0.005
+#define PHASE_GAP_SHARE 0.05
 
 static void note(dmls_analysis *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void note(dmls_analysis *a, const char *fmt, ...)
@@ -165,7 +166,9 @@ static int run_stages(dmls_analysis *a, dmls_stats *st, const dmls_trainlog *log
 	if (was_star != (p->kind == DMLS_PAT_STAR) && (rc = find_iterations(a, st, err)))
 		return rc; /* the workers changed */
 	gradient_size(a);
-	dmls_phases_compute(&a->phases, &st->total_payload, PHASE_GAP_S);
+	double pm = a->iter.period_median_s; /* a compute phase is a gap of 5 % of a step */
+	dmls_phases_compute(&a->phases, &st->total_payload,
+			    isfinite(pm) ? fmax(PHASE_GAP_S, PHASE_GAP_SHARE * pm) : PHASE_GAP_S);
 	double dur = dmls_stats_duration_s(st);
 	dmls_burst_compute(&a->burst_total, &st->total_wire, dur);
 	a->nhosts = st->nhosts;
