@@ -19,6 +19,8 @@ struct command {
 
 static const struct command commands[] = {
 	{"analyze", cmd_analyze, "analyze one job: captures or a run folder"},
+	{"fit", cmd_fit, "fit the study's regression (or any formula) on runs or a CSV"},
+	{"predict", cmd_predict, "predict traffic for a job from a saved model"},
 };
 
 static void usage(FILE *fp)
