@@ -11,7 +11,7 @@ TEST_DEPS  := tcpdump tshark python3 python3-statsmodels python3-pandas python3-
               python3-torch python3-torchvision iproute2 nftables clang libclang-rt-14-dev
 PREFIX ?= /usr/local
 JOBS ?= 2
-SAMPLE ?= samples/pytorch_ddp-resnet18-adam-16-gloo-normal-ring
+SAMPLE ?= samples/pytorch_ddp-mobilenetv2-adam-16-gloo-normal-ring
 
 .PHONY: all build build-asan deps deps-test run check check-unit bench testbed validate install clean fuzz
 
