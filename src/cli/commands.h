@@ -9,6 +9,7 @@
 #define DMLSCOPE_CLI_COMMANDS_H
 
 int cmd_analyze(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
 int cmd_fit(int argc, char **argv);
 int cmd_predict(int argc, char **argv);
 

@@ -19,6 +19,7 @@ struct command {
 
 static const struct command commands[] = {
 	{"analyze", cmd_analyze, "analyze one job: captures or a run folder"},
+	{"compare", cmd_compare, "compare runs: the study's table and figures, CSV, JSON, HTML"},
 	{"fit", cmd_fit, "fit the study's regression (or any formula) on runs or a CSV"},
 	{"predict", cmd_predict, "predict traffic for a job from a saved model"},
 };

@@ -24,17 +24,15 @@
  */
 #include "dmlscope/model.h"
 
-#include <dirent.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "dmlscope/analysis.h"
 #include "dmlscope/job.h"
+#include "dmlscope/runlist.h"
 
-#define DMLS_DATASET_DEPTH 3 /* dataset/group/run */
 #define DMLS_STUDY_FORMULA \
 	"mb_per_step ~ model_size_mb + C(framework_backend) + C(batch) + C(topology)"
 
@@ -70,78 +68,6 @@ static const struct {
 	{"resnet101", 44549160},   {"resnet18", 11689512},    {"resnet34", 21797672},
 	{"resnet152", 60192808},   {"vgg16", 138357544},      {"densenet121", 7978856},
 };
-
-static int has_captures(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	int found = 0;
-	if (!d)
-		return 0;
-	while (!found && (e = readdir(d))) {
-		const char *dot = strrchr(e->d_name, '.');
-		found = e->d_name[0] != '.' && dot &&
-			(!strcmp(dot, ".pcap") || !strcmp(dot, ".pcapng"));
-	}
-	closedir(d);
-	return found;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-typedef struct runlist {
-	size_t n, cap;
-	char **paths;
-	int oom;
-} runlist;
-
-/* Collect the run folders under dir, down to depth levels (the testbed
- * writes dataset/n<ranks>/<run>/). */
-static void find_runs(const char *dir, int depth, runlist *rl)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	if (!d)
-		return;
-	while (!rl->oom && (e = readdir(d))) {
-		if (e->d_name[0] == '.')
-			continue;
-		size_t l = strlen(dir) + strlen(e->d_name) + 2;
-		char *p = malloc(l);
-		struct stat sb;
-		if (!p) {
-			rl->oom = 1;
-			break;
-		}
-		snprintf(p, l, "%s/%s", dir, e->d_name);
-		if (stat(p, &sb) || !S_ISDIR(sb.st_mode)) {
-			free(p);
-			continue;
-		}
-		if (!has_captures(p)) {
-			if (depth > 1)
-				find_runs(p, depth - 1, rl);
-			free(p);
-			continue;
-		}
-		if (rl->n == rl->cap) {
-			size_t cap = rl->cap ? 2 * rl->cap : 16;
-			char **np = realloc(rl->paths, cap * sizeof(*np));
-			if (!np) {
-				free(p);
-				rl->oom = 1;
-				break;
-			}
-			rl->paths = np;
-			rl->cap = cap;
-		}
-		rl->paths[rl->n++] = p;
-	}
-	closedir(d);
-}
 
 static void set_num(char cells[C_NCOLS][128], int c, double v, const char *fmt)
 {
@@ -220,36 +146,31 @@ static int run_row(const char *path, const char *rel, char cells[C_NCOLS][128],
 
 int dmls_dataset_table(const char *dir, dmls_table *out, dmls_error *err)
 {
-	runlist rl = {0};
+	dmls_runlist rl;
 	memset(out, 0, sizeof(*out));
-	if (has_captures(dir))
+	if (dmls_has_captures(dir))
 		return dmls_fail(err, DMLS_EBAD, "'%s' is one run; fit needs a dataset folder "
 				 "of run folders (or a CSV)", dir);
-	find_runs(dir, DMLS_DATASET_DEPTH, &rl);
-	char **runs = rl.paths;
-	size_t n = rl.n;
-	if (rl.oom || !n) {
-		for (size_t i = 0; i < n; i++)
-			free(runs[i]);
-		free(runs);
-		return rl.oom ? dmls_fail(err, DMLS_EIO, "out of memory")
-			      : dmls_fail(err, DMLS_EBAD, "'%s': no run folders (folders "
-					  "with captures)", dir);
-	}
-	qsort(runs, n, sizeof(*runs), cmp_str);
-	int st = dmls_table_init(out, dir, col_names, C_NCOLS, err);
-	for (size_t i = 0; !st && i < n; i++) {
+	dmls_runlist_init(&rl);
+	int st = dmls_runlist_find(&rl, dir, DMLS_DATASET_DEPTH, err);
+	if (!st && !rl.n)
+		st = dmls_fail(err, DMLS_EBAD, "'%s': no run folders (folders with captures)",
+			       dir);
+	if (!st)
+		st = dmls_table_init(out, dir, col_names, C_NCOLS, err);
+	for (size_t i = 0; !st && i < rl.n; i++) {
 		char cells[C_NCOLS][128];
 		const char *ptr[C_NCOLS];
-		if ((st = run_row(runs[i], runs[i] + strlen(dir) + 1, cells, err)))
+		const char *rel = rl.paths[i] + strlen(dir);
+		while (*rel == '/')
+			rel++;
+		if ((st = run_row(rl.paths[i], rel, cells, err)))
 			break;
 		for (int c = 0; c < C_NCOLS; c++)
 			ptr[c] = cells[c];
 		st = dmls_table_append(out, ptr, err);
 	}
-	for (size_t i = 0; i < n; i++)
-		free(runs[i]);
-	free(runs);
+	dmls_runlist_release(&rl);
 	if (st) {
 		dmls_table_release(out);
 		return st;
