@@ -29,6 +29,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "dmlscope/error.h"
 
@@ -238,6 +239,11 @@ int dmls_reader_open_file(dmls_reader **out, const char *path, dmls_error *err)
 	FILE *fp = fopen(path, "rb");
 	if (!fp)
 		return dmls_fail(err, DMLS_EIO, "'%s': cannot open: %s", path, strerror(errno));
+	struct stat stb;
+	if (fstat(fileno(fp), &stb) == 0 && S_ISDIR(stb.st_mode)) {
+		fclose(fp);
+		return dmls_fail(err, DMLS_EIO, "'%s': is a directory", path);
+	}
 	setvbuf(fp, NULL, _IONBF, 0); /* our own 1 MiB reads: no second copy */
 	int rc = dmls_reader_open_stream(out, fp, path, err);
 	if (rc) {

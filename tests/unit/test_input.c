@@ -194,6 +194,26 @@ static void test_filter(void **st)
 	assert_int_equal(dmls_input_open(&in, paths, 1, "tcp port", &err), DMLS_EUSAGE);
 	assert_null(in);
 	assert_non_null(strstr(err.msg, "invalid filter 'tcp port': "));
+
+	/* a filter that compiles for Ethernet but not for raw IP (2nd file) */
+	dbuf r = {0}, raw = {0};
+	pcap_hdr(&r, 0xa1b2c3d4, 101);
+	put_ipv4(&raw, 5, 20, 1, 0, 17, 1, 2);
+	pcap_rec(&r, 0, 0, raw.b, (uint32_t)raw.n, (uint32_t)raw.n);
+	char *rpath = temp_file(&r);
+	const char *two[2] = {paths[0], rpath};
+	assert_int_equal(dmls_input_open(&in, two, 2, "ether host 02:00:00:00:00:01", &err), 0);
+	int n2 = 0;
+	while (dmls_input_next(in, &p) == 1)
+		n2++;
+	assert_int_equal(n2, 4);
+	assert_int_equal(dmls_input_get_counts(in)->filtered, 1);
+	assert_int_equal(dmls_input_error(in)->status, DMLS_EBAD);
+	dmls_input_free(in);
+	unlink(rpath);
+	free(rpath);
+	dbuf_free(&r);
+	dbuf_free(&raw);
 	cap_free(&a);
 }
 

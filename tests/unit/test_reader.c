@@ -140,6 +140,8 @@ static void test_empty_and_garbage(void **st)
 	dmls_reader *r;
 	assert_int_equal(dmls_reader_open_file(&r, "/nonexistent/x.pcap", &err), DMLS_EIO);
 	assert_non_null(strstr(err.msg, "'/nonexistent/x.pcap': cannot open"));
+	assert_int_equal(dmls_reader_open_file(&r, "/tmp", &err), DMLS_EIO);
+	assert_string_equal(err.msg, "'/tmp': is a directory");
 	dbuf_free(&d);
 }
 
