@@ -82,6 +82,13 @@ typedef struct dmls_stats {
 	uint32_t *host_idx, *pair_idx, *flow_idx;
 	size_t host_hcap, pair_hcap, flow_hcap;
 	int oom;                   /* set when an allocation failed */
+	/* the previous packet's addresses and table indexes: packets come in
+	 * runs of one flow, so most packets skip the host and pair lookups */
+	uint8_t last_src[16], last_dst[16];
+	long last_s, last_d, last_pair; /* -1 when not set */
+	long last_flow;
+	uint16_t last_sport, last_dport;
+	uint8_t last_proto;
 } dmls_stats;
 
 /* bin_ns <= 0 selects the default 1 ms. */

@@ -65,6 +65,7 @@ void dmls_stats_init(dmls_stats *st, int64_t bin_ns)
 	st->first_ns = INT64_MAX;
 	st->last_ns = INT64_MIN;
 	st->t0_ns = INT64_MIN; /* set by the first packet */
+	st->last_s = st->last_d = st->last_pair = st->last_flow = -1;
 }
 
 void dmls_stats_release(dmls_stats *st)
@@ -84,6 +85,7 @@ void dmls_stats_release(dmls_stats *st)
 	free(st->pair_idx);
 	free(st->flow_idx);
 	memset(st, 0, sizeof(*st));
+	st->last_s = st->last_d = st->last_pair = st->last_flow = -1;
 }
 
 /* Grow an array of elem-sized items to hold one more. */
@@ -279,9 +281,15 @@ static int tcp_retransmission(dmls_flow *f, const dmls_pkt *p)
 
 static int count_flow(dmls_stats *st, uint32_t s, uint32_t d, const dmls_pkt *p)
 {
-	long fi = flow_get(st, s, d, p);
-	if (fi < 0)
-		return -1;
+	long fi = st->last_flow;
+	if (fi < 0 || st->flows[fi].src != s || st->flows[fi].dst != d || p->sport != st->last_sport ||
+	    p->dport != st->last_dport || p->proto != st->last_proto) {
+		fi = flow_get(st, s, d, p);
+		if (fi < 0)
+			return -1;
+		st->last_flow = fi;
+		st->last_sport = p->sport, st->last_dport = p->dport, st->last_proto = p->proto;
+	}
 	dmls_flow *f = &st->flows[fi];
 	f->packets++;
 	f->wire_bytes += p->wire_bytes;
@@ -302,11 +310,20 @@ int dmls_stats_add(dmls_stats *st, const dmls_pkt *p)
 		dmls_series_init(&st->total_wire, p->ts_ns, DMLS_FINE_BIN_NS, 0);
 		dmls_series_init(&st->total_payload, p->ts_ns, DMLS_FINE_BIN_NS, 0);
 	}
-	long s = host_get(st, p->src);
-	long d = s < 0 ? -1 : host_get(st, p->dst);
-	long pi = d < 0 ? -1 : pair_get(st, (uint32_t)s, (uint32_t)d);
-	if (pi < 0)
-		goto oom;
+	long s, d, pi;
+	if (st->last_pair >= 0 && !memcmp(p->src, st->last_src, 16) &&
+	    !memcmp(p->dst, st->last_dst, 16)) {
+		s = st->last_s, d = st->last_d, pi = st->last_pair;
+	} else {
+		s = host_get(st, p->src);
+		d = s < 0 ? -1 : host_get(st, p->dst);
+		pi = d < 0 ? -1 : pair_get(st, (uint32_t)s, (uint32_t)d);
+		if (pi < 0)
+			goto oom;
+		memcpy(st->last_src, p->src, 16);
+		memcpy(st->last_dst, p->dst, 16);
+		st->last_s = s, st->last_d = d, st->last_pair = pi;
+	}
 	st->packets++;
 	st->wire_bytes += p->wire_bytes;
 	st->payload_bytes += p->payload_bytes;
