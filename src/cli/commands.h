@@ -11,6 +11,7 @@
 int cmd_analyze(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_fit(int argc, char **argv);
+int cmd_generate(int argc, char **argv);
 int cmd_predict(int argc, char **argv);
 
 #endif

@@ -21,6 +21,7 @@ static const struct command commands[] = {
 	{"analyze", cmd_analyze, "analyze one job: captures or a run folder"},
 	{"compare", cmd_compare, "compare runs: the study's table and figures, CSV, JSON, HTML"},
 	{"fit", cmd_fit, "fit the study's regression (or any formula) on runs or a CSV"},
+	{"generate", cmd_generate, "synthetic training traffic from a job description or a run"},
 	{"predict", cmd_predict, "predict traffic for a job from a saved model"},
 };
 

@@ -1,0 +1,153 @@
+/*
+ * gen.h - synthetic distributed-training traffic from a job description.
+ *
+ * Two stages (src/gen):
+ *   1. schedule (schedule.c, plan.c): the job (pattern, ranks, gradient
+ *      size S, iterations K, period T, link rate, seed) becomes a list of
+ *      messages: who sends how many bytes to whom, when, in which iteration
+ *      and phase of the collective.  Every iteration is a compute gap and
+ *      then the collective, as the formulas of ../shared/spec/mission.md
+ *      make it (Thakur, Rabenseifner & Gropp 2005; Patarasuk & Yuan 2009).
+ *   2. writers: pcap (pcap_writer.c, tcp_seg.c: each message cut into TCP
+ *      segments of MSS 1448 on one long-lived connection per pair, paced at
+ *      the link rate, ACKed every second segment) and CSV (one row per
+ *      message).
+ *
+ * Hosts are numbered 0..nhosts-1; host h has the address 198.18.a.b with
+ * a.b = h + 1 (198.18.0.1, 198.18.0.2, ...).  For a star (parameter
+ * server), host 0 is the server and hosts 1..W the workers.
+ *
+ * Deterministic: the same job (seed included) gives the same schedule and
+ * the same bytes.  Times are nanoseconds from the start of the capture.
+ */
+#ifndef DMLSCOPE_GEN_H
+#define DMLSCOPE_GEN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "dmlscope/error.h"
+
+#define DMLS_GEN_MSS 1448        /* TCP payload per segment (Ethernet, timestamps) */
+#define DMLS_GEN_MAX_HOSTS 1024
+#define DMLS_GEN_MAX_MSGS 50000000u
+#define DMLS_GEN_JITTER 0.02     /* iteration starts jitter by up to 2 % of T */
+
+enum dmls_gen_phase {
+	DMLS_GEN_REDUCE_SCATTER = 0,
+	DMLS_GEN_ALL_GATHER,
+	DMLS_GEN_PUSH,
+	DMLS_GEN_PULL,
+	DMLS_GEN_REDUCE,
+	DMLS_GEN_BROADCAST,
+	DMLS_GEN_EXCHANGE,
+	DMLS_GEN_INTRA_REDUCE_SCATTER,
+	DMLS_GEN_INTRA_ALL_GATHER,
+	DMLS_GEN_INTER_REDUCE_SCATTER,
+	DMLS_GEN_INTER_ALL_GATHER,
+	DMLS_GEN_NPHASES
+};
+
+/* "reduce-scatter", "all-gather", "push", ... as written in the CSV. */
+const char *dmls_gen_phase_name(int phase);
+
+typedef struct dmls_gen_job {
+	int pattern;            /* enum dmls_pattern_kind (analysis.h): ring, tree,
+				 * star, clique, hierarchical, pairwise */
+	size_t workers;         /* N ranks; star: W workers (plus one server) */
+	uint64_t gradient_bytes; /* S */
+	size_t iterations;      /* K >= 1 */
+	int64_t iteration_ns;   /* T, start to start; 0 = 2.5 x the collective */
+	double link_gbps;       /* > 0; 0 = 10 */
+	uint64_t seed;
+	size_t group_size;      /* hierarchical: ranks per group; 0 = automatic */
+} dmls_gen_job;
+
+/* Parse a --pattern name ("ring", ...); returns the kind or -1. */
+int dmls_gen_pattern_parse(const char *name);
+
+typedef struct dmls_gen_conn {
+	uint32_t a, b;          /* host indexes, a < b; a connected to b */
+	uint16_t aport, bport;  /* a's ephemeral port, b's listening port */
+} dmls_gen_conn;
+
+typedef struct dmls_gen_msg {
+	uint32_t src, dst;      /* host indexes */
+	uint32_t conn;          /* index into conns */
+	uint32_t iteration;     /* 0-based */
+	uint32_t step;          /* step of the collective within the iteration */
+	uint8_t phase;          /* enum dmls_gen_phase */
+	uint64_t bytes;         /* application payload */
+	int64_t start_ns;       /* first segment */
+	int64_t gap_ns;         /* spacing of its segments (pacing), >= 1 */
+} dmls_gen_msg;
+
+typedef struct dmls_gen_schedule {
+	dmls_gen_job job;       /* with defaults filled in (T, link, group size) */
+	size_t nhosts;
+	int64_t collective_ns;  /* the longest collective of an iteration */
+	size_t nconns;
+	dmls_gen_conn *conns;   /* in order of first use */
+	size_t nmsgs, msgs_cap;
+	dmls_gen_msg *msgs;     /* sorted by start_ns */
+	int64_t end_ns;         /* after the last segment */
+} dmls_gen_schedule;
+
+/*
+ * Build the schedule of job into s (which the caller releases with
+ * dmls_gen_schedule_release, also on failure).  Fails with DMLS_EUSAGE on
+ * an impossible job (no such pattern, too few ranks, S = 0, T shorter than
+ * the collective) and names the option.
+ */
+int dmls_gen_schedule_build(dmls_gen_schedule *s, const dmls_gen_job *job, dmls_error *err);
+void dmls_gen_schedule_release(dmls_gen_schedule *s);
+
+/* "198.18.0.7" for host h into buf (at least 16 bytes). */
+void dmls_gen_host_addr(uint32_t h, char *buf, size_t len);
+
+/*
+ * Bytes host h sends (tx) and receives (rx) in iteration k: the quantity the
+ * mission's formulas give (ring 2(N-1)/N S each way, ...).
+ */
+void dmls_gen_host_bytes(const dmls_gen_schedule *s, uint32_t h, uint32_t k, uint64_t *tx,
+			 uint64_t *rx);
+
+/* Which fields of a dmls_gen_job the caller gave (the others may come from
+ * a run, dmls_gen_calibrate). */
+enum {
+	DMLS_GEN_SET_PATTERN = 1,
+	DMLS_GEN_SET_WORKERS = 2,
+	DMLS_GEN_SET_GRADIENT = 4,
+	DMLS_GEN_SET_ITERATIONS = 8,
+	DMLS_GEN_SET_PERIOD = 16,
+};
+
+struct dmls_analysis;
+/*
+ * Fill the fields of job not in set from the analysis of a real run (name
+ * is for messages): pattern.kind, ranks (a star's workers are the ranks
+ * that are not hubs), S = gradient_bytes, iterations.count, period_s.
+ * Fails with DMLS_EBAD when the run does not tell a needed value (a
+ * butterfly pattern, a tree's S) and says which option gives it.
+ */
+int dmls_gen_calibrate(dmls_gen_job *job, unsigned set, const struct dmls_analysis *a,
+		       const char *name, dmls_error *err);
+
+/* CSV, one row per message: src,dst,sport,dport,start_s,bytes,iteration,phase. */
+int dmls_gen_write_csv(const dmls_gen_schedule *s, FILE *fp, dmls_error *err);
+
+/*
+ * Packet capture (Ethernet, nanosecond pcap) of the schedule: a three-way
+ * handshake per connection at the start, then every message as TCP
+ * segments with proper sequence and acknowledgement numbers, delayed ACKs
+ * from the receiver.  snaplen 0 keeps whole frames; else frames are cut to
+ * snaplen bytes (the original length stays whole, like tcpdump -s).
+ * path "-" is not special: give a FILE with dmls_gen_write_pcap_fp.
+ */
+int dmls_gen_write_pcap(const dmls_gen_schedule *s, const char *path, int snaplen,
+			dmls_error *err);
+int dmls_gen_write_pcap_fp(const dmls_gen_schedule *s, FILE *fp, int snaplen,
+			   dmls_error *err);
+
+#endif

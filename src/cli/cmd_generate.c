@@ -1,0 +1,261 @@
+/*
+ * cmd_generate.c - `dmlscope generate`: synthetic training traffic.
+ *
+ * Parses the job description (or takes it from a real run with --like),
+ * builds the schedule (src/gen) and writes what the output name asks for:
+ * OUT.pcap a capture, OUT.csv one row per message.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/commands.h"
+#include "dmlscope/gen.h"
+#include "dmlscope/job.h"
+#include "dmlscope/units.h"
+
+static const char usage_text[] =
+	"usage: dmlscope generate --pattern ring|tree|star|clique|hierarchical|pairwise\n"
+	"                         --workers N --gradient-bytes S --iterations K\n"
+	"                         [--iteration-time SEC] [--like RUN] [--link-gbps G]\n"
+	"                         [--seed N] [--snaplen BYTES] [--group-size G]\n"
+	"                         [--format pcap|csv] -o OUT.pcap|OUT.csv\n"
+	"star: W workers plus one server (198.18.0.1); S accepts 25MB, 8.9MiB;\n"
+	"SEC accepts 300ms; --like takes what is not given from a real run\n";
+
+struct gen_opts {
+	dmls_gen_job job;
+	unsigned set;
+	const char *like, *out, *format;
+	int snaplen;
+};
+
+static int bad(const char *opt, const char *val)
+{
+	fprintf(stderr, "dmlscope generate: %s: bad value '%s'; see 'dmlscope generate --help'\n",
+		opt, val);
+	return DMLS_EUSAGE;
+}
+
+/* A whole number in [min, max]. */
+static int parse_count(const char *s, uint64_t min, uint64_t max, uint64_t *v)
+{
+	char *end;
+	errno = 0;
+	if (!*s || *s == '-')
+		return -1;
+	unsigned long long x = strtoull(s, &end, 10);
+	if (*end || errno || x < min || x > max)
+		return -1;
+	*v = x;
+	return 0;
+}
+
+static int parse_one(struct gen_opts *o, int c, const char *name, const char *arg)
+{
+	uint64_t v;
+	double d;
+	switch (c) {
+	case 'p':
+		if ((o->job.pattern = dmls_gen_pattern_parse(arg)) < 0)
+			return bad(name, arg);
+		o->set |= DMLS_GEN_SET_PATTERN;
+		break;
+	case 'w':
+		if (parse_count(arg, 1, DMLS_GEN_MAX_HOSTS, &v))
+			return bad(name, arg);
+		o->job.workers = (size_t)v;
+		o->set |= DMLS_GEN_SET_WORKERS;
+		break;
+	case 's':
+		if (dmls_parse_size(arg, &d) || d < 1 || d > 1e15)
+			return bad(name, arg);
+		o->job.gradient_bytes = (uint64_t)llround(d);
+		o->set |= DMLS_GEN_SET_GRADIENT;
+		break;
+	case 'k':
+		if (parse_count(arg, 1, 10000000, &v))
+			return bad(name, arg);
+		o->job.iterations = (size_t)v;
+		o->set |= DMLS_GEN_SET_ITERATIONS;
+		break;
+	case 't':
+		if (dmls_parse_time_ns(arg, &o->job.iteration_ns) || o->job.iteration_ns <= 0)
+			return bad(name, arg);
+		o->set |= DMLS_GEN_SET_PERIOD;
+		break;
+	case 'g': {
+		char *end;
+		o->job.link_gbps = strtod(arg, &end);
+		if (*end || !(o->job.link_gbps > 0 && o->job.link_gbps <= 10000))
+			return bad(name, arg);
+		break;
+	}
+	case 'r':
+		if (parse_count(arg, 0, UINT64_MAX, &v))
+			return bad(name, arg);
+		o->job.seed = v;
+		break;
+	case 'n':
+		if (parse_count(arg, 64, 65535, &v))
+			return bad(name, arg);
+		o->snaplen = (int)v;
+		break;
+	case 'G':
+		if (parse_count(arg, 2, DMLS_GEN_MAX_HOSTS, &v))
+			return bad(name, arg);
+		o->job.group_size = (size_t)v;
+		break;
+	case 'l': o->like = arg; break;
+	case 'o': o->out = arg; break;
+	case 'f':
+		if (strcmp(arg, "pcap") && strcmp(arg, "csv"))
+			return bad(name, arg);
+		o->format = arg;
+		break;
+	}
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct gen_opts *o)
+{
+	static const struct option longopts[] = {
+		{"pattern", required_argument, NULL, 'p'},
+		{"workers", required_argument, NULL, 'w'},
+		{"gradient-bytes", required_argument, NULL, 's'},
+		{"iterations", required_argument, NULL, 'k'},
+		{"iteration-time", required_argument, NULL, 't'},
+		{"link-gbps", required_argument, NULL, 'g'},
+		{"seed", required_argument, NULL, 'r'},
+		{"snaplen", required_argument, NULL, 'n'},
+		{"group-size", required_argument, NULL, 'G'},
+		{"like", required_argument, NULL, 'l'},
+		{"output", required_argument, NULL, 'o'},
+		{"format", required_argument, NULL, 'f'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	int c, idx;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":o:h", longopts, &idx)) != -1) {
+		if (c == 'h') {
+			fputs(usage_text, stdout);
+			return -1;
+		}
+		if (c == '?' || c == ':') {
+			fprintf(stderr, "dmlscope generate: %s '%s'; see 'dmlscope generate "
+					"--help'\n", c == ':' ? "missing value for" : "bad option",
+				argv[optind - 1]);
+			return DMLS_EUSAGE;
+		}
+		if (parse_one(o, c, argv[optind - 1], optarg))
+			return DMLS_EUSAGE;
+	}
+	if (optind < argc)
+		return bad("argument", argv[optind]);
+	return 0;
+}
+
+/* Everything needed is there (after --like)?  Returns 0 or prints why. */
+static int check_complete(const struct gen_opts *o)
+{
+	static const struct {
+		unsigned bit;
+		const char *opt;
+	} need[] = {
+		{DMLS_GEN_SET_PATTERN, "--pattern"},
+		{DMLS_GEN_SET_WORKERS, "--workers"},
+		{DMLS_GEN_SET_GRADIENT, "--gradient-bytes"},
+		{DMLS_GEN_SET_ITERATIONS, "--iterations"},
+	};
+	if (!o->out) {
+		fprintf(stderr, "dmlscope generate: no output given (-o OUT.pcap|OUT.csv)\n");
+		return DMLS_EUSAGE;
+	}
+	for (size_t i = 0; !o->like && i < sizeof(need) / sizeof(need[0]); i++) {
+		if (!(o->set & need[i].bit)) {
+			fprintf(stderr, "dmlscope generate: %s is required (or --like RUN)\n",
+				need[i].opt);
+			return DMLS_EUSAGE;
+		}
+	}
+	return 0;
+}
+
+/* "pcap" or "csv" from --format or the output's name, NULL if neither. */
+static const char *out_format(const struct gen_opts *o)
+{
+	if (o->format)
+		return o->format;
+	const char *dot = strrchr(o->out, '.');
+	if (dot && (!strcmp(dot, ".pcap") || !strcmp(dot, ".cap")))
+		return "pcap";
+	if (dot && !strcmp(dot, ".csv"))
+		return "csv";
+	return NULL;
+}
+
+static int calibrate(struct gen_opts *o, dmls_error *err)
+{
+	dmls_job run;
+	dmls_job_opts jo = {0, NULL};
+	const char *in[1] = {o->like};
+	int rc = dmls_job_analyze(&run, in, 1, &jo, err);
+	if (!rc && !run.analysis)
+		rc = dmls_fail(err, DMLS_EBAD, "'%s': %s", o->like, run.analysis_error.msg);
+	if (!rc)
+		rc = dmls_gen_calibrate(&o->job, o->set, run.analysis, o->like, err);
+	dmls_job_release(&run);
+	return rc;
+}
+
+static int write_out(const dmls_gen_schedule *s, const struct gen_opts *o, const char *fmt,
+		     dmls_error *err)
+{
+	int to_stdout = !strcmp(o->out, "-");
+	if (!strcmp(fmt, "pcap"))
+		return to_stdout ? dmls_gen_write_pcap_fp(s, stdout, o->snaplen, err)
+				 : dmls_gen_write_pcap(s, o->out, o->snaplen, err);
+	FILE *fp = to_stdout ? stdout : fopen(o->out, "w");
+	if (!fp)
+		return dmls_fail(err, DMLS_EIO, "'%s': cannot open for writing", o->out);
+	int rc = dmls_gen_write_csv(s, fp, err);
+	if (!to_stdout && fclose(fp) && !rc)
+		rc = DMLS_EIO;
+	if (rc == DMLS_EIO)
+		dmls_fail(err, DMLS_EIO, "'%s': cannot write", o->out);
+	return rc;
+}
+
+int cmd_generate(int argc, char **argv)
+{
+	struct gen_opts o = {0};
+	int rc = parse_args(argc, argv, &o);
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	if ((rc = check_complete(&o)))
+		return rc;
+	const char *fmt = out_format(&o);
+	if (!fmt) {
+		fprintf(stderr, "dmlscope generate: '%s': name ends in .pcap or .csv, or give "
+				"--format\n", o.out);
+		return DMLS_EUSAGE;
+	}
+	dmls_error err = {0};
+	dmls_gen_schedule s = {0};
+	if (o.like)
+		rc = calibrate(&o, &err);
+	if (!rc)
+		rc = dmls_gen_schedule_build(&s, &o.job, &err);
+	if (!rc)
+		rc = write_out(&s, &o, fmt, &err);
+	dmls_gen_schedule_release(&s);
+	if (rc)
+		fprintf(stderr, "dmlscope generate: %s\n", err.msg);
+	return rc;
+}

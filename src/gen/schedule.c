@@ -1,0 +1,319 @@
+/*
+ * schedule.c - the job description becomes timed messages.
+ *
+ * Time line.  The capture opens with the TCP handshakes of every connection
+ * (one long-lived connection per pair of hosts that talk, as Gloo, NCCL and
+ * parameter servers keep them; never one per iteration), 30 us apart, then
+ * 1 ms of quiet: together H.  Iteration k owns [H + kT, H + (k+1)T): a compute gap, then the
+ * collective (plan.c).  The collective starts at
+ *     H + kT + (T - C - J) + j_k,   J = DMLS_GEN_JITTER T, j_k in [0, J)
+ * where C is the longest collective of the job, so iteration starts jitter
+ * but never drift: the mean period over K iterations is T within
+ * J / (K - 1).  Without --iteration-time, T = 2.5 C rounded up to 1 ms
+ * (communication 40 % of an iteration).
+ *
+ * Pacing.  A step's transfers share links the way TCP shares them (fair
+ * share, Jain et al. 1984): a transfer from a host sending f messages at
+ * once to a host receiving i messages at once gets link / max(f, i), so a
+ * parameter server's incast runs at link / W per worker.  Segments of a
+ * message are then spaced by (frame + 24 bytes of preamble, FCS and
+ * inter-frame gap) x 8 / rate.  A step starts when the one before it has
+ * been received and acknowledged, plus 20 us (+ up to 10 us) for the
+ * reduction and the kernel launch; the parameter server adds 200 us to
+ * apply the update before the pull.  Asynchronous pairs start up to 500 us
+ * apart.
+ *
+ * All randomness is a hash of (seed, what, iteration, index) (gen_int.h),
+ * so the same job gives the same schedule whatever the order of work.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dmlscope/analysis.h"
+#include "gen/gen_int.h"
+
+typedef struct layout {
+	dmls_gen_schedule *s;
+	uint32_t *conn_of;    /* nhosts x nhosts, UINT32_MAX = none */
+	uint32_t *fan_out, *fan_in;
+	double frame_ns;      /* wire time of one full frame at the link rate */
+} layout;
+
+const char *dmls_gen_phase_name(int phase)
+{
+	static const char *const names[DMLS_GEN_NPHASES] = {
+		"reduce-scatter", "all-gather", "push", "pull", "reduce", "broadcast",
+		"exchange", "intra-reduce-scatter", "intra-all-gather",
+		"inter-reduce-scatter", "inter-all-gather"};
+	return phase >= 0 && phase < DMLS_GEN_NPHASES ? names[phase] : "unknown";
+}
+
+int dmls_gen_pattern_parse(const char *name)
+{
+	static const int kinds[] = {DMLS_PAT_RING, DMLS_PAT_TREE, DMLS_PAT_STAR,
+				    DMLS_PAT_CLIQUE, DMLS_PAT_HIERARCHICAL, DMLS_PAT_PAIRWISE};
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (!strcmp(name, dmls_pattern_name(kinds[i])))
+			return kinds[i];
+	return -1;
+}
+
+void dmls_gen_host_addr(uint32_t h, char *buf, size_t len)
+{
+	snprintf(buf, len, "198.18.%u.%u", (h + 1) >> 8, (h + 1) & 0xff);
+}
+
+/* Smallest divisor of n whose square reaches n (8 -> 4, 9 -> 3, 12 -> 4);
+ * for a prime, ceil(sqrt(n)) with a smaller last group. */
+static size_t auto_group(size_t n)
+{
+	for (size_t d = 2; d < n; d++)
+		if (d * d >= n && n % d == 0)
+			return d;
+	size_t g = (size_t)ceil(sqrt((double)n));
+	return g < 2 ? 2 : g;
+}
+
+static int check_job(dmls_gen_job *job, size_t *nhosts, dmls_error *err)
+{
+	int star = job->pattern == DMLS_PAT_STAR;
+	if (dmls_pattern_name(job->pattern)[0] == 'u' || job->pattern == DMLS_PAT_BUTTERFLY)
+		return dmls_fail(err, DMLS_EUSAGE, "pattern %d cannot be generated", job->pattern);
+	size_t min = job->pattern == DMLS_PAT_HIERARCHICAL ? 4 : star ? 1 : 2;
+	if (job->workers < min)
+		return dmls_fail(err, DMLS_EUSAGE, "--workers: %s needs at least %zu",
+				 dmls_pattern_name(job->pattern), min);
+	*nhosts = job->workers + (star ? 1 : 0);
+	if (*nhosts > DMLS_GEN_MAX_HOSTS)
+		return dmls_fail(err, DMLS_EUSAGE, "--workers: at most %d hosts",
+				 DMLS_GEN_MAX_HOSTS);
+	if (job->gradient_bytes == 0)
+		return dmls_fail(err, DMLS_EUSAGE, "--gradient-bytes must be positive");
+	if (job->iterations == 0)
+		return dmls_fail(err, DMLS_EUSAGE, "--iterations must be positive");
+	if (job->link_gbps == 0)
+		job->link_gbps = 10;
+	if (!(job->link_gbps > 0 && job->link_gbps <= 10000))
+		return dmls_fail(err, DMLS_EUSAGE, "--link-gbps must be in (0, 10000]");
+	if (job->iteration_ns < 0)
+		return dmls_fail(err, DMLS_EUSAGE, "--iteration-time must be positive");
+	if (job->pattern == DMLS_PAT_HIERARCHICAL) {
+		if (job->group_size == 0)
+			job->group_size = auto_group(job->workers);
+		if (job->group_size < 2 || job->group_size * 2 > job->workers)
+			return dmls_fail(err, DMLS_EUSAGE,
+					 "--group-size: need 2 or more groups of 2 or more ranks");
+	}
+	return DMLS_OK;
+}
+
+/* The connection of the pair (a, b), created on first use; UINT32_MAX when
+ * out of memory. */
+static uint32_t conn_get(layout *L, uint32_t a, uint32_t b)
+{
+	dmls_gen_schedule *s = L->s;
+	if (a > b) {
+		uint32_t t = a;
+		a = b;
+		b = t;
+	}
+	uint32_t *slot = &L->conn_of[(size_t)a * s->nhosts + b];
+	if (*slot != UINT32_MAX)
+		return *slot;
+	if ((s->nconns & (s->nconns - 1)) == 0) {
+		size_t cap = s->nconns ? 2 * s->nconns : 16;
+		dmls_gen_conn *c = realloc(s->conns, cap * sizeof(*c));
+		if (!c)
+			return UINT32_MAX;
+		s->conns = c;
+	}
+	s->conns[s->nconns] = (dmls_gen_conn){a, b, (uint16_t)(32768 + b), GEN_LISTEN_PORT};
+	*slot = (uint32_t)s->nconns++;
+	return *slot;
+}
+
+static int push_msg(dmls_gen_schedule *s, const dmls_gen_msg *m)
+{
+	if (s->nmsgs == s->msgs_cap) {
+		size_t cap = s->msgs_cap ? 2 * s->msgs_cap : 256;
+		dmls_gen_msg *x = realloc(s->msgs, cap * sizeof(*x));
+		if (!x)
+			return -1;
+		s->msgs = x;
+		s->msgs_cap = cap;
+	}
+	s->msgs[s->nmsgs++] = *m;
+	return 0;
+}
+
+static int64_t step_gap_ns(const dmls_gen_schedule *s, uint32_t k, uint32_t step, int phase)
+{
+	double j = gen_u01(s->job.seed, GEN_R_STEP, k, step);
+	int64_t gap = GEN_STEP_GAP_NS + (int64_t)(j * GEN_STEP_JITTER_NS);
+	return phase == DMLS_GEN_PULL ? gap + GEN_SERVER_UPDATE_NS : gap;
+}
+
+/* Lay out the steps x[0..n) of one step from t0; returns when the step is
+ * received (last segment plus the ACK delay), or -1 when out of memory.
+ * Messages are stored only when store is set. */
+static int64_t lay_step(layout *L, const gen_xfer *x, size_t n, uint32_t k, int64_t t0,
+			int store)
+{
+	dmls_gen_schedule *s = L->s;
+	for (size_t i = 0; i < n; i++)
+		L->fan_out[x[i].src] = L->fan_in[x[i].dst] = 0;
+	for (size_t i = 0; i < n; i++)
+		L->fan_out[x[i].src]++, L->fan_in[x[i].dst]++;
+	int64_t end = t0;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t share = L->fan_out[x[i].src] > L->fan_in[x[i].dst] ?
+			L->fan_out[x[i].src] : L->fan_in[x[i].dst];
+		int64_t gap = (int64_t)llround(L->frame_ns * share);
+		uint64_t nseg = (x[i].bytes + DMLS_GEN_MSS - 1) / DMLS_GEN_MSS;
+		uint64_t tag = ((uint64_t)x[i].step << 40) ^ ((uint64_t)x[i].src << 20) ^ x[i].dst;
+		int64_t start = t0 + (int64_t)(gen_u01(s->job.seed, GEN_R_MSG, k, tag) *
+					       GEN_MSG_JITTER_NS);
+		if (x[i].phase == DMLS_GEN_EXCHANGE) {
+			uint64_t pair = x[i].src < x[i].dst ? x[i].src * 4096ULL + x[i].dst
+							    : x[i].dst * 4096ULL + x[i].src;
+			start += (int64_t)(gen_u01(s->job.seed, GEN_R_PAIR, k, pair) *
+					   GEN_PAIR_JITTER_NS);
+		}
+		gap = gap < 1 ? 1 : gap;
+		int64_t done = start + (int64_t)nseg * gap + gap + GEN_ACK_DELAY_NS;
+		end = done > end ? done : end;
+		uint32_t c = conn_get(L, x[i].src, x[i].dst);
+		if (c == UINT32_MAX)
+			return -1;
+		dmls_gen_msg m = {x[i].src, x[i].dst, c, k, x[i].step, x[i].phase,
+				  x[i].bytes, start, gap};
+		if (store && push_msg(s, &m))
+			return -1;
+	}
+	return end;
+}
+
+/* Lay out iteration k's collective from t0; returns its end or -1. */
+static int64_t lay_iteration(layout *L, gen_plan *p, uint32_t k, int64_t t0, int store)
+{
+	if (gen_plan_iteration(p, &L->s->job, k))
+		return -1;
+	int64_t t = t0;
+	for (size_t i = 0; i < p->n;) {
+		size_t j = i;
+		while (j < p->n && p->x[j].step == p->x[i].step)
+			j++;
+		if (i > 0)
+			t += step_gap_ns(L->s, k, p->x[i].step, p->x[i].phase);
+		t = lay_step(L, p->x + i, j - i, k, t, store);
+		if (t < 0)
+			return -1;
+		i = j;
+	}
+	return t;
+}
+
+static int by_start(const void *a, const void *b)
+{
+	const dmls_gen_msg *x = a, *y = b;
+	if (x->start_ns != y->start_ns)
+		return x->start_ns < y->start_ns ? -1 : 1;
+	if (x->src != y->src)
+		return x->src < y->src ? -1 : 1;
+	return x->dst < y->dst ? -1 : x->dst > y->dst;
+}
+
+/* Pass 1: the longest collective C and the period T. */
+static int size_period(layout *L, gen_plan *p, dmls_error *err)
+{
+	dmls_gen_schedule *s = L->s;
+	int64_t C = 0;
+	for (uint32_t k = 0; k < s->job.iterations; k++) {
+		/* the shape repeats, the jitter does not: every iteration */
+		int64_t c = lay_iteration(L, p, k, 0, 0);
+		if (c < 0)
+			return dmls_fail(err, DMLS_EBAD, "out of memory");
+		C = c > C ? c : C;
+	}
+	s->collective_ns = C;
+	if (s->job.iteration_ns == 0)
+		s->job.iteration_ns = (int64_t)ceil(2.5 * (double)C / 1e6) * 1000000;
+	double T = (double)s->job.iteration_ns;
+	if ((double)C + DMLS_GEN_JITTER * T >= T)
+		return dmls_fail(err, DMLS_EUSAGE,
+				 "--iteration-time %.6g s is shorter than the collective "
+				 "(%.6g s at %g Gbit/s plus %g %% jitter)",
+				 T / 1e9, (double)C / 1e9, s->job.link_gbps, 100 * DMLS_GEN_JITTER);
+	return DMLS_OK;
+}
+
+static int lay_all(layout *L, gen_plan *p, dmls_error *err)
+{
+	dmls_gen_schedule *s = L->s;
+	int64_t T = s->job.iteration_ns, C = s->collective_ns;
+	double J = DMLS_GEN_JITTER * (double)T;
+	int64_t H = GEN_QUIET_NS + (int64_t)s->nconns * GEN_HANDSHAKE_NS;
+	for (uint32_t k = 0; k < s->job.iterations; k++) {
+		int64_t jk = (int64_t)(gen_u01(s->job.seed, GEN_R_ITER, k, 0) * J);
+		int64_t t0 = H + (int64_t)k * T + (T - C - (int64_t)J) + jk;
+		int64_t end = lay_iteration(L, p, k, t0, 1);
+		if (end < 0)
+			return dmls_fail(err, DMLS_EBAD, "out of memory");
+		s->end_ns = end > s->end_ns ? end : s->end_ns;
+		if (s->nmsgs > DMLS_GEN_MAX_MSGS)
+			return dmls_fail(err, DMLS_EUSAGE, "more than %u messages: fewer "
+					 "--iterations or --workers", DMLS_GEN_MAX_MSGS);
+	}
+	qsort(s->msgs, s->nmsgs, sizeof(*s->msgs), by_start);
+	return DMLS_OK;
+}
+
+int dmls_gen_schedule_build(dmls_gen_schedule *s, const dmls_gen_job *job, dmls_error *err)
+{
+	memset(s, 0, sizeof(*s));
+	s->job = *job;
+	int rc = check_job(&s->job, &s->nhosts, err);
+	if (rc)
+		return rc;
+	layout L = {s, NULL, NULL, NULL, GEN_FRAME_WIRE_BYTES * 8.0 / s->job.link_gbps};
+	gen_plan p = {0};
+	L.conn_of = malloc(s->nhosts * s->nhosts * sizeof(*L.conn_of));
+	L.fan_out = calloc(s->nhosts, sizeof(*L.fan_out));
+	L.fan_in = calloc(s->nhosts, sizeof(*L.fan_in));
+	if (!L.conn_of || !L.fan_out || !L.fan_in) {
+		rc = dmls_fail(err, DMLS_EBAD, "out of memory");
+	} else {
+		memset(L.conn_of, 0xff, s->nhosts * s->nhosts * sizeof(*L.conn_of));
+		rc = size_period(&L, &p, err);
+		if (!rc)
+			rc = lay_all(&L, &p, err);
+	}
+	free(p.x);
+	free(L.conn_of);
+	free(L.fan_out);
+	free(L.fan_in);
+	return rc;
+}
+
+void dmls_gen_schedule_release(dmls_gen_schedule *s)
+{
+	free(s->conns);
+	free(s->msgs);
+	memset(s, 0, sizeof(*s));
+}
+
+void dmls_gen_host_bytes(const dmls_gen_schedule *s, uint32_t h, uint32_t k, uint64_t *tx,
+			 uint64_t *rx)
+{
+	*tx = *rx = 0;
+	for (size_t i = 0; i < s->nmsgs; i++) {
+		const dmls_gen_msg *m = &s->msgs[i];
+		if (m->iteration != k)
+			continue;
+		if (m->src == h)
+			*tx += m->bytes;
+		if (m->dst == h)
+			*rx += m->bytes;
+	}
+}
