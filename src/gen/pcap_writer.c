@@ -56,7 +56,7 @@ static void emit(writer *w, int64_t t, gen_tcp_pkt *pk)
 	pk->ip_id = w->ip_id[pk->src]++;
 	pk->tsval = tsval(w, pk->src, t);
 	pk->tsecr = tsval(w, pk->dst, t - 50000);
-	pk->window = WINDOW;
+	pk->window = pk->flags & GEN_TCP_SYN ? 64240 : WINDOW; /* SYN: unscaled */
 	size_t len = gen_tcp_frame(w->buf, pk);
 	struct pcap_pkthdr h;
 	int64_t ts = GEN_EPOCH_S * 1000000000LL + t;

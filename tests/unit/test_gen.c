@@ -1,0 +1,299 @@
+/*
+ * test_gen.c - the generator's schedule obeys the mission's formulas
+ * exactly, and its writers are deterministic.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "dmlscope/analysis.h"
+#include "dmlscope/gen.h"
+
+#define MB 1000000ULL
+
+static dmls_gen_schedule build(int pattern, size_t n, uint64_t S, size_t K, uint64_t seed)
+{
+	dmls_gen_job job = {pattern, n, S, K, 0, 0, seed, 0};
+	dmls_gen_schedule s;
+	dmls_error err = {0};
+	int rc = dmls_gen_schedule_build(&s, &job, &err);
+	if (rc)
+		fprintf(stderr, "%s\n", err.msg);
+	assert_int_equal(rc, DMLS_OK);
+	return s;
+}
+
+/* Every host of every iteration sends and receives exactly tx and rx. */
+static void expect_all(const dmls_gen_schedule *s, uint32_t h0, uint32_t h1, uint64_t tx,
+		       uint64_t rx)
+{
+	for (uint32_t k = 0; k < s->job.iterations; k++) {
+		for (uint32_t h = h0; h < h1; h++) {
+			uint64_t t, r;
+			dmls_gen_host_bytes(s, h, k, &t, &r);
+			assert_int_equal(t, tx);
+			assert_int_equal(r, rx);
+		}
+	}
+}
+
+/* Ring (Patarasuk & Yuan 2009): 2(N-1)/N S each way, to the neighbour only,
+ * 2(N-1) steps of S/N, one connection per neighbour pair for all K. */
+static void test_ring(void **state)
+{
+	(void)state;
+	for (size_t n = 4; n <= 8; n += 4) {
+		uint64_t S = 4 * MB;
+		dmls_gen_schedule s = build(DMLS_PAT_RING, n, S, 8, 1);
+		expect_all(&s, 0, (uint32_t)n, 2 * (n - 1) * S / n, 2 * (n - 1) * S / n);
+		assert_int_equal(s.nhosts, n);
+		assert_int_equal(s.nconns, n);
+		assert_int_equal(s.nmsgs, 8 * n * 2 * (n - 1));
+		for (size_t i = 0; i < s.nmsgs; i++) {
+			assert_int_equal(s.msgs[i].dst, (s.msgs[i].src + 1) % n);
+			assert_int_equal(s.msgs[i].bytes, S / n);
+			assert_true(s.msgs[i].step < 2 * (n - 1));
+		}
+		dmls_gen_schedule_release(&s);
+	}
+}
+
+/* S not divisible by N: chunks differ by one byte, the total stays 2(N-1) S. */
+static void test_ring_uneven(void **state)
+{
+	(void)state;
+	uint64_t S = 1000003, total = 0;
+	dmls_gen_schedule s = build(DMLS_PAT_RING, 7, S, 1, 1);
+	for (uint32_t h = 0; h < 7; h++) {
+		uint64_t t, r;
+		dmls_gen_host_bytes(&s, h, 0, &t, &r);
+		assert_true(t >= 2 * 6 * (S / 7) && t <= 2 * 6 * (S / 7 + 1));
+		total += t;
+	}
+	assert_int_equal(total, 2 * 6 * S);
+	dmls_gen_schedule_release(&s);
+}
+
+/* Parameter server: a worker pushes S and pulls S; the server receives and
+ * sends W S (incast). */
+static void test_star(void **state)
+{
+	(void)state;
+	uint64_t S = 4 * MB;
+	dmls_gen_schedule s = build(DMLS_PAT_STAR, 3, S, 8, 1);
+	assert_int_equal(s.nhosts, 4);
+	expect_all(&s, 1, 4, S, S);
+	expect_all(&s, 0, 1, 3 * S, 3 * S);
+	assert_int_equal(s.nconns, 3);
+	dmls_gen_schedule_release(&s);
+}
+
+/* Clique: the ring's volume, 2(N-1)/N S, over all N-1 partners. */
+static void test_clique(void **state)
+{
+	(void)state;
+	uint64_t S = 4 * MB;
+	dmls_gen_schedule s = build(DMLS_PAT_CLIQUE, 4, S, 4, 1);
+	expect_all(&s, 0, 4, 2 * 3 * S / 4, 2 * 3 * S / 4);
+	assert_int_equal(s.nconns, 6);
+	dmls_gen_schedule_release(&s);
+}
+
+/* Binary tree: S up and S down every edge. */
+static void test_tree(void **state)
+{
+	(void)state;
+	uint64_t S = 2 * MB;
+	dmls_gen_schedule s = build(DMLS_PAT_TREE, 7, S, 3, 1);
+	assert_int_equal(s.nconns, 6);
+	for (uint32_t h = 0; h < 7; h++) {
+		uint64_t edges = (h > 0) + (2 * h + 1 < 7) + (2 * h + 2 < 7);
+		expect_all(&s, h, h + 1, edges * S, edges * S);
+	}
+	for (size_t i = 0; i < s.nmsgs; i++) {
+		const dmls_gen_msg *m = &s.msgs[i];
+		uint32_t child = m->src > m->dst ? m->src : m->dst;
+		assert_int_equal((child - 1) / 2, m->src > m->dst ? m->dst : m->src);
+		assert_int_equal(m->phase, m->src == child ? DMLS_GEN_REDUCE : DMLS_GEN_BROADCAST);
+	}
+	dmls_gen_schedule_release(&s);
+}
+
+/* Hierarchical, 2 groups of 4: rings inside the groups, leaders 0 and 4
+ * joined; a member sends its ring share 2(G-1)/G S plus the chain's S
+ * (except the group's last). */
+static void test_hierarchical(void **state)
+{
+	(void)state;
+	uint64_t S = 4 * MB;
+	dmls_gen_schedule s = build(DMLS_PAT_HIERARCHICAL, 8, S, 2, 1);
+	assert_int_equal(s.job.group_size, 4);
+	uint64_t intra = 2 * 3 * S / 4, inter = 2 * 1 * S / 2;
+	expect_all(&s, 0, 1, intra + inter + S, intra + inter);
+	expect_all(&s, 1, 3, intra + S, intra + S);
+	expect_all(&s, 3, 4, intra, intra + S);
+	for (size_t i = 0; i < s.nmsgs; i++) {
+		const dmls_gen_msg *m = &s.msgs[i];
+		int same_group = m->src / 4 == m->dst / 4;
+		assert_true(same_group || (m->src % 4 == 0 && m->dst % 4 == 0));
+	}
+	dmls_gen_schedule_release(&s);
+}
+
+/* Pairwise: S each way with one partner, a new partner every iteration,
+ * every pair once in N-1 iterations (round-robin). */
+static void test_pairwise(void **state)
+{
+	(void)state;
+	uint64_t S = 4 * MB;
+	dmls_gen_schedule s = build(DMLS_PAT_PAIRWISE, 4, S, 3, 1);
+	expect_all(&s, 0, 4, S, S);
+	assert_int_equal(s.nconns, 6);
+	dmls_gen_schedule_release(&s);
+	s = build(DMLS_PAT_PAIRWISE, 5, S, 5, 1);
+	for (uint32_t k = 0; k < 5; k++) {
+		int idle = 0;
+		for (uint32_t h = 0; h < 5; h++) {
+			uint64_t t, r;
+			dmls_gen_host_bytes(&s, h, k, &t, &r);
+			assert_true((t == S && r == S) || (t == 0 && r == 0));
+			idle += t == 0;
+		}
+		assert_int_equal(idle, 1);
+	}
+	assert_int_equal(s.nconns, 10);
+	dmls_gen_schedule_release(&s);
+}
+
+/* Iteration k's messages stay inside [kT, (k+1)T) after the handshakes,
+ * and the period is the one asked for. */
+static void test_timing(void **state)
+{
+	(void)state;
+	dmls_gen_job job = {DMLS_PAT_RING, 4, 4 * MB, 8, 100000000, 0, 3, 0};
+	dmls_gen_schedule s;
+	dmls_error err;
+	assert_int_equal(dmls_gen_schedule_build(&s, &job, &err), DMLS_OK);
+	int64_t H = 1000000 + 4 * 30000, T = 100000000;
+	for (size_t i = 0; i < s.nmsgs; i++) {
+		const dmls_gen_msg *m = &s.msgs[i];
+		int64_t nseg = (int64_t)((m->bytes + DMLS_GEN_MSS - 1) / DMLS_GEN_MSS);
+		assert_true(m->start_ns >= H + (int64_t)m->iteration * T);
+		assert_true(m->start_ns + nseg * m->gap_ns < H + (int64_t)(m->iteration + 1) * T);
+		if (i)
+			assert_true(m->start_ns >= s.msgs[i - 1].start_ns);
+		/* 10 Gbit/s, one message per link: 1538 bytes x 8 / 10 ns */
+		assert_int_equal(m->gap_ns, 1230);
+	}
+	dmls_gen_schedule_release(&s);
+	job.iteration_ns = 1000000; /* 1 ms: shorter than the collective */
+	assert_int_equal(dmls_gen_schedule_build(&s, &job, &err), DMLS_EUSAGE);
+	assert_non_null(strstr(err.msg, "--iteration-time"));
+	dmls_gen_schedule_release(&s);
+}
+
+static void test_bad_jobs(void **state)
+{
+	(void)state;
+	dmls_gen_schedule s;
+	dmls_error err;
+	dmls_gen_job ring1 = {DMLS_PAT_RING, 1, MB, 1, 0, 0, 0, 0};
+	assert_int_equal(dmls_gen_schedule_build(&s, &ring1, &err), DMLS_EUSAGE);
+	dmls_gen_schedule_release(&s);
+	dmls_gen_job hier3 = {DMLS_PAT_HIERARCHICAL, 3, MB, 1, 0, 0, 0, 0};
+	assert_int_equal(dmls_gen_schedule_build(&s, &hier3, &err), DMLS_EUSAGE);
+	dmls_gen_schedule_release(&s);
+	dmls_gen_job fly = {DMLS_PAT_BUTTERFLY, 4, MB, 1, 0, 0, 0, 0};
+	assert_int_equal(dmls_gen_schedule_build(&s, &fly, &err), DMLS_EUSAGE);
+	dmls_gen_schedule_release(&s);
+	dmls_gen_job zero = {DMLS_PAT_STAR, 2, 0, 1, 0, 0, 0, 0};
+	assert_int_equal(dmls_gen_schedule_build(&s, &zero, &err), DMLS_EUSAGE);
+	dmls_gen_schedule_release(&s);
+	assert_int_equal(dmls_gen_pattern_parse("ring"), DMLS_PAT_RING);
+	assert_int_equal(dmls_gen_pattern_parse("butterfly"), -1);
+}
+
+/* The capture of a schedule, in memory. */
+static char *pcap_bytes(const dmls_gen_schedule *s, int snaplen, size_t *len)
+{
+	char *buf = NULL;
+	FILE *fp = open_memstream(&buf, len);
+	dmls_error err;
+	assert_non_null(fp);
+	assert_int_equal(dmls_gen_write_pcap_fp(s, fp, snaplen, &err), DMLS_OK);
+	return buf;
+}
+
+/* Same seed, same bytes; another seed, other bytes; snaplen cuts records. */
+static void test_pcap_deterministic(void **state)
+{
+	(void)state;
+	dmls_gen_schedule a = build(DMLS_PAT_STAR, 2, 300000, 3, 7);
+	dmls_gen_schedule b = build(DMLS_PAT_STAR, 2, 300000, 3, 7);
+	dmls_gen_schedule c = build(DMLS_PAT_STAR, 2, 300000, 3, 8);
+	size_t la, lb, lc, lcut;
+	char *pa = pcap_bytes(&a, 0, &la), *pb = pcap_bytes(&b, 0, &lb);
+	char *pc = pcap_bytes(&c, 0, &lc), *cut = pcap_bytes(&a, 100, &lcut);
+	assert_int_equal(la, lb);
+	assert_memory_equal(pa, pb, la);
+	assert_true(la != lc || memcmp(pa, pc, la));
+	/* per message ceil(B / MSS) segments and ceil(segments / 2) ACKs */
+	uint64_t seg = (300000 + DMLS_GEN_MSS - 1) / DMLS_GEN_MSS, acks = (seg + 1) / 2;
+	uint64_t pkts = 3 * a.nconns + a.nmsgs * (seg + acks);
+	uint64_t handshakes = (74 + 74 + 66) * a.nconns; /* shorter than 100 */
+	assert_int_equal(a.nconns, 2);
+	assert_int_equal(lcut, 24 + 16 * pkts + handshakes + a.nmsgs * (100 * seg + 66 * acks));
+	free(pa);
+	free(pb);
+	free(pc);
+	free(cut);
+	dmls_gen_schedule_release(&a);
+	dmls_gen_schedule_release(&b);
+	dmls_gen_schedule_release(&c);
+}
+
+static void test_csv(void **state)
+{
+	(void)state;
+	dmls_gen_schedule s = build(DMLS_PAT_RING, 3, 3000, 2, 1);
+	char *buf = NULL;
+	size_t len;
+	FILE *fp = open_memstream(&buf, &len);
+	dmls_error err;
+	assert_int_equal(dmls_gen_write_csv(&s, fp, &err), DMLS_OK);
+	fclose(fp);
+	size_t lines = 0;
+	for (size_t i = 0; i < len; i++)
+		lines += buf[i] == '\n';
+	assert_int_equal(lines, s.nmsgs + 1);
+	assert_memory_equal(buf, "src,dst,sport,dport,start_s,bytes,iteration,phase\n", 50);
+	assert_non_null(strstr(buf, "\n198.18.0.1,198.18.0.2,32769,29400,"));
+	assert_non_null(strstr(buf, ",1000,0,reduce-scatter\n"));
+	assert_non_null(strstr(buf, ",1000,1,all-gather\n"));
+	free(buf);
+	dmls_gen_schedule_release(&s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ring),
+		cmocka_unit_test(test_ring_uneven),
+		cmocka_unit_test(test_star),
+		cmocka_unit_test(test_clique),
+		cmocka_unit_test(test_tree),
+		cmocka_unit_test(test_hierarchical),
+		cmocka_unit_test(test_pairwise),
+		cmocka_unit_test(test_timing),
+		cmocka_unit_test(test_bad_jobs),
+		cmocka_unit_test(test_pcap_deterministic),
+		cmocka_unit_test(test_csv),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
