@@ -139,7 +139,7 @@ static int parse_args(int argc, char **argv, struct gen_opts *o)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	int c, idx;
+	int c, idx = 0;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":o:h", longopts, &idx)) != -1) {
@@ -153,7 +153,10 @@ static int parse_args(int argc, char **argv, struct gen_opts *o)
 				argv[optind - 1]);
 			return DMLS_EUSAGE;
 		}
-		if (parse_one(o, c, argv[optind - 1], optarg))
+		char name[32];
+		snprintf(name, sizeof(name), "%s%s", c == 'o' ? "-" : "--",
+			 c == 'o' ? "o" : longopts[idx].name);
+		if (parse_one(o, c, name, optarg))
 			return DMLS_EUSAGE;
 	}
 	if (optind < argc)

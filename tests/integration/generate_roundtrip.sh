@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# Generated traffic, analyzed by the same tool, gives back the job it was
+# generated from: pattern, ranks, iterations, period (3 %), gradient size
+# (3 %).  Same seed, same bytes; another seed, other bytes.  Bad options
+# exit 2 with one line; an unwritable output exits 3.  --like copies a real
+# run (the bundled samples).
+set -u
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+fail=0
+py=/usr/bin/python3
+K=8
+T=0.2
+
+# roundtrip NAME PATTERN WORKERS S_BYTES WANT_RANKS WANT_S(or null)
+roundtrip() {
+	local name=$1 pat=$2 n=$3 S=$4 ranks=$5 wantS=$6
+	if ! "$DMLSCOPE" generate --pattern "$pat" --workers "$n" --gradient-bytes "$S" \
+		--iterations $K --iteration-time ${T}s --seed 1 --snaplen 100 \
+		-o "$tmp/$name.pcap" 2>"$tmp/err"; then
+		echo "FAIL $name: generate: $(cat "$tmp/err")"; fail=1; return
+	fi
+	if ! "$DMLSCOPE" analyze "$tmp/$name.pcap" --json - >"$tmp/$name.json" 2>"$tmp/err"; then
+		echo "FAIL $name: analyze: $(cat "$tmp/err")"; fail=1; return
+	fi
+	if $py - "$tmp/$name.json" "$pat" "$ranks" $K $T "$wantS" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+pat, ranks, K, T, S = sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5]), sys.argv[6]
+p, it, m = d["pattern"], d["iterations"], d["model"]
+bad = []
+if p["kind"] != pat: bad.append("kind %s" % p["kind"])
+if p["ranks"] != ranks: bad.append("ranks %s" % p["ranks"])
+if it["count"] != K: bad.append("count %s" % it["count"])
+if it["period_s"] is None or abs(it["period_s"] / T - 1) > 0.03:
+    bad.append("period %s" % it["period_s"])
+if S != "null" and (m["gradient_bytes"] is None or abs(m["gradient_bytes"] / float(S) - 1) > 0.03):
+    bad.append("gradient %s" % m["gradient_bytes"])
+print(("FAIL " if bad else "ok   ") + "%s %s ranks %s count %s period %.4f S %s" % (
+    pat, " ".join(bad), p["ranks"], it["count"], it["period_s"] or 0, m["gradient_bytes"]))
+sys.exit(1 if bad else 0)
+PY
+	then :; else fail=1; fi
+}
+
+roundtrip ring4 ring 4 4MB 4 4000000
+roundtrip ring8 ring 8 2MB 8 2000000
+roundtrip star3 star 3 4MB 4 4000000
+roundtrip clique4 clique 4 4MB 4 4000000
+roundtrip tree7 tree 7 2MB 7 null
+roundtrip hier8 hierarchical 8 2MB 8 null
+roundtrip pairwise4 pairwise 4 4MB 4 4000000
+
+# Determinism
+gen() { "$DMLSCOPE" generate --pattern star --workers 3 --gradient-bytes 1MB --iterations 4 "$@"; }
+gen --seed 5 -o "$tmp/a.pcap" && gen --seed 5 -o "$tmp/b.pcap" && gen --seed 6 -o "$tmp/c.pcap" \
+	|| { echo "FAIL determinism: generate failed"; fail=1; }
+if cmp -s "$tmp/a.pcap" "$tmp/b.pcap"; then echo "ok   same seed, same bytes"
+else echo "FAIL same seed gave different files"; fail=1; fi
+if cmp -s "$tmp/a.pcap" "$tmp/c.pcap"; then echo "FAIL another seed gave the same file"; fail=1
+else echo "ok   another seed, other bytes"; fi
+
+# CSV: one row per message, the contract's columns, bytes add up to the formula
+gen --seed 5 -o "$tmp/a.csv" || { echo "FAIL csv: generate failed"; fail=1; }
+$py - "$tmp/a.csv" <<'PY' || fail=1
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+cols = "src,dst,sport,dport,start_s,bytes,iteration,phase".split(",")
+bad = []
+if not rows or list(rows[0].keys()) != cols: bad.append("columns")
+tx = {}
+for r in rows:
+    tx[(r["src"], r["iteration"])] = tx.get((r["src"], r["iteration"]), 0) + int(r["bytes"])
+# star, 3 workers, S = 1 MB: a worker sends S, the server 3 S per iteration
+for (src, k), b in tx.items():
+    want = 3000000 if src == "198.18.0.1" else 1000000
+    if b != want: bad.append("%s sent %d in iteration %s" % (src, b, k))
+if len(rows) != 4 * 6: bad.append("%d rows" % len(rows))
+print(("FAIL csv: " + ", ".join(bad[:3])) if bad else "ok   csv: %d rows" % len(rows))
+sys.exit(1 if bad else 0)
+PY
+
+# Bad options: exit 2, one line on stderr
+expect() {
+	local name=$1 want=$2; shift 2
+	"$DMLSCOPE" generate "$@" >/dev/null 2>"$tmp/err"
+	local rc=$? lines; lines=$(wc -l <"$tmp/err")
+	if [ "$rc" != "$want" ] || [ "$lines" != 1 ]; then
+		echo "FAIL $name: exit $rc (want $want), $lines lines: $(cat "$tmp/err")"; fail=1
+	else
+		echo "ok   $name: exit $rc: $(cat "$tmp/err")"
+	fi
+}
+ok=(--pattern ring --workers 4 --gradient-bytes 1MB --iterations 2)
+expect no_output 2 "${ok[@]}"
+expect no_workers 2 --pattern ring --gradient-bytes 1MB --iterations 2 -o "$tmp/x.pcap"
+expect bad_pattern 2 --pattern butterfly --workers 4 --gradient-bytes 1MB --iterations 2 -o "$tmp/x.pcap"
+expect zero_workers 2 --pattern ring --workers 0 --gradient-bytes 1MB --iterations 2 -o "$tmp/x.pcap"
+expect bad_size 2 --pattern ring --workers 4 --gradient-bytes 12XB --iterations 2 -o "$tmp/x.pcap"
+expect bad_ext 2 "${ok[@]}" -o "$tmp/x.txt"
+expect unknown_opt 2 "${ok[@]}" --bogus -o "$tmp/x.pcap"
+expect short_period 2 "${ok[@]}" --iteration-time 1ms -o "$tmp/x.pcap"
+expect ring_of_one 2 --pattern ring --workers 1 --gradient-bytes 1MB --iterations 2 -o "$tmp/x.pcap"
+expect unwritable 3 "${ok[@]}" -o "$tmp/no/such/dir/x.pcap"
+expect like_missing 3 --like "$tmp/no-such-run" -o "$tmp/x.pcap"
+
+# --like: the bundled real runs, generated again, analyze the same
+for run in "$SRCDIR"/samples/*-ring "$SRCDIR"/samples/*-star; do
+	[ -d "$run" ] || continue
+	name=$(basename "$run")
+	if ! "$DMLSCOPE" generate --like "$run" --seed 3 --snaplen 100 -o "$tmp/like.pcap" 2>"$tmp/err"; then
+		echo "FAIL like $name: $(cat "$tmp/err")"; fail=1; continue
+	fi
+	"$DMLSCOPE" analyze "$run" --json "$tmp/real.json" --quiet 2>/dev/null
+	"$DMLSCOPE" analyze "$tmp/like.pcap" --json "$tmp/like.json" --quiet 2>/dev/null
+	$py - "$tmp/real.json" "$tmp/like.json" "$name" <<'PY' || fail=1
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+bad = []
+for k in ("kind", "ranks"):
+    if a["pattern"][k] != b["pattern"][k]: bad.append(k)
+if a["iterations"]["count"] != b["iterations"]["count"]: bad.append("count")
+if abs(b["iterations"]["period_s"] / a["iterations"]["period_s"] - 1) > 0.03: bad.append("period")
+if abs(b["model"]["gradient_bytes"] / a["model"]["gradient_bytes"] - 1) > 0.03: bad.append("gradient")
+print(("FAIL like %s: %s" % (sys.argv[3], bad)) if bad else "ok   like %s: %s %d ranks, period %.4f, S %.0f" % (
+    sys.argv[3], b["pattern"]["kind"], b["pattern"]["ranks"], b["iterations"]["period_s"], b["model"]["gradient_bytes"]))
+sys.exit(1 if bad else 0)
+PY
+done
+exit $fail
