@@ -32,6 +32,7 @@ otherwise.
 import argparse
 import bisect
 import collections
+import concurrent.futures
 import json
 import os
 import statistics
@@ -105,10 +106,12 @@ def check_run(run, tol, show_matrix):
     K = len(t)
     lossy = bool(truth.get("loss_percent"))
 
-    # per host: bytes per window per destination
+    # per host: bytes per window per destination; tshark runs two at a time
     per = []  # per[i] = {"win": [Counter(dst->bytes)], "total": int, "pre": Counter, "retrans": int}
-    for h in hosts:
-        pk = tshark_packets(os.path.join(run, h["pcap"]), retrans=lossy)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as ex:
+        caps = list(ex.map(lambda h: tshark_packets(os.path.join(run, h["pcap"]), retrans=lossy),
+                           hosts))
+    for h, pk in zip(hosts, caps):
         if not pk:
             problems.append(f"host {h['host']}: empty capture")
         foreign = sum(1 for p in pk if p[1] != h["addr"])
@@ -219,12 +222,17 @@ def print_run(res, show_matrix):
                 print(f"     h{i} " + " ".join(f"{v:8.3f}" for v in vals))
 
 
+TABLE_HEADER = ("| run | ranks | steps | S MB | worker MB/step (median) | formula MB | "
+                "worker ratio min-max | server MB/step measured / formula (ratio) | s/step | check |\n"
+                "|---|---|---|---|---|---|---|---|---|---|")
+
+
 def table_line(res):
     tr = res["truth"]
     ws = [r for r in res["rows"] if r["role"] == "worker"]
     sv = [r for r in res["rows"] if r["role"] == "server"]
     wr = [r["ratio"] for r in ws]
-    line = (f"| {os.path.relpath(res['run'])} | {tr['ranks']} | {tr['steps']} | "
+    line = (f"| {res['run']} | {tr['ranks']} | {tr['steps']} | "
             f"{tr['gradient_bytes'] / 1e6:.3f} | {statistics.median(r['measured'] for r in ws) / 1e6:.3f} | "
             f"{ws[0]['formula'] / 1e6:.3f} | {min(wr):.3f}-{max(wr):.3f} | ")
     if sv:
@@ -242,6 +250,7 @@ def main():
                     help="allowed relative error of the per-step median (default 0.10)")
     ap.add_argument("--matrix", action="store_true", help="print payload matrices")
     ap.add_argument("--table", action="store_true", help="print a markdown summary table at the end")
+    ap.add_argument("--table-rows", metavar="FILE", help="append each run's table row to FILE")
     a = ap.parse_args()
     runs = find_runs(a.paths)
     if not runs:
@@ -260,11 +269,14 @@ def main():
         results.append(res)
         bad += not res["ok"]
     if a.table and results:
-        print("\n| run | ranks | steps | S MB | worker MB/step (median) | formula MB | worker ratio min-max "
-              "| server MB/step measured / formula (ratio) | s/step | check |")
-        print("|---|---|---|---|---|---|---|---|---|---|")
+        print()
+        print(TABLE_HEADER)
         for res in results:
             print(table_line(res))
+    if a.table_rows:
+        with open(a.table_rows, "a") as f:
+            for res in results:
+                f.write(table_line(res) + "\n")
     print(f"check_run: {len(runs) - bad}/{len(runs)} runs pass")
     return 1 if bad else 0
 

@@ -13,15 +13,23 @@ Topology (all created fresh per run, named dtb<pid>-*, removed afterwards):
 The bridge lives in its own namespace, so nothing on the machine's own network
 is touched and several runs can go on at the same time.  On each host:
 `tcpdump -i eth0 -s 100 src <own address> -w worker-<i>-tcpdump.pcap`, as in
-the study.  Packet loss (`--loss P`, percent) is injected on every host's
-egress with nftables, because this kernel has no netem:
+the study.
 
-    table inet dmltb { chain post { type filter hook postrouting priority 0;
-        numgen random mod 10000 < P*100 counter drop } }
+Packet loss (`--loss P`, percent): this kernel has no netem, so packets are
+dropped at random with nftables, in the switch namespace, on each host's
+bridge port (bridge family, forward hook):
 
-The drop happens before the packet reaches the device, so (as with netem, a
-qdisc) tcpdump on the sender does not see the dropped original, only its
-retransmission.  The rule's counter is written to truth.json (nft_dropped).
+    table bridge dmltb { chain lossy { type filter hook forward priority 0;
+        iifname "p<i>" numgen random mod 10000 < P*100 counter drop } }
+
+That is a loss on the wire: TCP believes the packet was sent, times out or
+gets duplicate ACKs, and retransmits.  (A drop in the sender's own
+output/postrouting chain is not: the kernel returns an error to TCP, which
+simply sends the segment again later; measured: 52 drops, no retransmission
+worth the name on the wire.)  The sender's capture holds the lost original
+and its retransmission.  A GSO/TSO super-packet counts as one packet, as it
+does for netem on a host with segmentation offload.  The rule counters go
+to truth.json (nft_dropped, nft_dropped_bytes).
 
 Output: <out>/<framework>-<model>-adam-<batch>-<backend>-<delay>-<topology>/
 with worker-<i>-tcpdump.pcap for every host, train_history.log (rank 0) and
@@ -116,27 +124,26 @@ class Testbed:
         return r.returncode == 0 or "refused" in r.stderr
 
     def set_loss(self, percent):
+        """Drop P % of each host's packets on the wire: in the switch
+        namespace, bridge family, per ingress port (after the sender's
+        tcpdump saw the packet, before the receiver)."""
         k = int(round(percent * 100))  # out of 10000
         if k <= 0:
             return
-        rules = (
-            "table inet dmltb {\n"
-            "  chain post {\n"
-            "    type filter hook postrouting priority 0; policy accept;\n"
-            f"    ip daddr 198.18.0.0/15 numgen random mod 10000 < {k} counter drop\n"
-            "  }\n"
-            "}\n")
-        for ns in self.hosts:
-            sh("ip", "netns", "exec", ns, "nft", "-f", "-", input=rules)
+        rules = ["table bridge dmltb {", "  chain lossy {",
+                 "    type filter hook forward priority 0; policy accept;"]
+        rules += [f'    iifname "p{i}" numgen random mod 10000 < {k} counter drop'
+                  for i in range(self.n)]
+        rules += ["  }", "}", ""]
+        sh("ip", "netns", "exec", self.sw, "nft", "-f", "-", input="\n".join(rules))
 
     def nft_dropped(self):
-        out = []
-        for ns in self.hosts:
-            r = sh("ip", "netns", "exec", ns, "nft", "list", "table", "inet", "dmltb",
-                   check=False)
-            m = re.search(r"counter packets (\d+) bytes (\d+)", r.stdout)
-            out.append(int(m.group(1)) if m else None)
-        return out
+        """[(packets, bytes)] dropped per host, from the rule counters."""
+        r = sh("ip", "netns", "exec", self.sw, "nft", "list", "table", "bridge", "dmltb")
+        got = {}
+        for m in re.finditer(r'iifname "p(\d+)".*?counter packets (\d+) bytes (\d+)', r.stdout):
+            got[int(m.group(1))] = (int(m.group(2)), int(m.group(3)))
+        return [got.get(i, (None, None)) for i in range(self.n)]
 
     def spawn(self, name, i, cmd, logpath, env=None):
         f = open(logpath, "w")
@@ -303,7 +310,7 @@ def main():
         # to tcpdump in blocks; on SIGINT tcpdump does not drain a block that is
         # not yet retired, so wait (immediate mode is on as well).
         time.sleep(1.5)
-        dropped = tb.nft_dropped() if a.loss else [0] * a.ranks
+        dropped = tb.nft_dropped() if a.loss else [(0, 0)] * a.ranks
         cap_drops = []
         for p in dumps:
             os.killpg(p.pid, signal.SIGINT)
@@ -321,9 +328,10 @@ def main():
             "run": name,
             "delay": loss_tag(a.loss),
             "loss_percent": a.loss,
-            "loss_method": ("nftables postrouting 'numgen random mod 10000 < k drop' on every host"
-                            if a.loss else None),
-            "nft_dropped": dropped,
+            "loss_method": ("nftables bridge forward chain in the switch, per sender port: "
+                            "'iifname p<i> numgen random mod 10000 < k drop'" if a.loss else None),
+            "nft_dropped": [d[0] for d in dropped],
+            "nft_dropped_bytes": [d[1] for d in dropped],
             "hosts": [{"host": i, "addr": tb.addrs[i], "rank": i,
                        "role": "server" if i in servers else "worker",
                        "pcap": f"worker-{i}-tcpdump.pcap"} for i in range(a.ranks)],
