@@ -264,9 +264,11 @@ int dmls_ng_open(dmls_reader *r, dmls_error *err)
 	int rc = ng_block(r, &rec, err); /* the first SHB */
 	if (rc < 0)
 		return err ? err->status : DMLS_EBAD;
-	/* Read the interface blocks that follow, so the link type is known. */
-	while (dmls_rd_fill(r, 8, NULL) >= 8 &&
-	       dmls_rd32(r->buf + r->start, r->ng_swap) == BT_IDB) {
+	/* Read the blocks up to the first packet, so the link type is known. */
+	while (dmls_rd_fill(r, 8, NULL) >= 8) {
+		uint32_t type = dmls_rd32(r->buf + r->start, r->ng_swap);
+		if (type == BT_EPB || type == BT_SPB || type == BT_PB || type == BT_SHB)
+			break;
 		if (ng_block(r, &rec, err) < 0)
 			return err ? err->status : DMLS_EBAD;
 	}

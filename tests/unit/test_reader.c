@@ -299,6 +299,44 @@ static void test_stream_large(void **st)
 	dbuf_free(&d);
 }
 
+/* pcapng through a FILE *: a 3 MiB block to skip (name resolution) and a
+ * 2 MiB one to hold (an IDB with big comments) across the refills, and
+ * if_tsoffset. */
+static void test_pcapng_stream(void **st)
+{
+	dbuf d = {.be = 1};
+	ng_shb(&d);
+	uint32_t big = 3u << 20;
+	put_f32(&d, 4), put_f32(&d, big), put(&d, NULL, big - 12), put_f32(&d, big);
+	/* IDB with if_tsoffset = 100 s, then 32 comments of 64 KiB */
+	uint32_t ilen = 20 + 12 + 32 * (4 + 0xfffc) + 4;
+	put_f32(&d, 1), put_f32(&d, ilen), put_f16(&d, 1), put_f16(&d, 0), put_f32(&d, 0);
+	put_f16(&d, 14), put_f16(&d, 8), put_f32(&d, 0), put_f32(&d, 100);
+	for (int k = 0; k < 32; k++)
+		put_f16(&d, 1), put_f16(&d, 0xfffc), put(&d, NULL, 0xfffc);
+	put_f32(&d, 0), put_f32(&d, ilen);
+	for (uint32_t i = 0; i < 20000; i++)
+		ng_epb(&d, 0, i, PKT, 60, 60);
+	char *path = temp_file(&d);
+	dmls_reader *r;
+	dmls_error err;
+	assert_int_equal(dmls_reader_open_file(&r, path, &err), 0);
+	assert_int_equal(dmls_reader_linktype(r), 1);
+	dmls_record rec;
+	uint32_t n = 0;
+	int rc;
+	while ((rc = dmls_reader_next(r, &rec, &err)) == 1) {
+		assert_int_equal(rec.ts_ns, 100000000000LL + n * 1000LL);
+		n++;
+	}
+	assert_int_equal(rc, 0);
+	assert_int_equal(n, 20000);
+	dmls_reader_free(r);
+	unlink(path);
+	free(path);
+	dbuf_free(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -309,6 +347,7 @@ int main(void)
 		cmocka_unit_test(test_pcapng),
 		cmocka_unit_test(test_pcapng_damage),
 		cmocka_unit_test(test_stream_large),
+		cmocka_unit_test(test_pcapng_stream),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
