@@ -9,11 +9,12 @@
 BUILD_DEPS := cmake pkg-config gcc libpcap-dev libgsl-dev libjansson-dev libcmocka-dev
 TEST_DEPS  := tcpdump tshark python3 python3-statsmodels python3-pandas python3-numpy \
               python3-torch python3-torchvision iproute2 nftables clang libclang-rt-14-dev
+SHELL := /bin/bash
 PREFIX ?= /usr/local
 JOBS ?= 2
 SAMPLE ?= samples/pytorch_ddp-mobilenetv2-adam-16-gloo-normal-ring
 
-.PHONY: all build build-asan deps deps-test run check check-unit bench testbed validate install clean fuzz
+.PHONY: all build build-asan deps deps-test run check bench testbed validate install clean fuzz fuzz-smoke
 
 all: build
 
@@ -48,10 +49,21 @@ run: build
 check: deps-test build build-asan
 	cd build && ctest --output-on-failure -j$(JOBS)
 	cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j$(JOBS) -LE slow -E 'integration/testbed'
+	$(MAKE) --no-print-directory fuzz-smoke
 
 fuzz: deps-test
 	@CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=Debug -DDMLS_SANITIZE=ON -DDMLS_FUZZ=ON >/dev/null
 	@cmake --build build-fuzz -j$(JOBS)
+
+# Run the ingest fuzzer briefly (FUZZ_SECONDS), seeded from the samples and,
+# when present, tcpdump's test captures; new inputs go to a temporary dir.
+FUZZ_SECONDS ?= 30
+CORPUS_DIR ?= ../shared/corpus/tcpdump-tests
+fuzz-smoke: fuzz
+	@tmp=$$(mktemp -d); seeds="$$(ls -d samples/*/ tests/data 2>/dev/null)"; \
+	[ -d "$(CORPUS_DIR)" ] && seeds="$$seeds $(CORPUS_DIR)"; \
+	./build-fuzz/fuzz_ingest -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 -timeout=10 \
+	  -print_final_stats=1 $$tmp $$seeds 2>&1 | tail -4; rc=$${PIPESTATUS[0]}; rm -rf $$tmp; exit $$rc
 
 bench: build
 	bash bench/run.sh
