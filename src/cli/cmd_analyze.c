@@ -10,13 +10,14 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "dmlscope/compare.h"
 #include "dmlscope/job.h"
 #include "dmlscope/render.h"
 #include "dmlscope/units.h"
 
 static const char usage_text[] =
-	"usage: dmlscope analyze INPUT... [--json FILE|-] [--csv DIR] [--bin SEC]\n"
-	"                        [--filter BPF] [--quiet]\n"
+	"usage: dmlscope analyze INPUT... [--json FILE|-] [--csv DIR] [--report FILE.html]\n"
+	"                        [--bin SEC] [--filter BPF] [--quiet]\n"
 	"INPUT is a capture (pcap, pcapng), several captures of one job, or a run folder\n";
 
 struct analyze_opts {
@@ -87,6 +88,21 @@ static int write_json(const dmls_job *job, const char *dest)
 	return 0;
 }
 
+/* The compare report of this one run. */
+static int write_report(const dmls_job *job, const char *path)
+{
+	dmls_compare c;
+	dmls_error err;
+	dmls_compare_init(&c);
+	int rc = dmls_compare_add_job(&c, job, &err);
+	if (!rc)
+		rc = dmls_report_html_write(&c, path, &err);
+	if (rc)
+		fprintf(stderr, "dmlscope analyze: %s\n", err.msg);
+	dmls_compare_release(&c);
+	return rc;
+}
+
 static int render(const dmls_job *job, const struct analyze_opts *o)
 {
 	int to_stdout = o->json && !strcmp(o->json, "-");
@@ -101,6 +117,8 @@ static int render(const dmls_job *job, const struct analyze_opts *o)
 			return err.status;
 		}
 	}
+	if (o->report && write_report(job, o->report))
+		return DMLS_EIO;
 	if (fflush(stdout)) {
 		fprintf(stderr, "dmlscope analyze: cannot write to standard output\n");
 		return DMLS_EIO;
@@ -113,10 +131,6 @@ int cmd_analyze(int argc, char **argv)
 	struct analyze_opts o = {0};
 	if (parse_args(argc, argv, &o))
 		return DMLS_EUSAGE;
-	if (o.report) {
-		fprintf(stderr, "dmlscope analyze: --report is not available yet\n");
-		return DMLS_EUSAGE;
-	}
 	dmls_job job;
 	dmls_error err;
 	dmls_job_opts jo = {o.bin_ns, o.filter};

@@ -106,6 +106,7 @@ int dmls_runlist_find(dmls_runlist *rl, const char *dir, int depth, dmls_error *
 	size_t first = rl->n;
 	if (find(rl, dir, depth))
 		return dmls_fail(err, DMLS_EIO, "out of memory");
-	qsort(rl->paths + first, rl->n - first, sizeof(*rl->paths), cmp_str);
+	if (rl->n > first)
+		qsort(rl->paths + first, rl->n - first, sizeof(*rl->paths), cmp_str);
 	return DMLS_OK;
 }

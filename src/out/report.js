@@ -1,0 +1,266 @@
+/*
+ * report.js - draws the dmlscope HTML report from the JSON inlined in the
+ * page (script#dmls-data, written by src/out/report_html.c) with uPlot,
+ * inlined before this script.  Embedded by cmake/embed.cmake.
+ *
+ * The figures are the study's cross-run figures (../shared/spec/mission.md):
+ * total volume per run beside the gradient size, the communication-pattern
+ * heatmap, flows per run, link throughput in 10 ms bins, burstiness
+ * (peak-to-mean vs timescale), accuracy vs data transmitted, bytes per
+ * iteration.  Bars and heatmaps are plain HTML; curves are uPlot charts.
+ * Every name from the data is set as text, never parsed as HTML.
+ */
+(function () {
+	"use strict";
+	var data = JSON.parse(document.getElementById("dmls-data").textContent);
+	var root = document.getElementById("report");
+	var runs = data.runs.filter(function (r) { return r.row; });
+	var PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b",
+		       "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"];
+	var WIDTH = Math.max(480, Math.min(1150, root.clientWidth || 1100));
+
+	function color(i) { return PALETTE[i % PALETTE.length]; }
+
+	function el(tag, cls, text, parent) {
+		var e = document.createElement(tag);
+		if (cls) e.className = cls;
+		if (text !== undefined && text !== null) e.textContent = text;
+		if (parent) parent.appendChild(e);
+		return e;
+	}
+
+	function human(v, units, base) {
+		if (v === null || v === undefined || !isFinite(v)) return "-";
+		var u = 0;
+		while (Math.abs(v) >= base && u < units.length - 1) { v /= base; u++; }
+		var d = Math.abs(v) >= 100 ? 0 : Math.abs(v) >= 10 ? 1 : 2;
+		return v.toFixed(d) + " " + units[u];
+	}
+	function bytes(v) { return human(v, ["B", "kB", "MB", "GB", "TB"], 1000); }
+	function bps(v) { return human(v, ["bit/s", "kbit/s", "Mbit/s", "Gbit/s", "Tbit/s"], 1000); }
+
+	function cell(v, unit) {
+		if (v === null || v === undefined) return "-";
+		switch (unit) {
+		case "b": return bytes(v);
+		case "r": return bps(v);
+		case "t": return v < 1 ? v.toFixed(4) + " s" : v.toFixed(3) + " s";
+		case "i": return String(Math.round(v));
+		case "f": return Number(v.toPrecision(3)).toString();
+		default: return String(v);
+		}
+	}
+
+	function section(title, caption) {
+		var s = el("section", null, null, root);
+		el("h2", null, title, s);
+		if (caption) el("p", "caption", caption, s);
+		return s;
+	}
+
+	function summary() {
+		var p = el("p", "meta", runs.length + " run" + (runs.length === 1 ? "" : "s") +
+			   " analyzed by " + data.tool.name + " " + data.tool.version + ".", root);
+		data.runs.forEach(function (r) {
+			if (r.error)
+				el("div", "failed", r.name + ": " + r.error, p);
+		});
+	}
+
+	function runTable() {
+		var s = section("Runs", "One row per run, the columns of `dmlscope compare` " +
+				"(runs.csv has them all, in bytes, seconds and bit/s).");
+		var t = el("table", "runs", null, s), tr = el("tr", null, null, el("thead", null, null, t));
+		var cols = data.columns.filter(function (c) { return c.title; });
+		cols.forEach(function (c) { el("th", null, c.title, tr).title = c.key; });
+		var tb = el("tbody", null, null, t);
+		runs.forEach(function (r, i) {
+			var row = el("tr", null, null, tb);
+			cols.forEach(function (c, j) {
+				var td = el("td", c.unit === "s" ? null : "num", cell(r.row[c.key], c.unit), row);
+				if (j === 0) td.style.borderLeft = "4px solid " + color(i);
+			});
+		});
+	}
+
+	/* Horizontal bars, one row per run; cols: [{title, value(run), fmt}] */
+	function barChart(parent, cols) {
+		var g = el("div", cols.length === 1 ? "bars one" : "bars", null, parent);
+		el("div", "head", "run", g);
+		cols.forEach(function (c) { el("div", "head", c.title, g); });
+		var max = cols.map(function (c) {
+			return runs.reduce(function (m, r) { var v = c.value(r); return v > m ? v : m; }, 0);
+		});
+		runs.forEach(function (r, i) {
+			el("div", "name", r.name, g);
+			cols.forEach(function (c, k) {
+				var v = c.value(r), b = el("div", "bar", null, g), f = el("div", null, null, b);
+				f.style.width = (v > 0 && max[k] > 0 ? 100 * v / max[k] : 0) + "%";
+				f.style.background = color(i);
+				f.style.opacity = k ? 0.55 : 0.85;
+				el("span", null, c.fmt(v), b);
+			});
+		});
+	}
+
+	function volumeFigure() {
+		var s = section("Total volume per run beside the gradient size",
+				"Bytes on the wire over the whole capture, and the gradient size S " +
+				"the traffic implies (bytes per worker per iteration and the pattern).");
+		barChart(s, [
+			{title: "wire bytes", value: function (r) { return r.row.wire_bytes; }, fmt: bytes},
+			{title: "gradient size S", value: function (r) { return r.row.gradient_bytes; },
+			 fmt: bytes}]);
+	}
+
+	function flowsFigure() {
+		var s = section("Flows per run", "TCP/UDP 5-tuples, one per direction.");
+		barChart(s, [{title: "flows", value: function (r) { return r.row.flows; },
+			      fmt: function (v) { return v === null ? "-" : String(v); }}]);
+	}
+
+	/* Heat color for a share x in [0,1] of the run's largest pair (log, 4 decades). */
+	function heat(x) {
+		if (!(x > 0)) return "#ffffff";
+		var t = Math.max(0, Math.min(1, 1 + Math.log10(x) / 4));
+		var l = 96 - 62 * t;
+		return "hsl(210, 75%, " + l + "%)";
+	}
+
+	function heatmap(parent, r) {
+		var m = r.figures.matrix, n = m.hosts.length, max = 0;
+		var box = el("div", null, null, parent);
+		el("h3", null, r.name + " (" + (r.row.pattern || "unknown") + ")", box);
+		m.wire_bytes.forEach(function (row) { row.forEach(function (v) { if (v > max) max = v; }); });
+		var t = el("table", "heat", null, box), tr = el("tr", null, null, t);
+		el("th", null, "src \\ dst", tr);
+		m.hosts.forEach(function (h, j) { el("th", null, h + (m.roles[j] === "server" ? " (server)" : ""), tr); });
+		for (var i = 0; i < n; i++) {
+			tr = el("tr", null, null, t);
+			el("th", null, m.hosts[i] + (m.roles[i] === "server" ? " (server)" : ""), tr);
+			for (var j = 0; j < n; j++) {
+				var v = m.wire_bytes[i][j], td = el("td", null, v ? bytes(v) : "", tr);
+				td.style.background = heat(max ? v / max : 0);
+				td.style.color = max && v / max > 0.3 ? "#fff" : "#222";
+				td.title = m.hosts[i] + " -> " + m.hosts[j] + ": " + v + " wire bytes";
+			}
+		}
+	}
+
+	function heatmapFigure() {
+		var s = section("Communication pattern",
+				"Wire bytes from each source (row) to each destination (column); " +
+				"color on a log scale over four decades of the run's largest pair.");
+		var g = el("div", "grid", null, s);
+		runs.forEach(function (r) { heatmap(g, r); });
+	}
+
+	function plot(parent, opts, d) {
+		opts.width = opts.width || WIDTH;
+		opts.height = opts.height || 280;
+		return new uPlot(opts, d, el("div", null, null, parent));
+	}
+
+	function logAxis(label, fmt) {
+		return {label: label, values: function (u, vals) { return vals.map(fmt); }};
+	}
+
+	function throughputFigure() {
+		var s = section("Link throughput over time",
+				"All wire bytes of the run in 10 ms bins (coarser for very long runs), " +
+				"seconds from the run's first packet; same scale for every run.");
+		var ymax = 0, series = runs.map(function (r) {
+			var tp = r.figures.throughput, x = [], y = [];
+			tp.wire_bytes.forEach(function (b, k) {
+				x.push(tp.t0_s + k * tp.bin_s);
+				y.push(b * 8 / tp.bin_s / 1e9);
+				if (y[k] > ymax) ymax = y[k];
+			});
+			return {x: x, y: y, bin: tp.bin_s};
+		});
+		runs.forEach(function (r, i) {
+			el("h3", null, r.name + " (" + (series[i].bin * 1000) + " ms bins)", s);
+			plot(s, {height: 200, legend: {show: false},
+				 scales: {x: {time: false}, y: {range: [0, ymax * 1.05 || 1]}},
+				 axes: [{label: "time (s)"}, {label: "Gbit/s"}],
+				 series: [{}, {label: r.name, stroke: color(i), fill: color(i) + "33",
+					       width: 1, paths: uPlot.paths.stepped({align: 1})}]},
+			     [series[i].x, series[i].y]);
+		});
+	}
+
+	/* Several runs' (x, y) series on one chart: uPlot.join aligns their x. */
+	function overlay(parent, opts, xy) {
+		var used = [];
+		var tables = [];
+		xy.forEach(function (p, i) {
+			if (p && p.x.length) { used.push(i); tables.push([p.x, p.y]); }
+		});
+		if (!tables.length) {
+			el("p", "meta", "No run has this data.", parent);
+			return;
+		}
+		var d = uPlot.join(tables);
+		opts.series = [{label: opts.xlabel}].concat(used.map(function (i) {
+			return {label: runs[i].name, stroke: color(i), width: 2, spanGaps: true,
+				points: {show: true, size: 5, fill: color(i)}};
+		}));
+		plot(parent, opts, d);
+	}
+
+	function burstinessFigure() {
+		var s = section("Burstiness: peak-to-mean ratio vs timescale",
+				"PtM(tau) = E(tau) / (mean rate * tau), E(tau) the most wire bytes in " +
+				"any window of length tau (network calculus); 1 is perfectly smooth.");
+		var fmtS = function (v) { return v < 1e-3 ? (v * 1e6) + " us" : v < 1 ? (v * 1e3) + " ms" : v + " s"; };
+		overlay(s, {xlabel: "timescale", scales: {x: {time: false, distr: 3}, y: {distr: 3}},
+			    axes: [logAxis("timescale", fmtS), {label: "peak-to-mean"}]},
+			runs.map(function (r) {
+				var b = r.figures.burstiness;
+				return b && b.timescales_s ? {x: b.timescales_s, y: b.peak_to_mean} : null;
+			}));
+	}
+
+	function accuracyFigure() {
+		var any = runs.some(function (r) { return r.figures.accuracy; });
+		if (!any) return;
+		var s = section("Accuracy vs data transmitted",
+				"Training accuracy from each run's train_history.log against the wire " +
+				"bytes sent up to that row's time.");
+		overlay(s, {xlabel: "MB", scales: {x: {time: false}},
+			    axes: [{label: "data transmitted (MB)"}, {label: "accuracy"}]},
+			runs.map(function (r) {
+				var a = r.figures.accuracy, x = [], y = [];
+				if (!a) return null;
+				a.cum_wire_bytes.forEach(function (v, k) {
+					if (v !== null && a.accuracy[k] !== null) { x.push(v / 1e6); y.push(a.accuracy[k]); }
+				});
+				return {x: x, y: y};
+			}));
+	}
+
+	function iterationsFigure() {
+		var s = section("Bytes per iteration",
+				"Payload all of the job's hosts sent in each iteration the traffic shows " +
+				"(iterations found from the traffic alone).");
+		overlay(s, {xlabel: "iteration", scales: {x: {time: false}},
+			    axes: [{label: "iteration"}, {label: "MB per iteration"}]},
+			runs.map(function (r) {
+				var it = r.figures.iterations, x = [], y = [];
+				if (!it || !it.payload_bytes) return null;
+				it.payload_bytes.forEach(function (v, k) { x.push(k); y.push(v === null ? null : v / 1e6); });
+				return {x: x, y: y};
+			}));
+	}
+
+	summary();
+	if (!runs.length) return;
+	runTable();
+	volumeFigure();
+	heatmapFigure();
+	flowsFigure();
+	throughputFigure();
+	burstinessFigure();
+	accuracyFigure();
+	iterationsFigure();
+})();

@@ -95,6 +95,31 @@ check("report inlines uPlot", "uPlot" in html and "<script src" not in html)
 sys.exit(1 if bad else 0)
 PY
 
+# analyze --report: the same report for one run.
+"$DMLSCOPE" analyze "${runs[0]}" --quiet --report "$tmp/one.html" || { echo "FAIL analyze --report"; fail=1; }
+name=$(basename "${runs[0]}")
+if grep -q "$name" "$tmp/one.html" && grep -q 'id="dmls-data"' "$tmp/one.html"; then
+	echo "ok   analyze --report names the run"
+else
+	echo "FAIL analyze --report: no run name or no data"; fail=1
+fi
+
+# The figures are drawn in a real browser (only where one is installed).
+chrome=$(command -v chromium chromium-browser google-chrome 2>/dev/null | head -1)
+if [ -n "$chrome" ]; then
+	timeout 60 "$chrome" --headless --no-sandbox --disable-gpu --dump-dom "file://$tmp/r.html" \
+		>"$tmp/dom.html" 2>/dev/null
+	charts=$(grep -o 'class="uplot' "$tmp/dom.html" | wc -l)
+	heat=$(grep -o 'class="heat"' "$tmp/dom.html" | wc -l)
+	if [ "$charts" -ge 4 ] && [ "$heat" = "${#runs[@]}" ]; then
+		echo "ok   browser drew $charts charts and $heat heatmaps"
+	else
+		echo "FAIL browser: $charts charts, $heat heatmaps"; fail=1
+	fi
+else
+	echo "skip browser check: no chromium"
+fi
+
 # expect NAME WANT_RC PATTERN ARGS...: exit code, one stderr line matching PATTERN
 expect() {
 	local name=$1 want=$2 pat=$3; shift 3
