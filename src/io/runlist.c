@@ -65,7 +65,7 @@ int dmls_runlist_add(dmls_runlist *rl, const char *path, dmls_error *err)
 
 static int find(dmls_runlist *rl, const char *dir, int depth)
 {
-	DIR *d = opendir(dir);
+	DIR *d = depth < 1 ? NULL : opendir(dir);
 	struct dirent *e;
 	int oom = 0;
 	if (!d)

@@ -7,7 +7,8 @@
  * total volume per run beside the gradient size, the communication-pattern
  * heatmap, flows per run, link throughput in 10 ms bins, burstiness
  * (peak-to-mean vs timescale), accuracy vs data transmitted, bytes per
- * iteration.  Bars and heatmaps are plain HTML; curves are uPlot charts.
+ * iteration, and (with runs at several loss levels) training time vs packet
+ * loss.  Bars and heatmaps are plain HTML; curves are uPlot charts.
  * Every name from the data is set as text, never parsed as HTML.
  */
 (function () {
@@ -212,7 +213,10 @@
 		var s = section("Burstiness: peak-to-mean ratio vs timescale",
 				"PtM(tau) = E(tau) / (mean rate * tau), E(tau) the most wire bytes in " +
 				"any window of length tau (network calculus); 1 is perfectly smooth.");
-		var fmtS = function (v) { return v < 1e-3 ? (v * 1e6) + " us" : v < 1 ? (v * 1e3) + " ms" : v + " s"; };
+		var fmtS = function (v) {
+			var r = function (x) { return Number(x.toPrecision(3)); };
+			return v < 1e-3 ? r(v * 1e6) + " us" : v < 1 ? r(v * 1e3) + " ms" : r(v) + " s";
+		};
 		overlay(s, {xlabel: "timescale", scales: {x: {time: false, distr: 3}, y: {distr: 3}},
 			    axes: [logAxis("timescale", fmtS), {label: "peak-to-mean"}]},
 			runs.map(function (r) {
@@ -253,6 +257,30 @@
 			}));
 	}
 
+	/* Loss percent from the folder name's delay field: normal 0, loss_X X. */
+	function lossPercent(r) {
+		var d = r.row.delay;
+		if (d === "normal") return 0;
+		var m = /^loss_([0-9.]+)$/.exec(d || "");
+		return m ? parseFloat(m[1]) : null;
+	}
+
+	function lossFigure() {
+		var loss = runs.map(lossPercent);
+		var levels = loss.filter(function (v, i) { return v !== null && loss.indexOf(v) === i; });
+		if (levels.length < 2) return; /* only with runs at two loss levels or more */
+		var s = section("Training time vs packet loss",
+				"Mean step time from train_history.log (the traffic's iteration " +
+				"period where there is no log) against the loss the run's folder " +
+				"name gives (netem).");
+		overlay(s, {xlabel: "loss %", scales: {x: {time: false}},
+			    axes: [{label: "packet loss (%)"}, {label: "step time (s)"}]},
+			runs.map(function (r, i) {
+				var t = r.row.mean_step_s !== null ? r.row.mean_step_s : r.row.period_s;
+				return loss[i] === null || t === null ? null : {x: [loss[i]], y: [t]};
+			}));
+	}
+
 	summary();
 	if (!runs.length) return;
 	runTable();
@@ -263,4 +291,5 @@
 	burstinessFigure();
 	accuracyFigure();
 	iterationsFigure();
+	lossFigure();
 })();

@@ -1,0 +1,115 @@
+/* test_compare.c - run discovery (runlist.c) and the compare table (compare.c)
+ * on the committed sample runs. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "dmlscope/compare.h"
+#include "dmlscope/runlist.h"
+
+#define SAMPLES DMLS_SOURCE_DIR "/samples"
+#define DDP "pytorch_ddp-mobilenetv2-adam-16-gloo-normal-ring"
+#define RPC "pytorch_rpc-mobilenetv2-adam-16-tensorpipe-normal-star"
+
+static void test_runlist(void **state)
+{
+	dmls_runlist rl;
+	dmls_error err;
+	dmls_runlist_init(&rl);
+	assert_int_equal(dmls_runlist_find(&rl, SAMPLES "/", DMLS_DATASET_DEPTH, &err), DMLS_OK);
+	assert_int_equal(rl.n, 2);
+	/* sorted, one slash between the folder and the run */
+	assert_string_equal(rl.paths[0], SAMPLES "/" DDP);
+	assert_string_equal(rl.paths[1], SAMPLES "/" RPC);
+	assert_true(dmls_has_captures(rl.paths[0]));
+	assert_false(dmls_has_captures(SAMPLES));
+	/* depth 0 finds nothing and leaves the list alone */
+	assert_int_equal(dmls_runlist_find(&rl, SAMPLES, 0, &err), DMLS_OK);
+	assert_int_equal(rl.n, 2);
+	dmls_runlist_release(&rl);
+	assert_int_equal(rl.n, 0);
+}
+
+static double num(const dmls_compare_run *r, const char *key)
+{
+	json_t *v = json_object_get(r->row, key);
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static void test_compare_samples(void **state)
+{
+	dmls_compare c;
+	dmls_error err;
+	const char *in[] = {SAMPLES "/" RPC, SAMPLES "/no-such-run", SAMPLES};
+	dmls_compare_init(&c);
+	assert_int_equal(dmls_compare_runs(&c, in, 3, NULL, &err), DMLS_OK);
+	assert_int_equal(c.n, 4); /* rpc, the missing one, then the dataset's two */
+	assert_int_equal(c.nfailed, 1);
+	assert_int_equal(c.runs[1].error.status, DMLS_EIO);
+	assert_null(c.runs[1].row);
+	assert_string_equal(c.runs[0].name, RPC);
+	assert_string_equal(c.runs[2].name, DDP);
+	const dmls_compare_run *ddp = &c.runs[2];
+	assert_non_null(ddp->row);
+	assert_int_equal(json_object_size(ddp->row), dmls_compare_ncolumns);
+	assert_string_equal(json_string_value(json_object_get(ddp->row, "pattern")), "ring");
+	assert_string_equal(json_string_value(json_object_get(ddp->row, "backend")), "gloo");
+	assert_true(num(ddp, "workers") == 4 && num(ddp, "ranks") == 4);
+	assert_true(num(ddp, "wire_bytes") > 1e8);
+	assert_true(num(ddp, "ptm_5ms") > 1);
+	assert_true(num(ddp, "final_accuracy") >= 0 && num(ddp, "final_accuracy") <= 1);
+	/* the 10 ms series holds every wire byte */
+	json_t *tp = json_object_get(ddp->figures, "throughput");
+	assert_true(fabs(json_number_value(json_object_get(tp, "bin_s")) - 0.01) < 1e-12);
+	json_t *b = json_object_get(tp, "wire_bytes");
+	double sum = 0;
+	for (size_t i = 0; i < json_array_size(b); i++)
+		sum += json_number_value(json_array_get(b, i));
+	assert_true(sum == num(ddp, "wire_bytes"));
+	/* the JSON array has the rows only */
+	json_t *a = dmls_compare_json(&c);
+	assert_int_equal(json_array_size(a), 3);
+	json_decref(a);
+	dmls_compare_release(&c);
+}
+
+static void test_report(void **state)
+{
+	dmls_compare c;
+	dmls_error err;
+	const char *in[] = {SAMPLES "/" DDP};
+	char *buf = NULL;
+	size_t len = 0;
+	dmls_compare_init(&c);
+	assert_int_equal(dmls_compare_runs(&c, in, 1, NULL, &err), DMLS_OK);
+	FILE *fp = open_memstream(&buf, &len);
+	assert_non_null(fp);
+	assert_int_equal(dmls_report_html(&c, fp, &err), DMLS_OK);
+	fclose(fp);
+	assert_non_null(strstr(buf, "<!DOCTYPE html>"));
+	assert_non_null(strstr(buf, DDP));
+	assert_non_null(strstr(buf, "var uPlot")); /* inlined, not linked */
+	assert_null(strstr(buf, "<script src"));
+	assert_non_null(strstr(buf, "</html>"));
+	free(buf);
+	dmls_compare_release(&c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_runlist),
+		cmocka_unit_test(test_compare_samples),
+		cmocka_unit_test(test_report),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
