@@ -10,8 +10,8 @@
  *      make it (Thakur, Rabenseifner & Gropp 2005; Patarasuk & Yuan 2009).
  *   2. writers: pcap (pcap_writer.c, tcp_seg.c: each message cut into TCP
  *      segments of MSS 1448 on one long-lived connection per pair, paced at
- *      the link rate, ACKed every second segment) and CSV (one row per
- *      message).
+ *      the link rate, ACKed every second segment), and flow lists
+ *      (flowlist.c): CSV, one row per message, and HPCC's ns-3 flow file.
  *
  * Hosts are numbered 0..nhosts-1; host h has the address 198.18.a.b with
  * a.b = h + 1 (198.18.0.1, 198.18.0.2, ...).  For a star (parameter
@@ -68,8 +68,9 @@ typedef struct dmls_gen_job {
 int dmls_gen_pattern_parse(const char *name);
 
 typedef struct dmls_gen_conn {
-	uint32_t a, b;          /* host indexes, a < b; a connected to b */
-	uint16_t aport, bport;  /* a's ephemeral port, b's listening port */
+	uint32_t a, b;          /* host indexes, a < b; b connected to a (a
+				 * worker to its server at host 0) */
+	uint16_t aport, bport;  /* a's listening port, b's ephemeral port */
 } dmls_gen_conn;
 
 typedef struct dmls_gen_msg {
@@ -136,6 +137,10 @@ int dmls_gen_calibrate(dmls_gen_job *job, unsigned set, const struct dmls_analys
 
 /* CSV, one row per message: src,dst,sport,dport,start_s,bytes,iteration,phase. */
 int dmls_gen_write_csv(const dmls_gen_schedule *s, FILE *fp, dmls_error *err);
+
+/* HPCC ns-3 flow file: a count line, then "src dst 3 dport bytes start_s"
+ * per message (hosts from 0, start times + 2 s). */
+int dmls_gen_write_hpcc(const dmls_gen_schedule *s, FILE *fp, dmls_error *err);
 
 /*
  * Packet capture (Ethernet, nanosecond pcap) of the schedule: a three-way

@@ -4,8 +4,8 @@
  * Time line.  The capture opens with the TCP handshakes of every connection
  * (one long-lived connection per pair of hosts that talk, as Gloo, NCCL and
  * parameter servers keep them; never one per iteration), 30 us apart, then
- * 1 ms of quiet: together H.  Iteration k owns [H + kT, H + (k+1)T): a compute gap, then the
- * collective (plan.c).  The collective starts at
+ * 1 ms of quiet: together H.  Iteration k owns [H + kT, H + (k+1)T): a
+ * compute gap, then the collective (plan.c).  The collective starts at
  *     H + kT + (T - C - J) + j_k,   J = DMLS_GEN_JITTER T, j_k in [0, J)
  * where C is the longest collective of the job, so iteration starts jitter
  * but never drift: the mean period over K iterations is T within
@@ -128,7 +128,9 @@ static uint32_t conn_get(layout *L, uint32_t a, uint32_t b)
 			return UINT32_MAX;
 		s->conns = c;
 	}
-	s->conns[s->nconns] = (dmls_gen_conn){a, b, (uint16_t)(32768 + b), GEN_LISTEN_PORT};
+	/* b's ephemeral port: Linux's range starts at 32768; distinct per a */
+	uint64_t eph = 32768 + gen_hash(s->job.seed, GEN_R_PORT, b, 0) % 20000 + a;
+	s->conns[s->nconns] = (dmls_gen_conn){a, b, GEN_LISTEN_PORT, (uint16_t)eph};
 	*slot = (uint32_t)s->nconns++;
 	return *slot;
 }
@@ -243,7 +245,8 @@ static int size_period(layout *L, gen_plan *p, dmls_error *err)
 	if ((double)C + DMLS_GEN_JITTER * T >= T)
 		return dmls_fail(err, DMLS_EUSAGE,
 				 "--iteration-time %.6g s is shorter than the collective "
-				 "(%.6g s at %g Gbit/s plus %g %% jitter)",
+				 "(%.6g s at %g Gbit/s plus %g %% jitter); raise it or "
+				 "--link-gbps",
 				 T / 1e9, (double)C / 1e9, s->job.link_gbps, 100 * DMLS_GEN_JITTER);
 	return DMLS_OK;
 }
