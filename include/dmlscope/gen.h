@@ -32,7 +32,7 @@
 #define DMLS_GEN_MSS 1448        /* TCP payload per segment (Ethernet, timestamps) */
 #define DMLS_GEN_MAX_HOSTS 1024
 #define DMLS_GEN_MAX_MSGS 50000000u
-#define DMLS_GEN_JITTER 0.02     /* iteration starts jitter by up to 2 % of T */
+#define DMLS_GEN_JITTER 0.05     /* the CLI's --jitter: compute gaps vary 5 % */
 
 enum dmls_gen_phase {
 	DMLS_GEN_REDUCE_SCATTER = 0,
@@ -62,6 +62,9 @@ typedef struct dmls_gen_job {
 	double link_gbps;       /* > 0; 0 = 10 */
 	uint64_t seed;
 	size_t group_size;      /* hierarchical: ranks per group; 0 = automatic */
+	double jitter;          /* coefficient of variation of the compute gap,
+				 * in [0, 2] (0 = a perfect clock); the mean
+				 * period stays T */
 } dmls_gen_job;
 
 /* Parse a --pattern name ("ring", ...); returns the kind or -1. */
@@ -122,13 +125,17 @@ enum {
 	DMLS_GEN_SET_GRADIENT = 4,
 	DMLS_GEN_SET_ITERATIONS = 8,
 	DMLS_GEN_SET_PERIOD = 16,
+	DMLS_GEN_SET_JITTER = 32,
+	DMLS_GEN_SET_LINK = 64,
 };
 
 struct dmls_analysis;
 /*
  * Fill the fields of job not in set from the analysis of a real run (name
  * is for messages): pattern.kind, ranks (a star's workers are the ranks
- * that are not hubs), S = gradient_bytes, iterations.count, period_s.
+ * that are not hubs), S = gradient_bytes, iterations.count, period_s, the
+ * jitter from the spread of iteration durations, and the link rate from
+ * the busiest millisecond shared by the ranks that send at once.
  * Fails with DMLS_EBAD when the run does not tell a needed value (a
  * butterfly pattern, a tree's S) and says which option gives it.
  */

@@ -23,9 +23,11 @@ static const char usage_text[] =
 	"usage: dmlscope generate --pattern ring|tree|star|clique|hierarchical|pairwise\n"
 	"                         --workers N --gradient-bytes S --iterations K\n"
 	"                         [--iteration-time SEC] [--like RUN] [--link-gbps G]\n"
-	"                         [--seed N] [--snaplen BYTES] [--group-size G]\n"
-	"                         [--format pcap|csv|hpcc] -o OUT.pcap|OUT.csv|OUT\n"
+	"                         [--seed N] [--jitter FRAC] [--snaplen BYTES]\n"
+	"                         [--group-size G] [--format pcap|csv|hpcc]\n"
+	"                         -o OUT.pcap|OUT.csv|OUT\n"
 	"star: W workers plus one server (198.18.0.1); S accepts 25MB, 8.9MiB;\n"
+	"FRAC: coefficient of variation of the compute gap (default 0.05);\n"
 	"SEC accepts 300ms; --like takes what is not given from a real run;\n"
 	"--format hpcc writes the flow file of HPCC's ns-3 simulator\n";
 
@@ -95,6 +97,7 @@ static int parse_one(struct gen_opts *o, int c, const char *name, const char *ar
 		o->job.link_gbps = strtod(arg, &end);
 		if (*end || !(o->job.link_gbps > 0 && o->job.link_gbps <= 10000))
 			return bad(name, arg);
+		o->set |= DMLS_GEN_SET_LINK;
 		break;
 	}
 	case 'r':
@@ -112,6 +115,14 @@ static int parse_one(struct gen_opts *o, int c, const char *name, const char *ar
 			return bad(name, arg);
 		o->job.group_size = (size_t)v;
 		break;
+	case 'j': {
+		char *end;
+		o->job.jitter = strtod(arg, &end);
+		if (*end || !(o->job.jitter >= 0 && o->job.jitter <= 2))
+			return bad(name, arg);
+		o->set |= DMLS_GEN_SET_JITTER;
+		break;
+	}
 	case 'l': o->like = arg; break;
 	case 'o': o->out = arg; break;
 	case 'f':
@@ -135,6 +146,7 @@ static int parse_args(int argc, char **argv, struct gen_opts *o)
 		{"seed", required_argument, NULL, 'r'},
 		{"snaplen", required_argument, NULL, 'n'},
 		{"group-size", required_argument, NULL, 'G'},
+		{"jitter", required_argument, NULL, 'j'},
 		{"like", required_argument, NULL, 'l'},
 		{"output", required_argument, NULL, 'o'},
 		{"format", required_argument, NULL, 'f'},
@@ -242,6 +254,7 @@ static int write_out(const dmls_gen_schedule *s, const struct gen_opts *o, const
 int cmd_generate(int argc, char **argv)
 {
 	struct gen_opts o = {0};
+	o.job.jitter = DMLS_GEN_JITTER;
 	int rc = parse_args(argc, argv, &o);
 	if (rc)
 		return rc < 0 ? 0 : rc;
