@@ -10,8 +10,8 @@
  *      make it (Thakur, Rabenseifner & Gropp 2005; Patarasuk & Yuan 2009).
  *   2. writers: pcap (pcap_writer.c, tcp_seg.c: each message cut into TCP
  *      segments of MSS 1448 on one long-lived connection per pair, paced at
- *      the link rate, ACKed every second segment) and CSV (one row per
- *      message).
+ *      the link rate, ACKed every second segment), and flow lists
+ *      (flowlist.c): CSV, one row per message, and HPCC's ns-3 flow file.
  *
  * Hosts are numbered 0..nhosts-1; host h has the address 198.18.a.b with
  * a.b = h + 1 (198.18.0.1, 198.18.0.2, ...).  For a star (parameter
@@ -32,7 +32,7 @@
 #define DMLS_GEN_MSS 1448        /* TCP payload per segment (Ethernet, timestamps) */
 #define DMLS_GEN_MAX_HOSTS 1024
 #define DMLS_GEN_MAX_MSGS 50000000u
-#define DMLS_GEN_JITTER 0.02     /* iteration starts jitter by up to 2 % of T */
+#define DMLS_GEN_JITTER 0.05     /* the CLI's --jitter: compute gaps vary 5 % */
 
 enum dmls_gen_phase {
 	DMLS_GEN_REDUCE_SCATTER = 0,
@@ -62,14 +62,18 @@ typedef struct dmls_gen_job {
 	double link_gbps;       /* > 0; 0 = 10 */
 	uint64_t seed;
 	size_t group_size;      /* hierarchical: ranks per group; 0 = automatic */
+	double jitter;          /* coefficient of variation of the compute gap,
+				 * in [0, 2] (0 = a perfect clock); the mean
+				 * period stays T */
 } dmls_gen_job;
 
 /* Parse a --pattern name ("ring", ...); returns the kind or -1. */
 int dmls_gen_pattern_parse(const char *name);
 
 typedef struct dmls_gen_conn {
-	uint32_t a, b;          /* host indexes, a < b; a connected to b */
-	uint16_t aport, bport;  /* a's ephemeral port, b's listening port */
+	uint32_t a, b;          /* host indexes, a < b; b connected to a (a
+				 * worker to its server at host 0) */
+	uint16_t aport, bport;  /* a's listening port, b's ephemeral port */
 } dmls_gen_conn;
 
 typedef struct dmls_gen_msg {
@@ -121,13 +125,17 @@ enum {
 	DMLS_GEN_SET_GRADIENT = 4,
 	DMLS_GEN_SET_ITERATIONS = 8,
 	DMLS_GEN_SET_PERIOD = 16,
+	DMLS_GEN_SET_JITTER = 32,
+	DMLS_GEN_SET_LINK = 64,
 };
 
 struct dmls_analysis;
 /*
  * Fill the fields of job not in set from the analysis of a real run (name
  * is for messages): pattern.kind, ranks (a star's workers are the ranks
- * that are not hubs), S = gradient_bytes, iterations.count, period_s.
+ * that are not hubs), S = gradient_bytes, iterations.count, period_s, the
+ * jitter from the spread of iteration durations, and the link rate from
+ * the busiest millisecond shared by the ranks that send at once.
  * Fails with DMLS_EBAD when the run does not tell a needed value (a
  * butterfly pattern, a tree's S) and says which option gives it.
  */
@@ -136,6 +144,10 @@ int dmls_gen_calibrate(dmls_gen_job *job, unsigned set, const struct dmls_analys
 
 /* CSV, one row per message: src,dst,sport,dport,start_s,bytes,iteration,phase. */
 int dmls_gen_write_csv(const dmls_gen_schedule *s, FILE *fp, dmls_error *err);
+
+/* HPCC ns-3 flow file: a count line, then "src dst 3 dport bytes start_s"
+ * per message (hosts from 0, start times + 2 s). */
+int dmls_gen_write_hpcc(const dmls_gen_schedule *s, FILE *fp, dmls_error *err);
 
 /*
  * Packet capture (Ethernet, nanosecond pcap) of the schedule: a three-way

@@ -3,7 +3,8 @@
  *
  * Parses the job description (or takes it from a real run with --like),
  * builds the schedule (src/gen) and writes what the output name asks for:
- * OUT.pcap a capture, OUT.csv one row per message.
+ * OUT.pcap a capture, OUT.csv one row per message, or --format hpcc a
+ * flow file for HPCC's ns-3 simulator.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -22,10 +23,13 @@ static const char usage_text[] =
 	"usage: dmlscope generate --pattern ring|tree|star|clique|hierarchical|pairwise\n"
 	"                         --workers N --gradient-bytes S --iterations K\n"
 	"                         [--iteration-time SEC] [--like RUN] [--link-gbps G]\n"
-	"                         [--seed N] [--snaplen BYTES] [--group-size G]\n"
-	"                         [--format pcap|csv] -o OUT.pcap|OUT.csv\n"
+	"                         [--seed N] [--jitter FRAC] [--snaplen BYTES]\n"
+	"                         [--group-size G] [--format pcap|csv|hpcc]\n"
+	"                         -o OUT.pcap|OUT.csv|OUT\n"
 	"star: W workers plus one server (198.18.0.1); S accepts 25MB, 8.9MiB;\n"
-	"SEC accepts 300ms; --like takes what is not given from a real run\n";
+	"FRAC: coefficient of variation of the compute gap (default 0.05);\n"
+	"SEC accepts 300ms; --like takes what is not given from a real run;\n"
+	"--format hpcc writes the flow file of HPCC's ns-3 simulator\n";
 
 struct gen_opts {
 	dmls_gen_job job;
@@ -93,6 +97,7 @@ static int parse_one(struct gen_opts *o, int c, const char *name, const char *ar
 		o->job.link_gbps = strtod(arg, &end);
 		if (*end || !(o->job.link_gbps > 0 && o->job.link_gbps <= 10000))
 			return bad(name, arg);
+		o->set |= DMLS_GEN_SET_LINK;
 		break;
 	}
 	case 'r':
@@ -110,10 +115,18 @@ static int parse_one(struct gen_opts *o, int c, const char *name, const char *ar
 			return bad(name, arg);
 		o->job.group_size = (size_t)v;
 		break;
+	case 'j': {
+		char *end;
+		o->job.jitter = strtod(arg, &end);
+		if (*end || !(o->job.jitter >= 0 && o->job.jitter <= 2))
+			return bad(name, arg);
+		o->set |= DMLS_GEN_SET_JITTER;
+		break;
+	}
 	case 'l': o->like = arg; break;
 	case 'o': o->out = arg; break;
 	case 'f':
-		if (strcmp(arg, "pcap") && strcmp(arg, "csv"))
+		if (strcmp(arg, "pcap") && strcmp(arg, "csv") && strcmp(arg, "hpcc"))
 			return bad(name, arg);
 		o->format = arg;
 		break;
@@ -133,6 +146,7 @@ static int parse_args(int argc, char **argv, struct gen_opts *o)
 		{"seed", required_argument, NULL, 'r'},
 		{"snaplen", required_argument, NULL, 'n'},
 		{"group-size", required_argument, NULL, 'G'},
+		{"jitter", required_argument, NULL, 'j'},
 		{"like", required_argument, NULL, 'l'},
 		{"output", required_argument, NULL, 'o'},
 		{"format", required_argument, NULL, 'f'},
@@ -190,7 +204,8 @@ static int check_complete(const struct gen_opts *o)
 	return 0;
 }
 
-/* "pcap" or "csv" from --format or the output's name, NULL if neither. */
+/* "pcap", "csv" or "hpcc" from --format, else from the output's name;
+ * NULL if neither tells. */
 static const char *out_format(const struct gen_opts *o)
 {
 	if (o->format)
@@ -227,7 +242,8 @@ static int write_out(const dmls_gen_schedule *s, const struct gen_opts *o, const
 	FILE *fp = to_stdout ? stdout : fopen(o->out, "w");
 	if (!fp)
 		return dmls_fail(err, DMLS_EIO, "'%s': cannot open for writing", o->out);
-	int rc = dmls_gen_write_csv(s, fp, err);
+	int rc = !strcmp(fmt, "csv") ? dmls_gen_write_csv(s, fp, err)
+				     : dmls_gen_write_hpcc(s, fp, err);
 	if (!to_stdout && fclose(fp) && !rc)
 		rc = DMLS_EIO;
 	if (rc == DMLS_EIO)
@@ -238,6 +254,7 @@ static int write_out(const dmls_gen_schedule *s, const struct gen_opts *o, const
 int cmd_generate(int argc, char **argv)
 {
 	struct gen_opts o = {0};
+	o.job.jitter = DMLS_GEN_JITTER;
 	int rc = parse_args(argc, argv, &o);
 	if (rc)
 		return rc < 0 ? 0 : rc;
@@ -246,7 +263,7 @@ int cmd_generate(int argc, char **argv)
 	const char *fmt = out_format(&o);
 	if (!fmt) {
 		fprintf(stderr, "dmlscope generate: '%s': name ends in .pcap or .csv, or give "
-				"--format\n", o.out);
+				"--format pcap|csv|hpcc\n", o.out);
 		return DMLS_EUSAGE;
 	}
 	dmls_error err = {0};

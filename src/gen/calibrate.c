@@ -5,12 +5,34 @@
  * What the analysis measures is what the generator needs: the pattern and
  * its ranks, S as the contract derives it from the bytes per worker (ring
  * and clique S = b N / (2(N-1)), star S = b), the number of iterations and
- * the mean period.  Options the user gave win over the run.
+ * the mean period, and how much the iteration durations vary (their robust
+ * coefficient of variation becomes --jitter) and the link rate (below).
+ * Options the user gave win over the run.
  */
 #include <math.h>
 
 #include "dmlscope/analysis.h"
 #include "gen/gen_int.h"
+
+/*
+ * The rate of one link: E(1 ms), the most wire bytes of any millisecond
+ * (burstiness.c), divided by the links busy at once: every rank in a ring,
+ * clique, hierarchical or pairwise job; the server's one link in a star;
+ * half the ranks (one tree level) in a tree.  fallback if unknown.
+ */
+static double link_gbps(const dmls_analysis *a, double fallback)
+{
+	double e = NAN, ranks = (double)a->pattern.ranks;
+	for (int i = 0; i < DMLS_NTAU; i++)
+		if (dmls_burst_tau_s[i] == 1e-3)
+			e = a->burst_total.max_window_bytes[i];
+	double busy = a->pattern.kind == DMLS_PAT_STAR ? 1
+		      : a->pattern.kind == DMLS_PAT_TREE ? ranks / 2 : ranks;
+	if (!isfinite(e) || e <= 0 || busy < 1)
+		return fallback;
+	double g = e * 8 / 1e-3 / 1e9 / busy;
+	return g < 0.1 ? 0.1 : g > 10000 ? 10000 : g;
+}
 
 int dmls_gen_calibrate(dmls_gen_job *job, unsigned set, const struct dmls_analysis *a,
 		       const char *name, dmls_error *err)
@@ -48,5 +70,11 @@ int dmls_gen_calibrate(dmls_gen_job *job, unsigned set, const struct dmls_analys
 	}
 	if (!(set & DMLS_GEN_SET_PERIOD) && isfinite(a->iter.period_s) && a->iter.period_s > 0)
 		job->iteration_ns = (int64_t)llround(a->iter.period_s * 1e9);
+	/* the run's robust CV of iteration durations is T / G times smaller
+	 * than that of the compute gaps; with compute most of T, take it as is */
+	if (!(set & DMLS_GEN_SET_JITTER) && isfinite(a->iter.duration_cv))
+		job->jitter = a->iter.duration_cv < 2 ? a->iter.duration_cv : 2;
+	if (!(set & DMLS_GEN_SET_LINK))
+		job->link_gbps = link_gbps(a, job->link_gbps);
 	return DMLS_OK;
 }

@@ -58,7 +58,7 @@ static inline double gen_u01(uint64_t seed, uint64_t a, uint64_t b, uint64_t c)
 }
 
 /* Random-stream tags */
-enum { GEN_R_ITER = 1, GEN_R_STEP, GEN_R_MSG, GEN_R_PAIR, GEN_R_SEG, GEN_R_ACK, GEN_R_ISN };
+enum { GEN_R_ITER = 1, GEN_R_STEP, GEN_R_MSG, GEN_R_PAIR, GEN_R_SEG, GEN_R_ACK, GEN_R_ISN, GEN_R_PORT };
 
 /* Wire time of one full segment at the link rate: frame 1514 bytes plus
  * preamble, start delimiter, FCS and inter-frame gap (24 bytes). */

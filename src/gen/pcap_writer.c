@@ -55,7 +55,7 @@ static void emit(writer *w, int64_t t, gen_tcp_pkt *pk)
 {
 	pk->ip_id = w->ip_id[pk->src]++;
 	pk->tsval = tsval(w, pk->src, t);
-	pk->tsecr = tsval(w, pk->dst, t - 50000);
+	pk->tsecr = pk->flags & GEN_TCP_ACK ? tsval(w, pk->dst, t - 50000) : 0;
 	pk->window = pk->flags & GEN_TCP_SYN ? 64240 : WINDOW; /* SYN: unscaled */
 	size_t len = gen_tcp_frame(w->buf, pk);
 	struct pcap_pkthdr h;
@@ -67,6 +67,7 @@ static void emit(writer *w, int64_t t, gen_tcp_pkt *pk)
 	pcap_dump((u_char *)w->d, &h, w->buf);
 }
 
+/* b connects to a (a worker to its server, rank r + 1 to rank r). */
 static void handshakes(writer *w)
 {
 	const dmls_gen_schedule *s = w->s;
@@ -75,11 +76,11 @@ static void handshakes(writer *w)
 		uint32_t ia = (uint32_t)gen_hash(s->job.seed, GEN_R_ISN, c, 0);
 		uint32_t ib = (uint32_t)gen_hash(s->job.seed, GEN_R_ISN, c, 1);
 		int64_t t = (int64_t)c * GEN_HANDSHAKE_NS;
-		gen_tcp_pkt syn = {cn->a, cn->b, cn->aport, cn->bport, ia, 0, 0, 0, 0, 0, 0,
+		gen_tcp_pkt syn = {cn->b, cn->a, cn->bport, cn->aport, ib, 0, 0, 0, 0, 0, 0,
 				   GEN_TCP_SYN};
-		gen_tcp_pkt synack = {cn->b, cn->a, cn->bport, cn->aport, ib, ia + 1, 0, 0, 0, 0,
+		gen_tcp_pkt synack = {cn->a, cn->b, cn->aport, cn->bport, ia, ib + 1, 0, 0, 0, 0,
 				      0, GEN_TCP_SYN | GEN_TCP_ACK};
-		gen_tcp_pkt ack = {cn->a, cn->b, cn->aport, cn->bport, ia + 1, ib + 1, 0, 0, 0,
+		gen_tcp_pkt ack = {cn->b, cn->a, cn->bport, cn->aport, ib + 1, ia + 1, 0, 0, 0,
 				   0, 0, GEN_TCP_ACK};
 		emit(w, t, &syn);
 		emit(w, t + 10000, &synack);

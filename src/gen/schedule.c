@@ -4,13 +4,17 @@
  * Time line.  The capture opens with the TCP handshakes of every connection
  * (one long-lived connection per pair of hosts that talk, as Gloo, NCCL and
  * parameter servers keep them; never one per iteration), 30 us apart, then
- * 1 ms of quiet: together H.  Iteration k owns [H + kT, H + (k+1)T): a compute gap, then the
- * collective (plan.c).  The collective starts at
- *     H + kT + (T - C - J) + j_k,   J = DMLS_GEN_JITTER T, j_k in [0, J)
- * where C is the longest collective of the job, so iteration starts jitter
- * but never drift: the mean period over K iterations is T within
- * J / (K - 1).  Without --iteration-time, T = 2.5 C rounded up to 1 ms
- * (communication 40 % of an iteration).
+ * 1 ms of quiet: together H.  Every iteration is a compute gap, then the
+ * collective (plan.c).  C is the longest collective of the job (plus 20
+ * us), T the period, G = T - C the mean compute gap.  The first collective
+ * starts at H + G; each next one C + G x_k after the one before, where x_k
+ * is lognormal with mean 1 and coefficient of variation --jitter (step
+ * times are skewed: a few slow steps, never a negative gap), normalized so
+ * the K - 1 gaps add up to exactly (K - 1) G.  So collectives never
+ * overlap, steps jitter as much as asked, and the mean period, (last start
+ * - first start) / (K - 1), is T to the nanosecond.  Without
+ * --iteration-time, T = 2.5 C rounded up to 1 ms (communication 40 % of an
+ * iteration).
  *
  * Pacing.  A step's transfers share links the way TCP shares them (fair
  * share, Jain et al. 1984): a transfer from a host sending f messages at
@@ -96,6 +100,8 @@ static int check_job(dmls_gen_job *job, size_t *nhosts, dmls_error *err)
 		job->link_gbps = 10;
 	if (!(job->link_gbps > 0 && job->link_gbps <= 10000))
 		return dmls_fail(err, DMLS_EUSAGE, "--link-gbps must be in (0, 10000]");
+	if (!(job->jitter >= 0 && job->jitter <= 2))
+		return dmls_fail(err, DMLS_EUSAGE, "--jitter must be in [0, 2]");
 	if (job->iteration_ns < 0)
 		return dmls_fail(err, DMLS_EUSAGE, "--iteration-time must be positive");
 	if (job->pattern == DMLS_PAT_HIERARCHICAL) {
@@ -128,7 +134,9 @@ static uint32_t conn_get(layout *L, uint32_t a, uint32_t b)
 			return UINT32_MAX;
 		s->conns = c;
 	}
-	s->conns[s->nconns] = (dmls_gen_conn){a, b, (uint16_t)(32768 + b), GEN_LISTEN_PORT};
+	/* b's ephemeral port: Linux's range starts at 32768; distinct per a */
+	uint64_t eph = 32768 + gen_hash(s->job.seed, GEN_R_PORT, b, 0) % 20000 + a;
+	s->conns[s->nconns] = (dmls_gen_conn){a, b, GEN_LISTEN_PORT, (uint16_t)eph};
 	*slot = (uint32_t)s->nconns++;
 	return *slot;
 }
@@ -240,23 +248,36 @@ static int size_period(layout *L, gen_plan *p, dmls_error *err)
 	if (s->job.iteration_ns == 0)
 		s->job.iteration_ns = (int64_t)ceil(2.5 * (double)C / 1e6) * 1000000;
 	double T = (double)s->job.iteration_ns;
-	if ((double)C + DMLS_GEN_JITTER * T >= T)
+	if ((double)(C + GEN_STEP_GAP_NS) >= T)
 		return dmls_fail(err, DMLS_EUSAGE,
-				 "--iteration-time %.6g s is shorter than the collective "
-				 "(%.6g s at %g Gbit/s plus %g %% jitter)",
-				 T / 1e9, (double)C / 1e9, s->job.link_gbps, 100 * DMLS_GEN_JITTER);
+				 "--iteration-time %.6g s is not longer than the collective "
+				 "(%.6g s at %g Gbit/s); raise it or --link-gbps",
+				 T / 1e9, (double)C / 1e9, s->job.link_gbps);
 	return DMLS_OK;
+}
+
+/* Lognormal draw of mean 1 and coefficient of variation cv (Box-Muller). */
+static double gap_factor(uint64_t seed, uint32_t k, double cv)
+{
+	double sigma2 = log1p(cv * cv);
+	double u1 = gen_u01(seed, GEN_R_ITER, k, 0), u2 = gen_u01(seed, GEN_R_ITER, k, 1);
+	double z = sqrt(-2 * log1p(-u1)) * cos(2 * M_PI * u2);
+	return exp(sqrt(sigma2) * z - sigma2 / 2);
 }
 
 static int lay_all(layout *L, gen_plan *p, dmls_error *err)
 {
 	dmls_gen_schedule *s = L->s;
-	int64_t T = s->job.iteration_ns, C = s->collective_ns;
-	double J = DMLS_GEN_JITTER * (double)T;
-	int64_t H = GEN_QUIET_NS + (int64_t)s->nconns * GEN_HANDSHAKE_NS;
-	for (uint32_t k = 0; k < s->job.iterations; k++) {
-		int64_t jk = (int64_t)(gen_u01(s->job.seed, GEN_R_ITER, k, 0) * J);
-		int64_t t0 = H + (int64_t)k * T + (T - C - (int64_t)J) + jk;
+	size_t K = s->job.iterations;
+	int64_t T = s->job.iteration_ns, C = s->collective_ns + GEN_STEP_GAP_NS;
+	double G = (double)(T - C), sum = 0;
+	for (uint32_t k = 1; k < K; k++)
+		sum += gap_factor(s->job.seed, k, s->job.jitter);
+	int64_t t0 = GEN_QUIET_NS + (int64_t)s->nconns * GEN_HANDSHAKE_NS + (T - C);
+	for (uint32_t k = 0; k < K; k++) {
+		if (k > 0) /* normalized: the K - 1 gaps add up to (K - 1) G */
+			t0 += C + llround(G * gap_factor(s->job.seed, k, s->job.jitter) *
+					  (double)(K - 1) / sum);
 		int64_t end = lay_iteration(L, p, k, t0, 1);
 		if (end < 0)
 			return dmls_fail(err, DMLS_EBAD, "out of memory");

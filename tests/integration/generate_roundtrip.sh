@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Generated traffic, analyzed by the same tool, gives back the job it was
 # generated from: pattern, ranks, iterations, period (3 %), gradient size
-# (3 %).  Same seed, same bytes; another seed, other bytes.  Bad options
-# exit 2 with one line; an unwritable output exits 3.  --like copies a real
-# run (the bundled samples).
+# (3 %).  Same seed, same bytes; another seed, other bytes.  The CSV and
+# HPCC flow lists add up; tshark sees clean TCP.  Bad options exit 2 with
+# one line; an unwritable output exits 3.  --like copies a real run (the
+# bundled samples).
 set -u
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 fail=0
@@ -78,6 +79,31 @@ if len(rows) != 4 * 6: bad.append("%d rows" % len(rows))
 print(("FAIL csv: " + ", ".join(bad[:3])) if bad else "ok   csv: %d rows" % len(rows))
 sys.exit(1 if bad else 0)
 PY
+
+# HPCC ns-3 flow file: a count line, then one line per message
+gen --seed 5 --format hpcc -o "$tmp/a.flows" || { echo "FAIL hpcc: generate failed"; fail=1; }
+$py - "$tmp/a.flows" <<'PY' || fail=1
+import sys
+lines = open(sys.argv[1]).read().split("\n")[:-1]
+n = int(lines[0])
+rows = [l.split() for l in lines[1:]]
+ok = n == len(rows) == 24 and all(len(r) == 6 and r[2] == "3" and int(r[4]) == 1000000
+                                  and float(r[5]) >= 2 for r in rows)
+print(("ok   " if ok else "FAIL ") + "hpcc: %d flows" % n)
+sys.exit(0 if ok else 1)
+PY
+
+# TCP as Wireshark sees it: no lost, unseen, out-of-order or retransmitted segments
+if command -v tshark >/dev/null; then
+	for pat in ring star clique pairwise; do
+		"$DMLSCOPE" generate --pattern $pat --workers 4 --gradient-bytes 300kB --iterations 3 \
+			--snaplen 100 -o "$tmp/t.pcap"
+		n=$(tshark -r "$tmp/t.pcap" -Y 'tcp.analysis.flags && !tcp.analysis.window_update' \
+			2>/dev/null | wc -l)
+		if [ "$n" = 0 ]; then echo "ok   tshark: $pat has no TCP analysis warnings"
+		else echo "FAIL tshark: $pat has $n TCP analysis warnings"; fail=1; fi
+	done
+fi
 
 # Bad options: exit 2, one line on stderr
 expect() {

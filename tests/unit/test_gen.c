@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <math.h>
 
 #include "dmlscope/analysis.h"
 #include "dmlscope/gen.h"
@@ -19,7 +20,8 @@
 
 static dmls_gen_schedule build(int pattern, size_t n, uint64_t S, size_t K, uint64_t seed)
 {
-	dmls_gen_job job = {pattern, n, S, K, 0, 0, seed, 0};
+	dmls_gen_job job = {.pattern = pattern, .workers = n, .gradient_bytes = S,
+			    .iterations = K, .seed = seed, .jitter = DMLS_GEN_JITTER};
 	dmls_gen_schedule s;
 	dmls_error err = {0};
 	int rc = dmls_gen_schedule_build(&s, &job, &err);
@@ -171,28 +173,46 @@ static void test_pairwise(void **state)
 	dmls_gen_schedule_release(&s);
 }
 
-/* Iteration k's messages stay inside [kT, (k+1)T) after the handshakes,
- * and the period is the one asked for. */
+/* Collectives never overlap, the compute gaps vary as much as asked
+ * (coefficient of variation) and the mean period is exactly T. */
 static void test_timing(void **state)
 {
 	(void)state;
-	dmls_gen_job job = {DMLS_PAT_RING, 4, 4 * MB, 8, 100000000, 0, 3, 0};
+	enum { K = 200 };
+	dmls_gen_job job = {.pattern = DMLS_PAT_RING, .workers = 4, .gradient_bytes = 400000,
+			    .iterations = K, .iteration_ns = 10000000, .seed = 3, .jitter = 0.5};
 	dmls_gen_schedule s;
 	dmls_error err;
 	assert_int_equal(dmls_gen_schedule_build(&s, &job, &err), DMLS_OK);
-	int64_t H = 1000000 + 4 * 30000, T = 100000000;
+	int64_t first[K], last[K], H = 1000000 + 4 * 30000, T = 10000000;
+	for (int k = 0; k < K; k++)
+		first[k] = INT64_MAX, last[k] = 0;
 	for (size_t i = 0; i < s.nmsgs; i++) {
 		const dmls_gen_msg *m = &s.msgs[i];
 		int64_t nseg = (int64_t)((m->bytes + DMLS_GEN_MSS - 1) / DMLS_GEN_MSS);
-		assert_true(m->start_ns >= H + (int64_t)m->iteration * T);
-		assert_true(m->start_ns + nseg * m->gap_ns < H + (int64_t)(m->iteration + 1) * T);
+		int64_t end = m->start_ns + nseg * m->gap_ns;
+		first[m->iteration] = m->start_ns < first[m->iteration] ? m->start_ns
+									: first[m->iteration];
+		last[m->iteration] = end > last[m->iteration] ? end : last[m->iteration];
 		if (i)
 			assert_true(m->start_ns >= s.msgs[i - 1].start_ns);
 		/* 10 Gbit/s, one message per link: 1538 bytes x 8 / 10 ns */
 		assert_int_equal(m->gap_ns, 1230);
 	}
+	assert_true(first[0] >= H);
+	double sum = 0, sum2 = 0, G = (double)(T - s.collective_ns);
+	for (int k = 1; k < K; k++) {
+		assert_true(last[k - 1] < first[k]);
+		double gap = (double)(first[k] - last[k - 1]);
+		sum += gap;
+		sum2 += gap * gap;
+	}
+	double mean = sum / (K - 1), cv = sqrt(sum2 / (K - 1) - mean * mean) / mean;
+	assert_true(llabs((first[K - 1] - first[0]) / (K - 1) - T) < 3000);
+	assert_true(fabs(mean / G - 1) < 0.05);
+	assert_true(cv > 0.4 && cv < 0.6);
 	dmls_gen_schedule_release(&s);
-	job.iteration_ns = 1000000; /* 1 ms: shorter than the collective */
+	job.iteration_ns = 100000; /* 0.1 ms: shorter than the collective */
 	assert_int_equal(dmls_gen_schedule_build(&s, &job, &err), DMLS_EUSAGE);
 	assert_non_null(strstr(err.msg, "--iteration-time"));
 	dmls_gen_schedule_release(&s);
@@ -203,17 +223,30 @@ static void test_bad_jobs(void **state)
 	(void)state;
 	dmls_gen_schedule s;
 	dmls_error err;
-	dmls_gen_job ring1 = {DMLS_PAT_RING, 1, MB, 1, 0, 0, 0, 0};
+	dmls_gen_job ring1 = {.pattern = DMLS_PAT_RING, .workers = 1, .gradient_bytes = MB,
+			      .iterations = 1};
 	assert_int_equal(dmls_gen_schedule_build(&s, &ring1, &err), DMLS_EUSAGE);
 	dmls_gen_schedule_release(&s);
-	dmls_gen_job hier3 = {DMLS_PAT_HIERARCHICAL, 3, MB, 1, 0, 0, 0, 0};
+	dmls_gen_job hier3 = ring1;
+	hier3.pattern = DMLS_PAT_HIERARCHICAL;
+	hier3.workers = 3;
 	assert_int_equal(dmls_gen_schedule_build(&s, &hier3, &err), DMLS_EUSAGE);
 	dmls_gen_schedule_release(&s);
-	dmls_gen_job fly = {DMLS_PAT_BUTTERFLY, 4, MB, 1, 0, 0, 0, 0};
+	dmls_gen_job fly = ring1;
+	fly.pattern = DMLS_PAT_BUTTERFLY;
+	fly.workers = 4;
 	assert_int_equal(dmls_gen_schedule_build(&s, &fly, &err), DMLS_EUSAGE);
 	dmls_gen_schedule_release(&s);
-	dmls_gen_job zero = {DMLS_PAT_STAR, 2, 0, 1, 0, 0, 0, 0};
+	dmls_gen_job zero = ring1;
+	zero.pattern = DMLS_PAT_STAR;
+	zero.workers = 2;
+	zero.gradient_bytes = 0;
 	assert_int_equal(dmls_gen_schedule_build(&s, &zero, &err), DMLS_EUSAGE);
+	dmls_gen_schedule_release(&s);
+	dmls_gen_job shaky = ring1;
+	shaky.workers = 2;
+	shaky.jitter = 3;
+	assert_int_equal(dmls_gen_schedule_build(&s, &shaky, &err), DMLS_EUSAGE);
 	dmls_gen_schedule_release(&s);
 	assert_int_equal(dmls_gen_pattern_parse("ring"), DMLS_PAT_RING);
 	assert_int_equal(dmls_gen_pattern_parse("butterfly"), -1);
@@ -273,7 +306,8 @@ static void test_csv(void **state)
 		lines += buf[i] == '\n';
 	assert_int_equal(lines, s.nmsgs + 1);
 	assert_memory_equal(buf, "src,dst,sport,dport,start_s,bytes,iteration,phase\n", 50);
-	assert_non_null(strstr(buf, "\n198.18.0.1,198.18.0.2,32769,29400,"));
+	assert_non_null(strstr(buf, "\n198.18.0.1,198.18.0.2,29400,"));
+	assert_non_null(strstr(buf, "\n198.18.0.3,198.18.0.1,"));
 	assert_non_null(strstr(buf, ",1000,0,reduce-scatter\n"));
 	assert_non_null(strstr(buf, ",1000,1,all-gather\n"));
 	free(buf);
