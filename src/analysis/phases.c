@@ -84,9 +84,12 @@ void dmls_phases_compute(dmls_phases *ph, const dmls_series *s, double gap_thres
 	coarse c = {.factor = PHASE_BIN_NS / s->bin_ns > 0 ? PHASE_BIN_NS / s->bin_ns : 1};
 	ph->bin_s = (double)(c.factor * s->bin_ns) * 1e-9;
 	dmls_series_foreach(s, add_coarse, &c);
-	double *tmp = c.oom ? NULL : malloc(c.n * sizeof(double));
-	double *bl = tmp ? malloc(c.n * sizeof(double)) : NULL;
-	double *gl = bl ? malloc(c.n * sizeof(double)) : NULL;
+	double *tmp = NULL, *bl = NULL, *gl = NULL;
+	if (c.oom || c.n == 0)
+		goto out;
+	tmp = malloc(c.n * sizeof(double));
+	bl = tmp ? malloc(c.n * sizeof(double)) : NULL;
+	gl = bl ? malloc(c.n * sizeof(double)) : NULL;
 	if (!gl)
 		goto out;
 	memcpy(tmp, c.v, c.n * sizeof(double));
