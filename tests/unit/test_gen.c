@@ -314,6 +314,41 @@ static void test_csv(void **state)
 	dmls_gen_schedule_release(&s);
 }
 
+/* --like: what the run's analysis tells fills what the user did not give. */
+static void test_calibrate(void **state)
+{
+	(void)state;
+	dmls_analysis a;
+	memset(&a, 0, sizeof(a));
+	a.pattern.kind = DMLS_PAT_STAR;
+	a.pattern.ranks = 4;
+	a.pattern.nhubs = 1;
+	a.gradient_bytes = 8995308.4;
+	a.iter.count = 10;
+	a.iter.period_s = 0.25;
+	a.iter.duration_cv = 0.2;
+	for (int i = 0; i < DMLS_NTAU; i++)
+		a.burst_total.max_window_bytes[i] = 1.25e6 * dmls_burst_tau_s[i] / 1e-3;
+	dmls_gen_job job = {.iterations = 3};
+	dmls_error err;
+	assert_int_equal(dmls_gen_calibrate(&job, DMLS_GEN_SET_ITERATIONS, &a, "run", &err),
+			 DMLS_OK);
+	assert_int_equal(job.pattern, DMLS_PAT_STAR);
+	assert_int_equal(job.workers, 3);
+	assert_int_equal(job.gradient_bytes, 8995308);
+	assert_int_equal(job.iterations, 3);
+	assert_int_equal(job.iteration_ns, 250000000);
+	assert_true(fabs(job.jitter - 0.2) < 1e-12);
+	assert_true(fabs(job.link_gbps - 10) < 1e-9); /* 1.25 MB in 1 ms, one server link */
+	a.pattern.kind = DMLS_PAT_BUTTERFLY;
+	assert_int_equal(dmls_gen_calibrate(&job, 0, &a, "run", &err), DMLS_EBAD);
+	assert_non_null(strstr(err.msg, "--pattern"));
+	a.pattern.kind = DMLS_PAT_TREE;
+	a.gradient_bytes = NAN;
+	assert_int_equal(dmls_gen_calibrate(&job, 0, &a, "run", &err), DMLS_EBAD);
+	assert_non_null(strstr(err.msg, "--gradient-bytes"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -328,6 +363,7 @@ int main(void)
 		cmocka_unit_test(test_bad_jobs),
 		cmocka_unit_test(test_pcap_deterministic),
 		cmocka_unit_test(test_csv),
+		cmocka_unit_test(test_calibrate),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
