@@ -61,7 +61,8 @@ FUZZ_SECONDS ?= 30
 CORPUS_DIR ?= ../shared/corpus/tcpdump-tests
 fuzz-smoke: fuzz
 	@tmp=$$(mktemp -d); seeds="$$(ls -d samples/*/ tests/data 2>/dev/null)"; \
-	[ -d "$(CORPUS_DIR)" ] && seeds="$$seeds $(CORPUS_DIR)"; \
+	for d in "$(CORPUS_DIR)" /work/shared/corpus/tcpdump-tests; do \
+	  [ -d "$$d" ] && { seeds="$$seeds $$d"; break; }; done; \
 	./build-fuzz/fuzz_ingest -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 -timeout=10 \
 	  -print_final_stats=1 $$tmp $$seeds 2>&1 | tail -4; rc=$${PIPESTATUS[0]}; rm -rf $$tmp; exit $$rc
 

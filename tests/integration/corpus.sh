@@ -10,6 +10,7 @@
 # the corpus is absent.
 set -u
 corpus=${DMLS_CORPUS:-$SRCDIR/../shared/corpus/tcpdump-tests}
+[ -d "$corpus" ] || [ -n "${DMLS_CORPUS:-}" ] || corpus=/work/shared/corpus/tcpdump-tests
 limit=${DMLS_CORPUS_TIMEOUT:-20}
 if [ ! -d "$corpus" ]; then
 	echo "corpus '$corpus' not found: skipped"
