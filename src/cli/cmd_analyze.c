@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "dmlscope/compare.h"
 #include "dmlscope/job.h"
@@ -52,38 +53,12 @@ static int parse_args(int argc, char **argv, struct analyze_opts *o)
 			}
 			break;
 		case 'h': fputs(usage_text, stdout); exit(0);
-		case ':':
-			fprintf(stderr, "dmlscope analyze: option '%s' needs a value\n",
-				argv[optind - 1]);
-			return -1;
-		default:
-			fprintf(stderr, "dmlscope analyze: unknown option '%s'; see 'dmlscope analyze --help'\n",
-				argv[optind - 1]);
-			return -1;
+		default: return cli_option_error("analyze", c, argv);
 		}
 	}
 	if (optind >= argc) {
 		fprintf(stderr, "dmlscope analyze: no input given; see 'dmlscope analyze --help'\n");
 		return -1;
-	}
-	return 0;
-}
-
-static int write_json(const dmls_job *job, const char *dest)
-{
-	json_t *doc = dmls_job_json(job);
-	int rc = 0;
-	size_t flags = JSON_INDENT(2) | JSON_REAL_PRECISION(12) | JSON_ENSURE_ASCII;
-	if (!strcmp(dest, "-")) {
-		rc = json_dumpf(doc, stdout, flags);
-		fputc('\n', stdout);
-	} else {
-		rc = json_dump_file(doc, dest, flags);
-	}
-	json_decref(doc);
-	if (rc) {
-		fprintf(stderr, "dmlscope analyze: '%s': cannot write JSON\n", dest);
-		return DMLS_EIO;
 	}
 	return 0;
 }
@@ -108,7 +83,7 @@ static int render(const dmls_job *job, const struct analyze_opts *o)
 	int to_stdout = o->json && !strcmp(o->json, "-");
 	if (!o->quiet && !to_stdout)
 		dmls_job_text(job, stdout);
-	if (o->json && write_json(job, o->json))
+	if (o->json && cli_write_json(dmls_job_json(job), o->json, "analyze", 12))
 		return DMLS_EIO;
 	if (o->csv) {
 		dmls_error err;

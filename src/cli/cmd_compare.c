@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "dmlscope/compare.h"
 
@@ -41,14 +42,7 @@ static int parse_args(int argc, char **argv, struct compare_opts *o)
 		case 'r': o->report = optarg; break;
 		case 'q': o->quiet = 1; break;
 		case 'h': fputs(usage_text, stdout); exit(0);
-		case ':':
-			fprintf(stderr, "dmlscope compare: option '%s' needs a value\n",
-				argv[optind - 1]);
-			return -1;
-		default:
-			fprintf(stderr, "dmlscope compare: unknown option '%s'; see 'dmlscope compare --help'\n",
-				argv[optind - 1]);
-			return -1;
+		default: return cli_option_error("compare", c, argv);
 		}
 	}
 	if (optind >= argc) {
@@ -58,31 +52,12 @@ static int parse_args(int argc, char **argv, struct compare_opts *o)
 	return 0;
 }
 
-static int write_json(const dmls_compare *c, const char *dest)
-{
-	json_t *doc = dmls_compare_json(c);
-	int rc;
-	size_t flags = JSON_INDENT(2) | JSON_REAL_PRECISION(12) | JSON_ENSURE_ASCII;
-	if (!strcmp(dest, "-")) {
-		rc = json_dumpf(doc, stdout, flags);
-		fputc('\n', stdout);
-	} else {
-		rc = json_dump_file(doc, dest, flags);
-	}
-	json_decref(doc);
-	if (rc) {
-		fprintf(stderr, "dmlscope compare: '%s': cannot write JSON\n", dest);
-		return DMLS_EIO;
-	}
-	return 0;
-}
-
 static int render(const dmls_compare *c, const struct compare_opts *o)
 {
 	dmls_error err;
 	if (!o->quiet && !(o->json && !strcmp(o->json, "-")))
 		dmls_compare_text(c, stdout);
-	if (o->json && write_json(c, o->json))
+	if (o->json && cli_write_json(dmls_compare_json(c), o->json, "compare", 12))
 		return DMLS_EIO;
 	if (o->csv && dmls_compare_csv(c, o->csv, &err)) {
 		fprintf(stderr, "dmlscope compare: %s\n", err.msg);

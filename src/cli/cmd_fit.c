@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "dmlscope/model.h"
 
@@ -75,26 +76,6 @@ static int parse_args(int argc, char **argv, struct fit_opts *o)
 	return 0;
 }
 
-static int write_json(const dmls_design *d, const dmls_fit *fit, const char *dest)
-{
-	json_t *doc = dmls_fit_to_json(d, fit);
-	size_t flags = JSON_INDENT(2) | JSON_REAL_PRECISION(17);
-	int rc;
-	if (!strcmp(dest, "-")) {
-		rc = json_dumpf(doc, stdout, flags);
-		fputc('\n', stdout);
-		rc |= fflush(stdout);
-	} else {
-		rc = json_dump_file(doc, dest, flags);
-	}
-	json_decref(doc);
-	if (rc) {
-		fprintf(stderr, "dmlscope fit: '%s': cannot write\n", dest);
-		return DMLS_EIO;
-	}
-	return 0;
-}
-
 static int load_table(const char *input, dmls_table *t, dmls_error *err)
 {
 	struct stat sb;
@@ -148,7 +129,7 @@ int cmd_fit(int argc, char **argv)
 	if (!(o.json && !strcmp(o.json, "-")) && !o.quiet)
 		dmls_fit_print_text(stdout, &d, &fit);
 	if (o.json)
-		rc = write_json(&d, &fit, o.json);
+		rc = cli_write_json(dmls_fit_to_json(&d, &fit), o.json, "fit", 17);
 	if (!rc && o.save && (rc = dmls_model_save(o.save, &d, &fit, &err)))
 		fprintf(stderr, "dmlscope fit: %s\n", err.msg);
 	dmls_fit_release(&fit);

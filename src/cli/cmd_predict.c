@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "dmlscope/model.h"
 #include "model/json_num.h"
@@ -31,26 +32,6 @@ static json_t *prediction_json(const dmls_model *m, const dmls_prediction *p)
 	json_object_set_new(o, "pi_high", json_num(p->pi_high));
 	json_object_set_new(o, "df_resid", json_num(p->df));
 	return o;
-}
-
-static int write_json(const dmls_model *m, const dmls_prediction *p, const char *dest)
-{
-	json_t *doc = prediction_json(m, p);
-	size_t flags = JSON_INDENT(2) | JSON_REAL_PRECISION(17);
-	int rc;
-	if (!strcmp(dest, "-")) {
-		rc = json_dumpf(doc, stdout, flags);
-		fputc('\n', stdout);
-		rc |= fflush(stdout);
-	} else {
-		rc = json_dump_file(doc, dest, flags);
-	}
-	json_decref(doc);
-	if (rc) {
-		fprintf(stderr, "dmlscope predict: '%s': cannot write\n", dest);
-		return DMLS_EIO;
-	}
-	return 0;
 }
 
 int cmd_predict(int argc, char **argv)
@@ -93,7 +74,7 @@ int cmd_predict(int argc, char **argv)
 			       p.pi_high);
 		}
 		if (!rc && json)
-			rc = write_json(&m, &p, json);
+			rc = cli_write_json(prediction_json(&m, &p), json, "predict", 17);
 		dmls_model_release(&m);
 	}
 	if (rc && err.msg[0])

@@ -1,0 +1,39 @@
+/* cli_util.c - JSON output and option errors shared by the commands. */
+#include "cli/cli_util.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "dmlscope/error.h"
+
+int cli_write_json(json_t *doc, const char *dest, const char *cmd, int precision)
+{
+	size_t flags = JSON_INDENT(2) | JSON_REAL_PRECISION(precision) | JSON_ENSURE_ASCII;
+	int rc;
+	if (!doc) {
+		rc = -1;
+	} else if (!strcmp(dest, "-")) {
+		rc = json_dumpf(doc, stdout, flags);
+		fputc('\n', stdout);
+		rc |= fflush(stdout);
+	} else {
+		rc = json_dump_file(doc, dest, flags);
+	}
+	json_decref(doc);
+	if (rc) {
+		fprintf(stderr, "dmlscope %s: '%s': cannot write JSON\n", cmd, dest);
+		return DMLS_EIO;
+	}
+	return 0;
+}
+
+int cli_option_error(const char *cmd, int c, char **argv)
+{
+	if (c == ':')
+		fprintf(stderr, "dmlscope %s: option '%s' needs a value\n", cmd, argv[optind - 1]);
+	else
+		fprintf(stderr, "dmlscope %s: unknown option '%s'; see 'dmlscope %s --help'\n", cmd,
+			argv[optind - 1], cmd);
+	return -1;
+}

@@ -1,0 +1,19 @@
+/*
+ * cli_util.h - what every command's front end does the same way: write a
+ * JSON document to a file or stdout, and report a getopt error in one line.
+ */
+#ifndef DMLSCOPE_CLI_UTIL_H
+#define DMLSCOPE_CLI_UTIL_H
+
+#include <jansson.h>
+
+/* Write doc (reference stolen) to dest ("-" = stdout) with precision
+ * significant digits for reals.  Returns 0, or prints "dmlscope CMD: 'dest':
+ * cannot write" and returns DMLS_EIO. */
+int cli_write_json(json_t *doc, const char *dest, const char *cmd, int precision);
+
+/* Report getopt_long's ':' (missing value) or '?' (unknown option) for the
+ * option at argv[optind - 1] in one line; returns -1. */
+int cli_option_error(const char *cmd, int c, char **argv);
+
+#endif
