@@ -15,7 +15,8 @@
  *
  * Hosts are numbered 0..nhosts-1; host h has the address 198.18.a.b with
  * a.b = h + 1 (198.18.0.1, 198.18.0.2, ...).  For a star (parameter
- * server), host 0 is the server and hosts 1..W the workers.
+ * server), hosts 0..k-1 are the k servers (shards) and hosts k..k+W-1 the
+ * workers.
  *
  * Deterministic: the same job (seed included) gives the same schedule and
  * the same bytes.  Times are nanoseconds from the start of the capture.
@@ -62,6 +63,7 @@ typedef struct dmls_gen_job {
 	double link_gbps;       /* > 0; 0 = 10 */
 	uint64_t seed;
 	size_t group_size;      /* hierarchical: ranks per group; 0 = automatic */
+	size_t servers;         /* star: parameter-server shards k; 0 = 1 */
 	double jitter;          /* coefficient of variation of the compute gap,
 				 * in [0, 2] (0 = a perfect clock); the mean
 				 * period stays T */
@@ -127,13 +129,14 @@ enum {
 	DMLS_GEN_SET_PERIOD = 16,
 	DMLS_GEN_SET_JITTER = 32,
 	DMLS_GEN_SET_LINK = 64,
+	DMLS_GEN_SET_SERVERS = 128,
 };
 
 struct dmls_analysis;
 /*
  * Fill the fields of job not in set from the analysis of a real run (name
- * is for messages): pattern.kind, ranks (a star's workers are the ranks
- * that are not hubs), S = gradient_bytes, iterations.count, period_s, the
+ * is for messages): pattern.kind, ranks (a star's hubs are its servers,
+ * the other ranks its workers), S = gradient_bytes, iterations.count, period_s, the
  * jitter from the spread of iteration durations, and the link rate from
  * the busiest millisecond shared by the ranks that send at once.
  * Fails with DMLS_EBAD when the run does not tell a needed value (a

@@ -24,9 +24,9 @@ static const char usage_text[] =
 	"                         --workers N --gradient-bytes S --iterations K\n"
 	"                         [--iteration-time SEC] [--like RUN] [--link-gbps G]\n"
 	"                         [--seed N] [--jitter FRAC] [--snaplen BYTES]\n"
-	"                         [--group-size G] [--format pcap|csv|hpcc]\n"
+	"                         [--group-size G] [--servers M] [--format pcap|csv|hpcc]\n"
 	"                         -o OUT.pcap|OUT.csv|OUT\n"
-	"star: W workers plus one server (198.18.0.1); S accepts 25MB, 8.9MiB;\n"
+	"star: M servers (198.18.0.1.., default 1) plus N workers; S accepts 25MB;\n"
 	"FRAC: coefficient of variation of the compute gap (default 0.05);\n"
 	"SEC accepts 300ms; --like takes what is not given from a real run;\n"
 	"--format hpcc writes the flow file of HPCC's ns-3 simulator\n";
@@ -123,6 +123,12 @@ static int parse_one(struct gen_opts *o, int c, const char *name, const char *ar
 		o->set |= DMLS_GEN_SET_JITTER;
 		break;
 	}
+	case 'S':
+		if (parse_count(arg, 1, DMLS_GEN_MAX_HOSTS, &v))
+			return bad(name, arg);
+		o->job.servers = (size_t)v;
+		o->set |= DMLS_GEN_SET_SERVERS;
+		break;
 	case 'l': o->like = arg; break;
 	case 'o': o->out = arg; break;
 	case 'f':
@@ -147,6 +153,7 @@ static int parse_args(int argc, char **argv, struct gen_opts *o)
 		{"snaplen", required_argument, NULL, 'n'},
 		{"group-size", required_argument, NULL, 'G'},
 		{"jitter", required_argument, NULL, 'j'},
+		{"servers", required_argument, NULL, 'S'},
 		{"like", required_argument, NULL, 'l'},
 		{"output", required_argument, NULL, 'o'},
 		{"format", required_argument, NULL, 'f'},

@@ -46,10 +46,13 @@ int dmls_gen_calibrate(dmls_gen_job *job, unsigned set, const struct dmls_analys
 					 name, kind);
 		job->pattern = p->kind;
 	}
+	size_t hubs = 0;
+	if (job->pattern == DMLS_PAT_STAR)
+		hubs = set & DMLS_GEN_SET_SERVERS ? job->servers
+		       : p->kind == DMLS_PAT_STAR && p->nhubs ? p->nhubs : 1;
+	if (job->pattern == DMLS_PAT_STAR && !(set & DMLS_GEN_SET_SERVERS))
+		job->servers = hubs;
 	if (!(set & DMLS_GEN_SET_WORKERS)) {
-		size_t hubs = p->kind == DMLS_PAT_STAR ? (p->nhubs ? p->nhubs : 1) : 0;
-		if (job->pattern == DMLS_PAT_STAR && p->kind != DMLS_PAT_STAR)
-			hubs = 1; /* one of the run's ranks becomes the server */
 		if (p->ranks < hubs + 1)
 			return dmls_fail(err, DMLS_EBAD, "'%s': no ranks found; give --workers",
 					 name);

@@ -11,10 +11,11 @@
  *   2005): S is cut into N chunks; in reduce-scatter step s (0..N-2) rank r
  *   sends chunk (r - s) mod N to rank r + 1, in all-gather step s chunk
  *   (r + 1 - s) mod N.  Each rank sends and receives 2(N-1)/N S.
- * star (parameter server, Li et al., OSDI 2014): host 0 is the server;
- *   every worker pushes S to it (incast), then it sends S back to every
- *   worker.  A worker sends S and receives S; the server receives and sends
- *   W S.
+ * star (parameter server, Li et al., OSDI 2014): hosts 0..k-1 are the
+ *   servers, each holding one shard (S/k) of the parameters; every worker
+ *   pushes its shard j to server j (incast), then every server sends its
+ *   shard back to every worker.  A worker sends S and receives S; a server
+ *   receives and sends W S / k.
  * clique (direct reduce-scatter then all-gather over all pairs, Thakur et
  *   al. 2005 sec. 4.4 without the ring): rank i sends chunk j to each rank
  *   j (reduce-scatter), then its reduced chunk i to every rank (all-gather).
@@ -85,12 +86,17 @@ static int ring(gen_plan *p, uint32_t step0, const uint32_t *m, uint32_t n, uint
 
 static int plan_star(gen_plan *p, const dmls_gen_job *job)
 {
-	for (uint32_t w = 1; w <= job->workers; w++)
-		if (add(p, 0, w, 0, job->gradient_bytes, DMLS_GEN_PUSH))
-			return -1;
-	for (uint32_t w = 1; w <= job->workers; w++)
-		if (add(p, 1, 0, w, job->gradient_bytes, DMLS_GEN_PULL))
-			return -1;
+	uint32_t k = (uint32_t)job->servers, W = (uint32_t)job->workers;
+	for (int pull = 0; pull < 2; pull++) {
+		for (uint32_t w = k; w < k + W; w++) {
+			for (uint32_t j = 0; j < k; j++) {
+				uint64_t b = gen_chunk(job->gradient_bytes, k, j);
+				if (add(p, (uint32_t)pull, pull ? j : w, pull ? w : j, b,
+					pull ? DMLS_GEN_PULL : DMLS_GEN_PUSH))
+					return -1;
+			}
+		}
+	}
 	return 0;
 }
 

@@ -88,7 +88,11 @@ static int check_job(dmls_gen_job *job, size_t *nhosts, dmls_error *err)
 	if (job->workers < min)
 		return dmls_fail(err, DMLS_EUSAGE, "--workers: %s needs at least %zu",
 				 dmls_pattern_name(job->pattern), min);
-	*nhosts = job->workers + (star ? 1 : 0);
+	if (!star)
+		job->servers = 0;
+	else if (job->servers == 0)
+		job->servers = 1;
+	*nhosts = job->workers + job->servers;
 	if (*nhosts > DMLS_GEN_MAX_HOSTS)
 		return dmls_fail(err, DMLS_EUSAGE, "--workers: at most %d hosts",
 				 DMLS_GEN_MAX_HOSTS);

@@ -12,10 +12,10 @@ py=/usr/bin/python3
 K=8
 T=0.2
 
-# roundtrip NAME PATTERN WORKERS S_BYTES WANT_RANKS WANT_S(or null)
+# roundtrip NAME PATTERN WORKERS S_BYTES WANT_RANKS WANT_S(or null) [OPTION...]
 roundtrip() {
-	local name=$1 pat=$2 n=$3 S=$4 ranks=$5 wantS=$6
-	if ! "$DMLSCOPE" generate --pattern "$pat" --workers "$n" --gradient-bytes "$S" \
+	local name=$1 pat=$2 n=$3 S=$4 ranks=$5 wantS=$6; shift 6
+	if ! "$DMLSCOPE" generate "$@" --pattern "$pat" --workers "$n" --gradient-bytes "$S" \
 		--iterations $K --iteration-time ${T}s --seed 1 --snaplen 100 \
 		-o "$tmp/$name.pcap" 2>"$tmp/err"; then
 		echo "FAIL $name: generate: $(cat "$tmp/err")"; fail=1; return
@@ -46,6 +46,7 @@ PY
 roundtrip ring4 ring 4 4MB 4 4000000
 roundtrip ring8 ring 8 2MB 8 2000000
 roundtrip star3 star 3 4MB 4 4000000
+roundtrip star4x2 star 4 4MB 6 4000000 --servers 2
 roundtrip clique4 clique 4 4MB 4 4000000
 roundtrip tree7 tree 7 2MB 7 null
 roundtrip hier8 hierarchical 8 2MB 8 null

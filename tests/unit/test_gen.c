@@ -96,6 +96,24 @@ static void test_star(void **state)
 	dmls_gen_schedule_release(&s);
 }
 
+/* k parameter-server shards: a worker still pushes and pulls S, in k
+ * pieces; each server handles W S / k each way. */
+static void test_star_shards(void **state)
+{
+	(void)state;
+	uint64_t S = 4 * MB;
+	dmls_gen_job job = {.pattern = DMLS_PAT_STAR, .workers = 4, .gradient_bytes = S,
+			    .iterations = 3, .servers = 2};
+	dmls_gen_schedule s;
+	dmls_error err;
+	assert_int_equal(dmls_gen_schedule_build(&s, &job, &err), DMLS_OK);
+	assert_int_equal(s.nhosts, 6);
+	expect_all(&s, 0, 2, 4 * S / 2, 4 * S / 2);
+	expect_all(&s, 2, 6, S, S);
+	assert_int_equal(s.nconns, 8);
+	dmls_gen_schedule_release(&s);
+}
+
 /* Clique: the ring's volume, 2(N-1)/N S, over all N-1 partners. */
 static void test_clique(void **state)
 {
@@ -355,6 +373,7 @@ int main(void)
 		cmocka_unit_test(test_ring),
 		cmocka_unit_test(test_ring_uneven),
 		cmocka_unit_test(test_star),
+		cmocka_unit_test(test_star_shards),
 		cmocka_unit_test(test_clique),
 		cmocka_unit_test(test_tree),
 		cmocka_unit_test(test_hierarchical),
