@@ -163,7 +163,10 @@
 	}
 
 	function logAxis(label, fmt) {
-		return {label: label, values: function (u, vals) { return vals.map(fmt); }};
+		/* uPlot passes null for the ticks a log axis leaves unlabelled */
+		return {label: label, values: function (u, vals) {
+			return vals.map(function (v) { return v == null ? "" : fmt(v); });
+		}};
 	}
 
 	function throughputFigure() {
