@@ -8,7 +8,7 @@
 
 BUILD_DEPS := cmake pkg-config gcc libpcap-dev libgsl-dev libjansson-dev libcmocka-dev
 TEST_DEPS  := tcpdump tshark python3 python3-statsmodels python3-pandas python3-numpy \
-              python3-torch python3-torchvision iproute2 nftables clang libclang-rt-14-dev
+              python3-torch python3-torchvision iproute2 nftables clang libclang-rt-14-dev chromium
 SHELL := /bin/bash
 PREFIX ?= /usr/local
 JOBS ?= 2

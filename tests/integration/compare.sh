@@ -107,7 +107,9 @@ fi
 # The figures are drawn in a real browser (only where one is installed).
 chrome=$(command -v chromium chromium-browser google-chrome 2>/dev/null | head -1)
 if [ -n "$chrome" ]; then
-	timeout 60 "$chrome" --headless --no-sandbox --disable-gpu --dump-dom "file://$tmp/r.html" \
+	timeout 60 "$chrome" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync \
+		--user-data-dir="$tmp/chromium" --dump-dom "file://$tmp/r.html" \
 		>"$tmp/dom.html" 2>/dev/null
 	charts=$(grep -o 'class="uplot' "$tmp/dom.html" | wc -l)
 	heat=$(grep -o 'class="heat"' "$tmp/dom.html" | wc -l)
