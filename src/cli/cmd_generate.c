@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "dmlscope/gen.h"
 #include "dmlscope/job.h"
@@ -169,9 +170,7 @@ static int parse_args(int argc, char **argv, struct gen_opts *o)
 			return -1;
 		}
 		if (c == '?' || c == ':') {
-			fprintf(stderr, "dmlscope generate: %s '%s'; see 'dmlscope generate "
-					"--help'\n", c == ':' ? "missing value for" : "bad option",
-				argv[optind - 1]);
+			cli_option_error("generate", c, argv);
 			return DMLS_EUSAGE;
 		}
 		char name[32];
