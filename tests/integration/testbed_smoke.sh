@@ -43,7 +43,7 @@ done
 for i in 0 1; do
     src="198.18.0.$((i + 1))"; dst="198.18.0.$((2 - i))"
     n=$(tshark -n -r "$run/worker-$i-tcpdump.pcap" -Y "ip.src==$src && ip.dst==$dst && tcp.len>0" 2>/dev/null | wc -l)
-    other=$(tshark -n -r "$run/worker-$i-tcpdump.pcap" -Y "!(ip.src==$src)" 2>/dev/null | wc -l)
+    other=$(tshark -n -r "$run/worker-$i-tcpdump.pcap" -Y "!(ip.src==$src || arp.src.proto_ipv4==$src)" 2>/dev/null | wc -l)
     echo "testbed_smoke: host $i: $n data packets $src -> $dst, $other packets from elsewhere"
     [ "$n" -gt 0 ] || { echo "testbed_smoke: FAIL: no TCP data from $src to $dst"; fail=1; }
     [ "$other" = 0 ] || { echo "testbed_smoke: FAIL: capture $i holds packets not sent by $src"; fail=1; }
