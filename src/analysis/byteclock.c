@@ -14,7 +14,12 @@
  *      each spread by a triangle of +-3 bins so that a period falling
  *      between two bins still makes one peak);
  *      its autocorrelation's first strong peak (period.c) is B, the bytes
- *      per iteration;
+ *      per iteration; then h again with triangles of +-1 % of that lag
+ *      (JITTER) and its peak again: retransmissions on a lossy path make
+ *      the bytes per iteration vary by about a percent, which splits the
+ *      narrow peak at B into several weaker ones, so that a multiple of B
+ *      (2 or 3 iterations) whose drifts happen to cancel won before (a
+ *      1 % loss DDP ring: period and S doubled);
  *   3. phase: gaps folded modulo B, weighted by length, smoothed over
  *      +-2 % of B; the heaviest phase is where iterations begin;
  *   4. tracking: the first anchor is the longest gap within +-25 % of B of
@@ -41,6 +46,7 @@
 #define WIN 0.25
 #define SMOOTH 3
 #define TAIL 0.5
+#define JITTER 0.01 /* bytes per iteration vary by this much (retransmissions) */
 
 typedef struct bgap {
 	double pos, len;
@@ -82,6 +88,19 @@ static double fold_phase(const bgap *g, size_t ng, double B)
 	return phi;
 }
 
+/* h[0..m) = the gap lengths over their byte positions (bins of d bytes),
+ * each spread by a triangle of half-width w bins */
+static void histogram(const bgap *g, size_t ng, double d, long w, double *h, size_t m)
+{
+	memset(h, 0, m * sizeof(double));
+	for (size_t i = 0; i < ng; i++) {
+		long j = (long)(g[i].pos / d);
+		for (long o = -w + 1; o < w; o++)
+			if (j + o >= 0 && j + o < (long)m)
+				h[j + o] += g[i].len * (double)(w - labs(o));
+	}
+}
+
 /* the longest gap with pos in [lo, hi], starting the search at *i */
 static long longest_in(const bgap *g, size_t ng, size_t *i, double lo, double hi)
 {
@@ -115,13 +134,13 @@ size_t dmls_byteclock_starts(const double *x, size_t n, double thr, size_t *star
 	if (!h)
 		goto out;
 	double d = total / (double)m;
-	for (size_t i = 0; i < ng; i++) { /* triangular kernel, half-width SMOOTH bins */
-		long j = (long)(g[i].pos / d);
-		for (long o = -SMOOTH + 1; o < SMOOTH; o++)
-			if (j + o >= 0 && j + o < (long)m)
-				h[j + o] += g[i].len * (double)(SMOOTH - labs(o));
-	}
+	histogram(g, ng, d, SMOOTH, h, m);
 	double lag = dmls_period_acf(h, m, peak);
+	long wide = lround(JITTER * lag);
+	if (lag > 0 && wide > SMOOTH) { /* again, as wide as the bytes jitter */
+		histogram(g, ng, d, wide, h, m);
+		lag = dmls_period_acf(h, m, peak);
+	}
 	if (!(lag > 0) || !(*peak >= 0.15))
 		goto out;
 	double B = lag * d, phi = fold_phase(g, ng, B);

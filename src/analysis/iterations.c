@@ -26,7 +26,9 @@
  * starts are the ends of gaps at least 30 % of the longest gap.
  *
  * Then halves.c checks that the iterations are not half-iterations (a
- * parameter server's push and pull phases move the same bytes).
+ * parameter server's push and pull phases move the same bytes); only when
+ * the job has a host that is not a worker (a server): in a ring or any
+ * other job of workers only, every iteration is whole.
  *
  * An iteration's start (starts_s) is the time its communication has moved
  * 10 % of its bytes: robust to a slow trickle before the bulk (DDP's first
@@ -371,7 +373,9 @@ int dmls_iterations_find(dmls_iterations *it, const dmls_stats *st, const size_t
 	double thr = 0;
 	size_t ns = find_starts(it, &js, T, &starts, &last_on, &thr);
 	int rc = 0;
-	if (ns >= 6 && merge_halves(&js, st, hosts, nh, thr, starts, &ns) < 0)
+	/* Halves only exist where some host is not a worker (a parameter
+	 * server): a ring, every rank a worker, is never merged. */
+	if (ns >= 6 && nw < nh && merge_halves(&js, st, hosts, nh, thr, starts, &ns) < 0)
 		rc = dmls_fail(err, DMLS_EBAD, "out of memory");
 	if (rc == 0 && ns > 0) {
 		it->starts_s = malloc(ns * sizeof(double));
