@@ -1,13 +1,52 @@
 /*
  * dedup.c - count a packet once when both ends captured it.
  *
- * When sender and receiver both run tcpdump, one packet appears in two
- * files a little apart in time (clock offset plus path delay).  Two copies
- * are the same packet when they share the key (address family, protocol,
- * addresses, ports, IPv4/IPv6-fragment id, TCP sequence number, IP length),
- * come from different files, and the second is seen within the window
- * (100 ms) after the first.  Within one file an equal key is a
- * retransmission or a coincidence, never a duplicate.
+ * When sender and receiver both run tcpdump (without a `src` filter), one
+ * packet appears in two files a little apart in time (clock offset plus
+ * path delay).  Two ways to recognise the copies, by protocol:
+ *
+ * TCP: ownership of the sequence space.  On Linux, segmentation offload
+ * makes the copies differ: the sender's capture holds GSO/TSO super-packets
+ * (up to 64 kB), the receiver's holds GRO-merged packets or MTU-sized
+ * segments, so neither lengths nor sequence starts match from one end to
+ * the other.  What both ends agree on is the byte stream of each
+ * directional flow.  So, per directional flow (address family, addresses,
+ * ports):
+ *   - the file that first delivers a packet of the flow owns it; the
+ *     owner's packets are always counted (retransmissions included);
+ *   - a packet of the flow from another file is a duplicate while the
+ *     owner is alive: it has not reached its end and has delivered a packet
+ *     of the flow within the window (100 ms) before;
+ *   - when the owner has stopped (end of file, or silent on the flow for
+ *     longer than the window), a packet from another file that goes beyond
+ *     the owner's coverage is new: its sequence end (seq + payload, + 1 for
+ *     SYN and for FIN: SEG.LEN, RFC 793 3.3) passes the highest end the
+ *     flow delivered, or it acknowledges more than the flow acknowledged
+ *     (so a pure-ACK flow is taken over too).  That file becomes the owner.
+ *     A packet within the coverage is a late copy: a duplicate.
+ * Sequence numbers compare modulo 2^32 (RFC 793 3.3: a > b iff
+ * (int32_t)(a - b) > 0).  Pure ACKs from both ends are the same packet seen
+ * twice and follow the same rule.  A hand-over can count the part of the
+ * new owner's first packet that overlaps the old coverage twice (at most
+ * one packet per hand-over; none when a flow resumes after an idle phase,
+ * since the new data then starts where the old ended), and data that only
+ * a non-owner captured while the owner was alive (drops in the owner's
+ * capture) is not counted.  When each flow appears in one file only (the
+ * study's `tcpdump src <own ip>`), every packet comes from its owner and
+ * nothing is dropped.
+ *
+ * The flows live in an open-addressing table (linear probing; Knuth,
+ * TAOCP vol. 3, 6.4, algorithm L) that doubles at 3/4 load up to
+ * max_flows slots; at the cap, the flows least recently seen are forgotten
+ * (the table is rebuilt keeping the more recent half of the time span,
+ * repeatedly), so memory grows with flows, never with packets.
+ *
+ * Other protocols (UDP, ICMP, ...) and IP fragments without a TCP header:
+ * exact match.  Two copies are the same packet when they share the key
+ * (address family, protocol, addresses, ports, IPv4/IPv6-fragment id, TCP
+ * sequence number, IP length), come from different files, and the second
+ * is seen within the window after the first.  Within one file an equal key
+ * is a retransmission or a coincidence, never a duplicate.
  *
  * Memory is bounded by the window, not by the packet count: entries live
  * in a ring in arrival order, each numbered by a sequence number seq
@@ -38,9 +77,27 @@ struct dmls_dedup_entry {
 	dedup_key key;
 };
 
-#define INIT_SIZE 4096u
+typedef struct flow_key {
+	uint8_t src[16], dst[16];
+	uint16_t sport, dport;
+	uint8_t af, pad[3];
+} flow_key;
 
-int dmls_dedup_init(dmls_dedup *d, int64_t window_ns, uint64_t max_size)
+struct dmls_dedup_flow {
+	flow_key key;
+	bool used, has_ack; /* has_ack: ack is valid */
+	uint32_t hash, owner;
+	uint32_t hi;       /* highest sequence end delivered (RFC 793 SEG.SEQ+SEG.LEN) */
+	uint32_t ack;      /* highest acknowledgment number delivered */
+	int64_t owner_ts;  /* the owner's last packet of the flow */
+	int64_t last_ts;   /* the flow's last packet from any file */
+};
+
+#define INIT_SIZE 4096u
+#define INIT_FLOWS 1024u
+
+int dmls_dedup_init(dmls_dedup *d, int64_t window_ns, uint64_t max_size, uint64_t max_flows,
+		    uint32_t nfiles)
 {
 	memset(d, 0, sizeof(*d));
 	d->window_ns = window_ns;
@@ -49,7 +106,12 @@ int dmls_dedup_init(dmls_dedup *d, int64_t window_ns, uint64_t max_size)
 	d->head = d->tail = 1; /* seq 0 means "no entry" */
 	d->ring = calloc(d->size, sizeof(*d->ring));
 	d->buckets = calloc(d->size, sizeof(*d->buckets));
-	if (!d->ring || !d->buckets) {
+	d->max_flows = max_flows < INIT_FLOWS ? INIT_FLOWS : max_flows;
+	d->flow_size = INIT_FLOWS;
+	d->flows = calloc(d->flow_size, sizeof(*d->flows));
+	d->nfiles = nfiles;
+	d->ended = calloc(nfiles ? nfiles : 1, sizeof(*d->ended));
+	if (!d->ring || !d->buckets || !d->flows || !d->ended) {
 		dmls_dedup_release(d);
 		return -1;
 	}
@@ -60,8 +122,18 @@ void dmls_dedup_release(dmls_dedup *d)
 {
 	free(d->ring);
 	free(d->buckets);
+	free(d->flows);
+	free(d->ended);
 	d->ring = NULL;
 	d->buckets = NULL;
+	d->flows = NULL;
+	d->ended = NULL;
+}
+
+void dmls_dedup_file_end(dmls_dedup *d, uint32_t file)
+{
+	if (file < d->nfiles)
+		d->ended[file] = true;
 }
 
 static uint32_t key_hash(const dedup_key *k)
@@ -103,7 +175,9 @@ static bool grow(dmls_dedup *d)
 	return true;
 }
 
-bool dmls_dedup_check(dmls_dedup *d, const dmls_pkt *p, uint32_t file)
+/* Exact match: true if the same key came from another file within the
+ * window; otherwise remember p. */
+static bool exact_check(dmls_dedup *d, const dmls_pkt *p, uint32_t file)
 {
 	dedup_key k;
 	memset(&k, 0, sizeof(k));
@@ -148,4 +222,146 @@ bool dmls_dedup_check(dmls_dedup *d, const dmls_pkt *p, uint32_t file)
 	d->buckets[h & mask] = d->tail;
 	d->tail++;
 	return false;
+}
+
+/* ---- TCP: ownership of each directional flow's sequence space ---- */
+
+/* RFC 793 3.3: sequence numbers compare modulo 2^32. */
+static bool seq_gt(uint32_t a, uint32_t b)
+{
+	return (int32_t)(a - b) > 0;
+}
+
+static uint32_t flow_hash(const flow_key *k)
+{
+	uint64_t w[5], h = 0x9e3779b97f4a7c15ull;
+	_Static_assert(sizeof(flow_key) == sizeof(w), "flow key is 5 words");
+	memcpy(w, k, sizeof(w));
+	for (int i = 0; i < 5; i++) {
+		h ^= w[i];
+		h *= 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+	}
+	return (uint32_t)h;
+}
+
+/* The slot holding k, or the empty slot where it would go. */
+static dmls_dedup_flow *flow_slot(dmls_dedup_flow *t, uint64_t size, const flow_key *k,
+				  uint32_t h)
+{
+	uint64_t mask = size - 1;
+	for (uint64_t i = h & mask;; i = (i + 1) & mask) {
+		dmls_dedup_flow *f = &t[i];
+		if (!f->used || (f->hash == h && memcmp(&f->key, k, sizeof(*k)) == 0))
+			return f;
+	}
+}
+
+/* Move the flows seen at or after cutoff into a table of size slots.
+ * Returns false if out of memory: keep the old table. */
+static bool flows_rebuild(dmls_dedup *d, uint64_t size, int64_t cutoff)
+{
+	dmls_dedup_flow *t = calloc(size, sizeof(*t));
+	if (!t)
+		return false;
+	uint64_t n = 0;
+	for (uint64_t i = 0; i < d->flow_size; i++) {
+		const dmls_dedup_flow *f = &d->flows[i];
+		if (f->used && f->last_ts >= cutoff) {
+			*flow_slot(t, size, &f->key, f->hash) = *f;
+			n++;
+		}
+	}
+	free(d->flows);
+	d->flows = t;
+	d->flow_size = size;
+	d->nflows = n;
+	return true;
+}
+
+/* Make room for one more flow (load at most 3/4): double the table, or at
+ * the cap forget the flows not seen in the older half of the time span
+ * between the least recently seen flow and now.  False if out of memory. */
+static bool flows_room(dmls_dedup *d, int64_t now)
+{
+	if ((d->nflows + 1) * 4 <= d->flow_size * 3)
+		return true;
+	if (d->flow_size < d->max_flows && flows_rebuild(d, d->flow_size * 2, INT64_MIN))
+		return true;
+	while ((d->nflows + 1) * 4 > d->flow_size * 3) {
+		int64_t oldest = now;
+		for (uint64_t i = 0; i < d->flow_size; i++)
+			if (d->flows[i].used && d->flows[i].last_ts < oldest)
+				oldest = d->flows[i].last_ts;
+		int64_t cutoff = oldest + (now - oldest) / 2 + 1;
+		if (!flows_rebuild(d, d->flow_size, cutoff))
+			return false;
+	}
+	return true;
+}
+
+/* Extend the flow's coverage with p (sequence end `end`). */
+static void flow_cover(dmls_dedup_flow *f, const dmls_pkt *p, uint32_t end)
+{
+	if (seq_gt(end, f->hi))
+		f->hi = end;
+	if (p->tcp_flags & DMLS_TCP_ACK) {
+		if (!f->has_ack || seq_gt(p->tcp_ack, f->ack))
+			f->ack = p->tcp_ack;
+		f->has_ack = true;
+	}
+}
+
+static bool tcp_check(dmls_dedup *d, const dmls_pkt *p, uint32_t file)
+{
+	flow_key k;
+	memset(&k, 0, sizeof(k));
+	memcpy(k.src, p->src, 16);
+	memcpy(k.dst, p->dst, 16);
+	k.sport = p->sport;
+	k.dport = p->dport;
+	k.af = p->af;
+	uint32_t h = flow_hash(&k);
+	/* SEG.SEQ + SEG.LEN; SYN and FIN occupy one sequence number each */
+	uint32_t end = p->tcp_seq + (uint32_t)p->payload_bytes +
+		       !!(p->tcp_flags & DMLS_TCP_SYN) + !!(p->tcp_flags & DMLS_TCP_FIN);
+
+	dmls_dedup_flow *f = flow_slot(d->flows, d->flow_size, &k, h);
+	if (!f->used) {
+		if (!flows_room(d, p->ts_ns))
+			return false; /* cannot remember it: count it */
+		f = flow_slot(d->flows, d->flow_size, &k, h);
+		memset(f, 0, sizeof(*f));
+		f->used = true;
+		f->key = k;
+		f->hash = h;
+		f->hi = end;
+		f->owner = file;
+		f->owner_ts = f->last_ts = p->ts_ns;
+		d->nflows++;
+		flow_cover(f, p, end);
+		return false;
+	}
+	if (p->ts_ns > f->last_ts)
+		f->last_ts = p->ts_ns;
+	if (f->owner != file) {
+		bool stopped = (f->owner < d->nfiles && d->ended[f->owner]) ||
+			       p->ts_ns - f->owner_ts > d->window_ns;
+		bool beyond = seq_gt(end, f->hi) ||
+			      ((p->tcp_flags & DMLS_TCP_ACK) &&
+			       (!f->has_ack || seq_gt(p->tcp_ack, f->ack)));
+		if (!stopped || !beyond)
+			return true;
+		f->owner = file; /* the old owner stopped: new data */
+	}
+	f->owner_ts = p->ts_ns;
+	flow_cover(f, p, end);
+	return false;
+}
+
+bool dmls_dedup_check(dmls_dedup *d, const dmls_pkt *p, uint32_t file)
+{
+	if (p->proto == 6 && !p->is_fragment)
+		return tcp_check(d, p, file);
+	return exact_check(d, p, file);
 }

@@ -11,21 +11,35 @@
 #include "dmlscope/decode.h"
 
 typedef struct dmls_dedup_entry dmls_dedup_entry;
+typedef struct dmls_dedup_flow dmls_dedup_flow;
 
 typedef struct dmls_dedup {
 	int64_t window_ns;
+	/* exact-match packets (UDP, other protocols, IP fragments) */
 	uint64_t size, max_size; /* ring slots (a power of two), its cap */
 	uint64_t head, tail;     /* live entries have seq in [head, tail) */
 	dmls_dedup_entry *ring;  /* slot = seq & (size - 1) */
 	uint64_t *buckets;       /* newest seq of each hash chain, 0 = none */
+	/* TCP: one owner per directional flow (open addressing) */
+	uint64_t nflows, flow_size, max_flows; /* used, slots, cap on slots */
+	dmls_dedup_flow *flows;
+	uint32_t nfiles;
+	bool *ended; /* file reached its end */
 } dmls_dedup;
 
-/* window_ns: how long after it was seen a packet can reappear; max_size:
- * cap on remembered packets (a power of two).  Returns 0, -1 out of memory. */
-int dmls_dedup_init(dmls_dedup *d, int64_t window_ns, uint64_t max_size);
-/* True if p (from file) was seen within the window from another file:
- * a duplicate.  Otherwise remembers p and returns false. */
+/* window_ns: how long after it was seen a packet can reappear from another
+ * file (and how long an owner may be silent on a TCP flow before another
+ * file can take it over); max_size: cap on remembered non-TCP packets, and
+ * max_flows on remembered TCP flows (powers of two); nfiles: the number of
+ * files merged.  Returns 0, -1 out of memory. */
+int dmls_dedup_init(dmls_dedup *d, int64_t window_ns, uint64_t max_size, uint64_t max_flows,
+		    uint32_t nfiles);
+/* True if p (from file, 0 <= file < nfiles) is a copy of a packet already
+ * delivered from another file: a duplicate.  Otherwise remembers p and
+ * returns false.  Packets come in capture-time order. */
 bool dmls_dedup_check(dmls_dedup *d, const dmls_pkt *p, uint32_t file);
+/* File has delivered its last packet: it stops owning its TCP flows. */
+void dmls_dedup_file_end(dmls_dedup *d, uint32_t file);
 void dmls_dedup_release(dmls_dedup *d);
 
 #endif

@@ -15,7 +15,10 @@
  *   2. the decoder (src/decode): truncated / non-IP / unknown link type
  *      records are counted, never dropped silently;
  *   3. with more than one file, the duplicate check of src/io/dedup.c
- *      (same packet captured at both ends, 100 ms window).
+ *      (a packet captured at both ends: TCP by ownership of each flow's
+ *      sequence space, other protocols by exact match within 100 ms); a
+ *      file that ends is told to it, so its TCP flows can pass to another
+ *      file.
  *
  * A file that cannot be opened, or breaks mid-way, is recorded in its
  * dmls_input_file (the first error also in in->first_err) and the merge
@@ -32,6 +35,7 @@
 
 #define DEDUP_WINDOW_NS 100000000   /* 100 ms */
 #define DEDUP_MAX_ENTRIES (1u << 18) /* about 22 MiB at most */
+#define DEDUP_MAX_FLOWS (1u << 18)   /* TCP flows: about 20 MiB at most */
 
 typedef struct src {
 	dmls_reader *r;
@@ -227,8 +231,11 @@ int dmls_input_next(dmls_input *in, dmls_pkt *pkt)
 		in->counts.records++;
 		in->files[i].records++;
 		bool ok = take_record(in, i, pkt);
-		if (!advance(in, i))
+		if (!advance(in, i)) {
 			in->heap[0] = in->heap[--in->hn];
+			if (in->dedup_on)
+				dmls_dedup_file_end(&in->dedup, (uint32_t)i);
+		}
 		sift_down(in, 0);
 		if (ok) {
 			dmls_input_counts *c = &in->counts;
@@ -348,7 +355,8 @@ int dmls_input_open(dmls_input **out, const char *const *paths, size_t n,
 		}
 	}
 	if (nopen > 1) {
-		if (dmls_dedup_init(&in->dedup, DEDUP_WINDOW_NS, DEDUP_MAX_ENTRIES)) {
+		if (dmls_dedup_init(&in->dedup, DEDUP_WINDOW_NS, DEDUP_MAX_ENTRIES, DEDUP_MAX_FLOWS,
+				    (uint32_t)n)) {
 			input_free_all(in);
 			return dmls_fail(err, DMLS_EIO, "out of memory");
 		}

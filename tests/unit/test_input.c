@@ -100,21 +100,22 @@ static void test_merge_order(void **st)
 		cap_free(&c[f]);
 }
 
+/* Exact match (UDP here): a copy from another file within 100 ms. */
 static void test_dedup(void **st)
 {
 	cap a, b;
 	cap_begin(&a);
 	cap_begin(&b);
 	/* sender's capture: 1 -> 2 */
-	cap_add(&a, 1000, 1, 2, 80, 7, 100, false);
-	cap_add(&a, 1001, 1, 2, 80, 7, 100, false); /* retransmission: same file, kept */
-	cap_add(&a, 1002, 1, 2, 80, 8, 200, false);
-	cap_add(&a, 1003, 1, 2, 80, 9, 300, false);
+	cap_add(&a, 1000, 1, 2, 80, 7, 0, true);
+	cap_add(&a, 1001, 1, 2, 80, 7, 0, true); /* same again in the same file: kept */
+	cap_add(&a, 1002, 1, 2, 80, 8, 0, true);
+	cap_add(&a, 1003, 1, 2, 80, 9, 0, true);
 	/* receiver's capture: the same packets 5 ms later, one 300 ms later */
-	cap_add(&b, 1005, 1, 2, 80, 7, 100, false);
-	cap_add(&b, 1007, 1, 2, 80, 8, 200, false);
-	cap_add(&b, 1303, 1, 2, 80, 9, 300, false);  /* outside 100 ms: kept */
-	cap_add(&b, 1400, 2, 1, 5000, 1, 1, false); /* its own packet */
+	cap_add(&b, 1005, 1, 2, 80, 7, 0, true);
+	cap_add(&b, 1007, 1, 2, 80, 8, 0, true);
+	cap_add(&b, 1303, 1, 2, 80, 9, 0, true);  /* outside 100 ms: kept */
+	cap_add(&b, 1400, 2, 1, 5000, 1, 0, true); /* its own packet */
 	const char *paths[2] = {cap_end(&a), cap_end(&b)};
 	dmls_input *in;
 	dmls_error err;
@@ -140,8 +141,41 @@ static void test_dedup(void **st)
 	cap_free(&b);
 }
 
-/* Many packets in flight: the dedup ring must grow and still match. */
-static void test_dedup_many(void **st)
+/* The same packets over TCP: the flow belongs to the sender's file, so the
+ * receiver's copies are duplicates, even the late one (its bytes were
+ * counted); a retransmission in the owner's file is kept. */
+static void test_dedup_tcp_same_packets(void **st)
+{
+	cap a, b;
+	cap_begin(&a);
+	cap_begin(&b);
+	cap_add(&a, 1000, 1, 2, 80, 7, 100, false);
+	cap_add(&a, 1001, 1, 2, 80, 7, 100, false); /* retransmission: kept */
+	cap_add(&a, 1002, 1, 2, 80, 8, 110, false);
+	cap_add(&a, 1003, 1, 2, 80, 9, 120, false);
+	cap_add(&b, 1005, 1, 2, 80, 7, 100, false);
+	cap_add(&b, 1007, 1, 2, 80, 8, 110, false);
+	cap_add(&b, 1303, 1, 2, 80, 9, 120, false);  /* late copy */
+	cap_add(&b, 1400, 2, 1, 5000, 1, 1, false); /* its own flow */
+	const char *paths[2] = {cap_end(&a), cap_end(&b)};
+	dmls_input *in;
+	dmls_error err;
+	assert_int_equal(dmls_input_open(&in, paths, 2, NULL, &err), 0);
+	dmls_pkt p;
+	while (dmls_input_next(in, &p) == 1)
+		;
+	const dmls_input_counts *c = dmls_input_get_counts(in);
+	assert_int_equal(c->duplicates, 3);
+	assert_int_equal(c->packets, 5);
+	assert_int_equal(dmls_input_get_file(in, 0)->packets, 4);
+	dmls_input_free(in);
+	cap_free(&a);
+	cap_free(&b);
+}
+
+/* Many packets in flight: the dedup ring (UDP) or flow table (TCP) must
+ * still match. */
+static void dedup_many(bool udp)
 {
 	cap a, b;
 	cap_begin(&a);
@@ -150,7 +184,7 @@ static void test_dedup_many(void **st)
 		/* 20000 packets within 40 ms in each file */
 		int64_t us = k * 2;
 		dbuf p = {0};
-		eth_pkt(&p, 1, 2, 80, (uint16_t)k, (uint32_t)k, false);
+		eth_pkt(&p, 1, 2, 80, (uint16_t)k, (uint32_t)k * 10, udp);
 		pcap_rec(&a.d, 5, (uint32_t)us * 1000, p.b, (uint32_t)p.n, (uint32_t)p.n);
 		pcap_rec(&b.d, 5, (uint32_t)(us + 30000) * 1000, p.b, (uint32_t)p.n, (uint32_t)p.n);
 		dbuf_free(&p);
@@ -167,6 +201,128 @@ static void test_dedup_many(void **st)
 	dmls_input_free(in);
 	cap_free(&a);
 	cap_free(&b);
+}
+
+static void test_dedup_many(void **st)
+{
+	dedup_many(true);
+	dedup_many(false);
+}
+
+/* A TCP segment of payload bytes, ACK set, from 10.0.0.a:sport to
+ * 10.0.0.b:dport at us microseconds, cut after the TCP header like a
+ * snap-length capture (an offload super-packet when payload is large). */
+static void tcp_rec(cap *c, int64_t us, uint8_t a, uint8_t b, uint16_t sport, uint16_t dport,
+		    uint32_t seq, uint32_t ack, uint32_t payload)
+{
+	dbuf p = {0};
+	put_eth(&p, 0x0800);
+	put_ipv4(&p, 5, (uint16_t)(40 + payload), 0, 0x4000, 6, 0x0a000000u | a,
+		 0x0a000000u | b);
+	put_tcp(&p, sport, dport, seq, ack, 5, DMLS_TCP_ACK);
+	pcap_rec(&c->d, (uint32_t)(us / 1000000), (uint32_t)(us % 1000000) * 1000, p.b,
+		 (uint32_t)p.n, (uint32_t)p.n + payload);
+	dbuf_free(&p);
+}
+
+/* Read everything; returns the payload bytes delivered. */
+static uint64_t drain(dmls_input *in)
+{
+	dmls_pkt p;
+	uint64_t pay = 0;
+	while (dmls_input_next(in, &p) == 1)
+		pay += p.payload_bytes;
+	return pay;
+}
+
+/* Both ends captured, with segmentation offload: the sender's file holds 3
+ * GSO super-packets of 30000 bytes, the receiver's 10 GRO packets of 9000
+ * bytes over the same sequence range (other lengths, other starts), and
+ * both hold the receiver's ACKs.  Each byte and each ACK counts once. */
+static void test_dedup_offload(void **st)
+{
+	cap a, b;
+	cap_begin(&a);
+	cap_begin(&b);
+	const uint32_t isn = 4294900000u; /* wraps inside the transfer */
+	for (uint32_t k = 0; k < 3; k++)
+		tcp_rec(&a, 1000000 + k * 10, 1, 2, 40000, 80, isn + k * 30000, 7, 30000);
+	for (uint32_t k = 0; k < 10; k++) {
+		int64_t t = 1000100 + k * 20;
+		uint32_t end = isn + (k + 1) * 9000;
+		tcp_rec(&b, t, 1, 2, 40000, 80, isn + k * 9000, 7, 9000);
+		tcp_rec(&b, t + 5, 2, 1, 80, 40000, 7, end, 0);  /* ACK, sent by b */
+		tcp_rec(&a, t + 55, 2, 1, 80, 40000, 7, end, 0); /* and received by a */
+	}
+	const char *paths[2] = {cap_end(&a), cap_end(&b)};
+	dmls_input *in;
+	dmls_error err;
+	assert_int_equal(dmls_input_open(&in, paths, 2, NULL, &err), 0);
+	assert_int_equal(drain(in), 90000);
+	const dmls_input_counts *c = dmls_input_get_counts(in);
+	assert_int_equal(c->records, 33);
+	assert_int_equal(c->duplicates, 20);
+	assert_int_equal(c->packets, 13);
+	assert_int_equal(dmls_input_get_file(in, 0)->packets, 3);  /* the data */
+	assert_int_equal(dmls_input_get_file(in, 1)->packets, 10); /* the ACKs */
+	dmls_input_free(in);
+	/* each file alone has all the data */
+	assert_int_equal(dmls_input_open(&in, paths + 1, 1, NULL, &err), 0);
+	assert_int_equal(drain(in), 90000);
+	dmls_input_free(in);
+	cap_free(&a);
+	cap_free(&b);
+}
+
+/* The owner's capture stops early while the other file goes on: the tail
+ * is counted.  At its end of file (a), or when it falls silent on the flow
+ * for longer than the window while its file goes on (c). */
+static void test_dedup_owner_stops(void **st)
+{
+	cap a, b, c;
+	cap_begin(&a);
+	cap_begin(&b);
+	cap_begin(&c);
+	for (uint32_t k = 0; k < 20; k++) {
+		int64_t t = 1000000 + k * 1000;
+		if (k < 10) { /* a: the sender's capture, stopped after 10 ms */
+			tcp_rec(&a, t, 1, 2, 40000, 80, 1 + k * 1000, 1, 1000);
+			tcp_rec(&a, t + 300, 2, 1, 80, 40000, 1, 1 + (k + 1) * 1000, 0);
+		}
+		tcp_rec(&b, t + 200, 1, 2, 40000, 80, 1 + k * 1000, 1, 1000);
+		tcp_rec(&b, t + 250, 2, 1, 80, 40000, 1, 1 + (k + 1) * 1000, 0);
+	}
+	const char *paths[2] = {cap_end(&a), cap_end(&b)};
+	dmls_input *in;
+	dmls_error err;
+	assert_int_equal(dmls_input_open(&in, paths, 2, NULL, &err), 0);
+	assert_int_equal(drain(in), 20000);
+	const dmls_input_counts *n = dmls_input_get_counts(in);
+	assert_int_equal(n->duplicates, 20);
+	assert_int_equal(n->packets, 40);
+	dmls_input_free(in);
+
+	/* c: the sender again, its flow silent after 10 ms while another flow
+	 * goes on; the receiver's file resumes the flow 500 ms later */
+	for (uint32_t k = 0; k < 10; k++)
+		tcp_rec(&c, 1000000 + k * 1000, 1, 2, 40000, 80, 1 + k * 1000, 1, 1000);
+	for (uint32_t k = 0; k < 100; k++)
+		tcp_rec(&c, 1000000 + k * 10000, 1, 3, 40001, 80, 1 + k * 100, 1, 100);
+	cap_free(&b);
+	cap_begin(&b);
+	for (uint32_t k = 0; k < 20; k++)
+		tcp_rec(&b, (k < 10 ? 1000200 : 1500000) + k * 1000, 1, 2, 40000, 80,
+			1 + k * 1000, 1, 1000);
+	const char *paths2[2] = {cap_end(&c), cap_end(&b)};
+	assert_int_equal(dmls_input_open(&in, paths2, 2, NULL, &err), 0);
+	assert_int_equal(drain(in), 20000 + 10000);
+	n = dmls_input_get_counts(in);
+	assert_int_equal(n->duplicates, 10);
+	assert_int_equal(n->packets, 120);
+	dmls_input_free(in);
+	cap_free(&a);
+	cap_free(&b);
+	cap_free(&c);
 }
 
 static void test_filter(void **st)
@@ -266,7 +422,10 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_merge_order),
 		cmocka_unit_test(test_dedup),
+		cmocka_unit_test(test_dedup_tcp_same_packets),
 		cmocka_unit_test(test_dedup_many),
+		cmocka_unit_test(test_dedup_offload),
+		cmocka_unit_test(test_dedup_owner_stops),
 		cmocka_unit_test(test_filter),
 		cmocka_unit_test(test_bad_files),
 	};
