@@ -9,6 +9,7 @@
 
 #include "dmlscope/input.h"
 #include "ingest_util.h"
+#include "io/dedup.h"
 
 /* One Ethernet/IPv4 packet: TCP (or UDP if udp) from host a to host b. */
 static void eth_pkt(dbuf *p, uint8_t a, uint8_t b, uint16_t dport, uint16_t id, uint32_t seq,
@@ -325,6 +326,35 @@ static void test_dedup_owner_stops(void **st)
 	cap_free(&c);
 }
 
+/* The TCP flow table stays within its cap: at the cap, the flows least
+ * recently seen are forgotten and the recent ones still match. */
+static void test_dedup_flow_table(void **st)
+{
+	dmls_dedup d;
+	assert_int_equal(dmls_dedup_init(&d, 100000000, 4096, 1024, 2), 0);
+	dmls_pkt p;
+	memset(&p, 0, sizeof(p));
+	p.af = 4;
+	p.proto = 6;
+	p.dport = 80;
+	p.payload_bytes = 100;
+	p.tcp_flags = DMLS_TCP_ACK;
+	for (uint32_t k = 0; k < 5000; k++) {
+		p.ts_ns = (int64_t)k * 1000;
+		p.sport = (uint16_t)(k + 1);
+		p.src[15] = (uint8_t)(k >> 16);
+		assert_false(dmls_dedup_check(&d, &p, 0));
+		assert_true(d.nflows * 4 <= d.flow_size * 3);
+		assert_true(d.flow_size <= 1024);
+	}
+	p.ts_ns += 1000;
+	assert_true(dmls_dedup_check(&d, &p, 1)); /* the last flow's copy */
+	assert_false(dmls_dedup_check(&d, &p, 0)); /* a retransmission */
+	p.sport = 1; /* the first flow: forgotten, so it counts again */
+	assert_false(dmls_dedup_check(&d, &p, 1));
+	dmls_dedup_release(&d);
+}
+
 static void test_filter(void **st)
 {
 	cap a;
@@ -426,6 +456,7 @@ int main(void)
 		cmocka_unit_test(test_dedup_many),
 		cmocka_unit_test(test_dedup_offload),
 		cmocka_unit_test(test_dedup_owner_stops),
+		cmocka_unit_test(test_dedup_flow_table),
 		cmocka_unit_test(test_filter),
 		cmocka_unit_test(test_bad_files),
 	};
