@@ -5,9 +5,13 @@
  * them on capture time with a streaming k-way merge, decodes each record,
  * applies an optional BPF filter (libpcap: pcap_open_dead + pcap_compile +
  * pcap_offline_filter on the raw record), and drops a packet captured at
- * both ends (same 5-tuple, IP id / TCP sequence, IP length, from another
- * file, within a small time window).  Records that are not usable IP are
- * counted, never dropped silently.
+ * both ends: for TCP, each directional flow is owned by the file that
+ * delivered it first and another file's packets of it are duplicates
+ * unless they bring sequence space the owner never delivered after it
+ * stopped (so GSO/GRO super-packets of other sizes at the two ends count
+ * once); for other protocols, the same 5-tuple, IP id, IP length from
+ * another file within a small time window (see src/io/dedup.c).  Records
+ * that are not usable IP are counted, never dropped silently.
  *
  * A damaged file (truncated record, corrupt block) ends that file only: the
  * packets before the damage are delivered, the other files go on, and the
