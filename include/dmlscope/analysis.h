@@ -92,8 +92,8 @@ typedef struct dmls_phases {
 } dmls_phases;
 
 typedef struct dmls_iterations {
-	double period_s;        /* mean: (last start - first start) / (count - 1) */
-	double period_median_s; /* median of start-to-start intervals */
+	double period_s;        /* mean: (last comm end - first) / (count - 1) */
+	double period_median_s; /* median of comm-end-to-comm-end intervals */
 	const char *method;     /* "byte-clock", "time-acf", "gaps" or NULL */
 	double acf_period_s;    /* the time autocorrelation's estimate */
 	double acf_peak;        /* autocorrelation at that lag */
@@ -104,12 +104,13 @@ typedef struct dmls_iterations {
 	double *starts_s;       /* count starts (10 % of the iteration's bytes sent),
 				 * seconds from st->t0_ns */
 	double *bounds_s;       /* count boundaries: end of the gap before each */
-	double *comm_end_s;     /* count: end of each iteration's last burst */
+	double *comm_end_s;     /* count: end of each iteration's communication
+				 * (99 % of its bytes sent) */
 	double end_s;           /* end of the last iteration (last job byte) */
 	double *bytes;          /* count: payload all job hosts sent in each */
 	double bytes_per_worker;  /* median over workers of their median, NAN */
 	double bytes_spread;      /* robust CV (1.4826 MAD / median) of per-worker-iteration bytes */
-	double duration_cv;       /* robust CV of start-to-start intervals */
+	double duration_cv;       /* robust CV of comm-end-to-comm-end intervals */
 	double regularity;        /* [0,1], see iterations.c */
 } dmls_iterations;
 

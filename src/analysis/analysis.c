@@ -94,9 +94,9 @@ static void notes_iterations(dmls_analysis *a)
 		return;
 	double longest = 0, at = 0;
 	for (size_t i = 0; i + 1 < it->count; i++) {
-		double d = it->starts_s[i + 1] - it->starts_s[i];
+		double d = it->comm_end_s[i + 1] - it->comm_end_s[i];
 		if (d > longest)
-			longest = d, at = it->starts_s[i];
+			longest = d, at = it->comm_end_s[i];
 	}
 	if (longest > 3 * it->period_median_s && it->count >= 3)
 		note(a, "stall: %.3g s without an iteration from t=%.3g s (median period %.3g s)",

@@ -21,17 +21,25 @@
  *      (2 or 3 iterations) whose drifts happen to cancel won before (a
  *      1 % loss DDP ring: period and S doubled);
  *   3. phase: gaps folded modulo B, weighted by length, smoothed over
- *      +-2 % of B; the heaviest phase is where iterations begin;
- *   4. tracking: the first anchor is the longest gap within +-25 % of B of
+ *      +-2 % of B.  A step can hold several recurring gaps (DDP: the
+ *      compute phase before the first, small gradient bucket, then the
+ *      rest of the backward pass before the others, often as long), so
+ *      the phase is the recurring one (a local maximum with at least 25 %
+ *      of the heaviest) at which the job's last byte ends an iteration
+ *      (within 10 % of B): training stops after a step's communication,
+ *      so that family is the step boundary.  Else (a capture cut inside
+ *      an iteration) the heaviest phase;
+ *   4. tracking: the first anchor is the best gap within +-25 % of B of
  *      that phase in the first lattice cell holding one; each next anchor is
- *      the longest gap within +-25 % of B around previous + B (an empty
- *      window, e.g. an iteration without a gap, moves the expectation on
- *      by B; an anchor with less than 0.5 B after it is the last
- *      iteration's tail, not a start).  Iterations start at the on bin
- *      after each anchor; the bytes
- *      before the first anchor count as an iteration only when they reach
- *      0.75 B (else they are warm-up, e.g. DDP's initial parameter
- *      broadcast).
+ *      the best gap within +-25 % of B around previous + B, "best" = the
+ *      longest once weighed by closeness (1 at the expected position, 0 at
+ *      the window's edges), so that another family a share of B away
+ *      cannot take over (an empty window, e.g. an iteration without a gap,
+ *      moves the expectation on by B; an anchor with less than 0.5 B after
+ *      it is the last iteration's tail, not a start).  Iterations start at
+ *      the on bin after each anchor; the bytes before the first anchor
+ *      count as an iteration only when they reach 0.75 B (else they are
+ *      warm-up, e.g. DDP's initial parameter broadcast, 0.5 B in a ring).
  * This is phase-locking a known lattice to event positions, the idea of
  * epoch folding in pulsar timing (Leahy et al., ApJ 266, 1983), applied
  * to cumulative bytes instead of time.
@@ -46,6 +54,8 @@
 #define WIN 0.25
 #define SMOOTH 3
 #define TAIL 0.5
+#define PHASE_SHARE 0.25 /* a recurring family of gaps, against the heaviest */
+#define END_TOL 0.1     /* the last byte ends an iteration within this share of B */
 #define JITTER 0.01 /* bytes per iteration vary by this much (retransmissions) */
 
 typedef struct bgap {
@@ -53,7 +63,8 @@ typedef struct bgap {
 	size_t bin; /* first on bin after the gap */
 } bgap;
 
-static size_t collect_gaps(const double *x, size_t n, double thr, bgap *g, double *total)
+static size_t collect_gaps(const double *x, size_t n, double thr, bgap *g, double *total,
+			   double *end_on)
 {
 	double cum = 0, cum_on = 0;
 	size_t ng = 0, prev = n;
@@ -67,12 +78,21 @@ static size_t collect_gaps(const double *x, size_t n, double thr, bgap *g, doubl
 		cum_on = cum;
 	}
 	*total = cum;
+	*end_on = cum_on;
 	return ng;
 }
 
-static double fold_phase(const bgap *g, size_t ng, double B)
+/* The phase (bytes in [0, B)) where iterations begin: the gaps folded
+ * modulo B, weighted by length, smoothed over +-2 % of B.  Every local
+ * maximum holding at least PHASE_SHARE of the heaviest is a family of gaps
+ * that recurs each iteration (in DDP: the compute phase before the first
+ * gradient bucket, and the rest of the backward pass before the others).
+ * The one that ends the last iteration with the job's last byte (end_on),
+ * within END_TOL of B, is the step boundary; without one (a capture cut
+ * mid-iteration) the heaviest. */
+static double fold_phase(const bgap *g, size_t ng, double B, double end_on)
 {
-	double f[FOLD_BINS] = {0}, best = -1, phi = 0;
+	double f[FOLD_BINS] = {0}, sm[FOLD_BINS], best = -1, phi = 0;
 	for (size_t i = 0; i < ng; i++) {
 		int j = (int)(fmod(g[i].pos, B) / B * FOLD_BINS);
 		f[j < 0 ? 0 : j % FOLD_BINS] += g[i].len;
@@ -82,8 +102,19 @@ static double fold_phase(const bgap *g, size_t ng, double B)
 		double s = 0;
 		for (int o = -w; o <= w; o++)
 			s += f[(j + o + FOLD_BINS) % FOLD_BINS];
+		sm[j] = s;
 		if (s > best)
 			best = s, phi = (j + 0.5) * B / FOLD_BINS;
+	}
+	double phi_end = fmod(end_on, B), dbest = END_TOL * B;
+	for (int j = 0; j < FOLD_BINS; j++) {
+		double l = sm[(j + FOLD_BINS - 1) % FOLD_BINS], r = sm[(j + 1) % FOLD_BINS];
+		if (!(sm[j] >= PHASE_SHARE * best && sm[j] >= l && sm[j] >= r))
+			continue;
+		double c = (j + 0.5) * B / FOLD_BINS, dist = fabs(c - phi_end);
+		dist = fmin(dist, B - dist);
+		if (dist < dbest)
+			dbest = dist, phi = c;
 	}
 	return phi;
 }
@@ -101,15 +132,21 @@ static void histogram(const bgap *g, size_t ng, double d, long w, double *h, siz
 	}
 }
 
-/* the longest gap with pos in [lo, hi], starting the search at *i */
-static long longest_in(const bgap *g, size_t ng, size_t *i, double lo, double hi)
+/* The gap with pos in [c - half, c + half] (searching from *i) that is
+ * longest once weighed by its closeness to c (1 at c, 0 at the edges):
+ * a gap of another recurring family (DDP's rest of the backward pass, a
+ * share of B away) must be much longer to win over the one at c. */
+static long best_in(const bgap *g, size_t ng, size_t *i, double c, double half)
 {
 	long best = -1;
-	while (*i < ng && g[*i].pos < lo)
+	double bw = 0;
+	while (*i < ng && g[*i].pos < c - half)
 		(*i)++;
-	for (size_t j = *i; j < ng && g[j].pos <= hi; j++)
-		if (best < 0 || g[j].len > g[best].len)
-			best = (long)j;
+	for (size_t j = *i; j < ng && g[j].pos <= c + half; j++) {
+		double w = g[j].len * (1 - fabs(g[j].pos - c) / half);
+		if (best < 0 || w > bw)
+			best = (long)j, bw = w;
+	}
 	return best;
 }
 
@@ -126,7 +163,8 @@ size_t dmls_byteclock_starts(const double *x, size_t n, double thr, size_t *star
 		}
 	bgap *g = malloc(cap * sizeof(bgap));
 	double total = 0;
-	size_t ng = g ? collect_gaps(x, n, thr, g, &total) : 0, ns = 0;
+	double end_on = 0;
+	size_t ng = g ? collect_gaps(x, n, thr, g, &total, &end_on) : 0, ns = 0;
 	size_t m = 4096;
 	while (m < 64 * ng && m < ((size_t)1 << 20))
 		m <<= 1;
@@ -143,12 +181,12 @@ size_t dmls_byteclock_starts(const double *x, size_t n, double thr, size_t *star
 	}
 	if (!(lag > 0) || !(*peak >= 0.15))
 		goto out;
-	double B = lag * d, phi = fold_phase(g, ng, B);
+	double B = lag * d, phi = fold_phase(g, ng, B, end_on);
 	*B_out = B;
 	size_t i = 0;
 	long a = -1;
 	for (double c = phi; c <= total + B && a < 0; c += B)
-		a = longest_in(g, ng, &i, c - WIN * B, c + WIN * B);
+		a = best_in(g, ng, &i, c, WIN * B);
 	if (a < 0)
 		goto out;
 	if (g[a].pos >= 0.75 * B) { /* a whole iteration before the first gap */
@@ -161,7 +199,7 @@ size_t dmls_byteclock_starts(const double *x, size_t n, double thr, size_t *star
 	double expect = g[a].pos + B;
 	i = (size_t)a + 1;
 	while (expect <= total) {
-		long b = longest_in(g, ng, &i, expect - WIN * B, expect + WIN * B);
+		long b = best_in(g, ng, &i, expect, WIN * B);
 		if (b >= 0 && total - g[b].pos < TAIL * B)
 			break; /* the tail of the last iteration, not a new one */
 		if (b < 0) {

@@ -34,11 +34,21 @@
  * 10 % of its bytes: robust to a slow trickle before the bulk (DDP's first
  * iteration overlaps backward with buckets not yet rebuilt, and starts
  * its all-reduce early); its boundary (bounds_s, where its bytes are
- * counted from) is the end of the gap before it.
+ * counted from) is the end of the gap before it; its end (comm_end_s) is
+ * the time it has moved 99 % of its bytes: the end of its communication
+ * burst, robust to a small message trailing in the gap (DDP's broadcast of
+ * BatchNorm buffers at the next forward pass).
  *
- * period_s = (last start - first start) / (count - 1): the mean
- * start-to-start interval, comparable to a log's (last - first) /
- * (steps - 1); period_median_s is the median interval.
+ * period_s = (last end - first end) / (count - 1): the mean end-to-end
+ * interval; period_median_s is the median interval.  The end, not the
+ * start: in synchronous data-parallel training the end of an iteration's
+ * communication is tied to the optimizer step and so to the step the
+ * framework logs (a log row is written right after it, e.g. PyTorch's
+ * train_history.log), while the start moves with the forward and backward
+ * compute before it (+-40 % on a loaded host) and, in DDP, with the bucket
+ * order, which changes after the first step.  With every step detected
+ * (the first after the warm-up and the last one) it is comparable to a
+ * log's (last - first) / (steps - 1).
  *
  * Bytes per worker: for each worker, the payload it sends between one
  * start and the next (the last iteration runs to the last on bin and is
@@ -48,7 +58,7 @@
  * Regularity in [0,1] = mean of three scores:
  *   max(0, r(T))              time autocorrelation at the median period
  *                             (unbiased estimator)
- *   max(0, 1 - cv_duration)   robust CV of start-to-start intervals
+ *   max(0, 1 - cv_duration)   robust CV of end-to-end intervals
  *   max(0, 1 - cv_bytes)      robust CV of per-worker per-iteration bytes
  * (robust CV = 1.4826 MAD / median).  Synchronous all-reduce scores near
  * 1; traffic without a period scores 0 on the first and is NAN (unknown)
@@ -67,6 +77,7 @@
 #define TRACK_LO 0.7
 #define START_QUANTILE 0.1
 #define TRACK_HI 1.3
+#define END_QUANTILE 0.99
 
 typedef struct job_series {
 	int64_t from;    /* first host bin */
@@ -293,30 +304,33 @@ static int worker_bytes(dmls_iterations *it, const dmls_stats *st, const job_ser
 	return 0;
 }
 
+/* Time (seconds from st->t0_ns) at which bins [a, b) of x have moved the
+ * share q of want_total bytes, interpolated inside the bin. */
+static double time_at_share(const job_series *js, size_t a, size_t b, double total, double q)
+{
+	double cum = 0, want = q * total;
+	for (size_t k = a; k < b && k < js->n; k++) {
+		if (js->x[k] > 0 && cum + js->x[k] >= want) {
+			double frac = (want - cum) / js->x[k];
+			return js->off_s + ((double)k + frac) * js->bin_s;
+		}
+		cum += js->x[k];
+	}
+	return js->off_s + (double)a * js->bin_s;
+}
+
 static void fill_times(dmls_iterations *it, const job_series *js, const size_t *starts,
-		       size_t ns, size_t last_on, double thr)
+		       size_t ns, size_t last_on)
 {
 	it->count = ns;
 	for (size_t i = 0; i < ns; i++) {
 		it->bounds_s[i] = js->off_s + (double)starts[i] * js->bin_s;
-		size_t b = i + 1 < ns ? starts[i + 1] : last_on + 1, e = starts[i];
+		size_t b = i + 1 < ns ? starts[i + 1] : last_on + 1;
 		it->bytes[i] = 0;
-		for (size_t k = starts[i]; k < b && k < js->n; k++) {
+		for (size_t k = starts[i]; k < b && k < js->n; k++)
 			it->bytes[i] += js->x[k];
-			if (js->x[k] >= thr && js->x[k] > 0)
-				e = k;
-		}
-		it->comm_end_s[i] = js->off_s + (double)(e + 1) * js->bin_s;
-		double cum = 0, want = START_QUANTILE * it->bytes[i];
-		it->starts_s[i] = it->bounds_s[i];
-		for (size_t k = starts[i]; k < b && k < js->n && want > 0; k++) {
-			if (cum + js->x[k] >= want) {
-				double frac = js->x[k] > 0 ? (want - cum) / js->x[k] : 0;
-				it->starts_s[i] = js->off_s + ((double)k + frac) * js->bin_s;
-				break;
-			}
-			cum += js->x[k];
-		}
+		it->starts_s[i] = time_at_share(js, starts[i], b, it->bytes[i], START_QUANTILE);
+		it->comm_end_s[i] = time_at_share(js, starts[i], b, it->bytes[i], END_QUANTILE);
 	}
 	it->end_s = js->off_s + (double)(last_on + 1) * js->bin_s;
 	if (ns < 2)
@@ -325,8 +339,8 @@ static void fill_times(dmls_iterations *it, const job_series *js, const size_t *
 	if (!d)
 		return;
 	for (size_t i = 0; i + 1 < ns; i++)
-		d[i] = it->starts_s[i + 1] - it->starts_s[i];
-	it->period_s = (it->starts_s[ns - 1] - it->starts_s[0]) / (double)(ns - 1);
+		d[i] = it->comm_end_s[i + 1] - it->comm_end_s[i];
+	it->period_s = (it->comm_end_s[ns - 1] - it->comm_end_s[0]) / (double)(ns - 1);
 	it->duration_cv = dmls_robust_cv(d, ns - 1);
 	it->period_median_s = dmls_median(d, ns - 1);
 	free(d);
@@ -386,7 +400,7 @@ int dmls_iterations_find(dmls_iterations *it, const dmls_stats *st, const size_t
 		    worker_bytes(it, st, &js, starts, ns, last_on, workers, nw) < 0) {
 			rc = dmls_fail(err, DMLS_EBAD, "out of memory");
 		} else {
-			fill_times(it, &js, starts, ns, last_on, thr);
+			fill_times(it, &js, starts, ns, last_on);
 		}
 	}
 	if (rc == 0 && ns >= 3) {
