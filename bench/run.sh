@@ -39,7 +39,10 @@ printf "%-40s %8s %8s %7s MB\n" "dmlscope analyze F --quiet" "$t_dmls" "$c_dmls"
 printf "%-40s %8s %8s %7s MB\n" "dmlscope analyze (half the packets)" "$t_half" "$c_half" $((m_half / 1024))
 awk "BEGIN{printf \"ratio dmlscope / tcpdump: wall %.2f, cpu %.2f (target <= 1.5)\n\", $t_dmls / $t_tcpdump, $c_dmls / ($c_tcpdump > 0 ? $c_tcpdump : 0.01)}"
 if [ "${BENCH_STUDY:-1}" != 0 ] && command -v tshark >/dev/null; then
-	read -r t_study m_study < <(/usr/bin/time -f "%e %M" /usr/bin/python3 bench/study_way.py "$cap" 2>&1 >/dev/null | tail -1)
-	printf "%-44s %8s s %8s MB RSS\n" "study: tshark -T fields + pandas" "$t_study" $((m_study / 1024))
-	awk "BEGIN{printf \"ratio study / dmlscope: %.0fx\n\", $t_study / $t_dmls}"
+	# one run only: it takes minutes; CPU time includes tshark (a waited-for child)
+	/usr/bin/time -f "%e %U %S %M" -o "$dir/time.txt" /usr/bin/python3 bench/study_way.py "$cap" >/dev/null 2>&1
+	read -r t_study u s m_study <"$dir/time.txt"
+	c_study=$(awk "BEGIN{print $u + $s}")
+	printf "%-40s %8s %8s %7s MB\n" "study: tshark -T fields + pandas" "$t_study" "$c_study" $((m_study / 1024))
+	awk "BEGIN{printf \"ratio study / dmlscope: wall %.0fx, cpu %.0fx\n\", $t_study / $t_dmls, $c_study / $c_dmls}"
 fi
