@@ -21,9 +21,19 @@ Formulas (S = truth gradient_bytes = 4 x trainable parameters, N = ranks):
   ring (DDP/Gloo)  each rank sends 2(N-1)/N x S per step, to ONE neighbour
   star (PS/RPC)    each worker sends S to the server (push); the server sends
                    S to every worker (pull), W x S in all
+  butterfly, tree, hierarchical (pytorch_manual: hand-made all-reduce over
+                   Gloo send/recv) each rank sends what the algorithm's plan
+                   says, truth.json expected_pair_bytes_per_step [src, dst,
+                   bytes]: butterfly 2(N-1)/N x S per rank, S to the partner
+                   at XOR distance N/2, S/2 at N/4, ... 2S/N at 1 (the
+                   halving); tree S per edge each way; hierarchical group
+                   rings + leader ring + a chain broadcast in each group
 For the parameter server the log row is written by the server after the
 update and before the replies, so each window holds the pull of step k-1 and
 the push of step k: still S each way per worker.
+For the hand-made algorithms every expected pair is checked too: the median
+bytes per step to that peer within tol of the plan (so a butterfly whose
+partners do not halve fails), "pairs" in the table is the worst pair ratio.
 
 A host passes when |measured/formula - 1| <= tol and at least 95 % of its
 step bytes go to the expected peer(s).  Exit 0 when every run passes, 1
@@ -133,9 +143,18 @@ def check_run(run, tol, show_matrix):
 
     rows = []
     ok_all = not problems
+    pairs = None
+    if truth.get("expected_pair_bytes_per_step"):
+        pairs = collections.defaultdict(dict)  # src -> {dst addr: bytes}
+        for src, dst, v in truth["expected_pair_bytes_per_step"]:
+            pairs[src][addrs[dst]] = v
     for i, h in enumerate(hosts):
         role = h["role"]
-        if pattern == "ring":
+        pair_worst = None
+        if pairs is not None:
+            formula = sum(pairs[i].values())
+            peers = list(pairs[i])
+        elif pattern == "ring":
             formula = 2 * (N - 1) / N * S
             peers = None  # the ring neighbour, found from the traffic
         elif role == "server":
@@ -158,6 +177,17 @@ def check_run(run, tol, show_matrix):
         share = sum(agg[p] for p in peers) / steady if steady else 0.0
         ratio = med / formula if formula else float("nan")
         ok = abs(ratio - 1) <= tol and share >= 0.95
+        if pairs is not None:
+            # every expected peer gets its bytes (butterfly: the halving)
+            for p, want in sorted(pairs[i].items(), key=lambda x: -x[1]):
+                got = statistics.median(c[p] for c in wins)
+                r = got / want
+                if pair_worst is None or abs(r - 1) > abs(pair_worst - 1):
+                    pair_worst = r
+                if abs(r - 1) > tol:
+                    ok = False
+                    problems.append(f"host {i} -> h{idx[p]}: {got / 1e6:.3f} MB per step, "
+                                    f"plan {want / 1e6:.3f} MB ({r:.3f})")
         # the whole capture must hold at least every step's bytes (a capture
         # cut short at the end, e.g. tcpdump stopped too early, shows here)
         if per[i]["total"] < (1 - tol) * K * formula:
@@ -174,7 +204,9 @@ def check_run(run, tol, show_matrix):
         ok_all &= ok
         rows.append({
             "host": i, "addr": h["addr"], "role": role,
-            "peer": ",".join(f"h{idx[p]}" for p in peers if p in idx) if len(peers) < 3 else "all workers",
+            "peer": (",".join(f"h{idx[p]}" for p in peers if p in idx)
+                     if len(peers) < 3 or pairs is not None else "all workers"),
+            "pair_worst": pair_worst,
             "measured": med, "mean": mean, "formula": formula, "ratio": ratio,
             "share": share, "total": per[i]["total"], "tot_step": per[i]["total"] / K, "retrans": per[i]["retrans"], "ok": ok})
     res = {"run": run, "truth": truth, "rows": rows, "problems": problems, "ok": ok_all,
@@ -201,7 +233,8 @@ def print_run(res, show_matrix):
         print(f"   h{r['host']:<3} {r['addr']:<13} {r['role']:<6} {r['peer']:<12} "
               f"{fmt_mb(r['measured'])} {fmt_mb(r['mean'])} {fmt_mb(r['tot_step'])} {fmt_mb(r['formula'])} "
               f"{r['ratio']:6.3f} {r['share']:6.3f} {r['retrans'] / 1e6:7.3f}  "
-              f"{'ok' if r['ok'] else 'FAIL'}")
+              f"{'ok' if r['ok'] else 'FAIL'}"
+              + (f"  worst pair {r['pair_worst']:.3f}" if r.get("pair_worst") else ""))
     for p in res["problems"]:
         print(f"   problem: {p}")
     if show_matrix:

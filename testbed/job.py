@@ -10,6 +10,21 @@ python3-torch).  CPU only, one thread per rank.  Two kinds of job:
        TensorPipe, forced onto TCP (uv transport, basic channel).  Rank 0 is
        the server (it owns the model and Adam); ranks 1..W are workers that
        push their gradients and receive the updated parameters every step.
+  manual  Data-parallel training whose gradient averaging is written by hand
+       with torch.distributed point-to-point ops over Gloo (isend/recv on
+       the flattened gradient), with --algorithm
+         butterfly     Rabenseifner all-reduce (Thakur, Rabenseifner & Gropp
+                       2005): recursive-halving reduce-scatter (partner at XOR
+                       distance N/2 gets S/2, then N/4 gets S/4, ...), then
+                       recursive-doubling all-gather back; N a power of two
+         tree          binary tree (parent (i-1)/2): reduce to rank 0, then
+                       broadcast down the same tree, S per edge each way
+         hierarchical  contiguous groups of --group ranks: ring all-reduce
+                       inside each group, ring all-reduce of the group
+                       leaders (first rank of each group), then each leader
+                       broadcasts along its group's ring (a chain)
+       The plan of every step (who sends which slice to whom) is computed by
+       plan_ops(), which also gives truth.json its expected bytes per pair.
 
 Inputs are synthetic 32x32 RGB images with random labels (a few fixed batches
 per rank, cycled, so the loss goes down by memorisation).  Rank 0 writes
@@ -92,8 +107,9 @@ class History:
 def write_truth(args, model, extra):
     n = sum(p.numel() for p in trainable(model))
     truth = {
-        "framework": "pytorch_ddp" if args.kind == "ddp" else "pytorch_rpc",
-        "backend": "gloo" if args.kind == "ddp" else "tensorpipe",
+        "framework": {"ddp": "pytorch_ddp", "ps": "pytorch_rpc",
+                      "manual": "pytorch_manual"}[args.kind],
+        "backend": "tensorpipe" if args.kind == "ps" else "gloo",
         "model": args.model,
         "optimizer": "adam",
         "batch": args.batch,
@@ -145,6 +161,166 @@ def run_ddp(args):
         write_truth(args, model, {
             "pattern": "ring", "workers": args.world, "servers": 0,
             "bucket_cap_mb": args.bucket_mb,
+            "step_times": hist.times})
+    dist.destroy_process_group()
+
+
+# ------------------------------------------- hand-made collectives over Gloo
+# A plan is a list of phases per rank; a phase is a list of operations
+# ("send", peer, lo, hi), ("add", peer, lo, hi) (receive and add) or
+# ("copy", peer, lo, hi) (receive and overwrite), on element ranges of the
+# flattened gradient.  In a phase every send is posted first (isend), then
+# the receives are done in order, then the sends are waited for; send and
+# receive ranges of one phase never overlap.
+
+def _split(lo, hi, k):
+    """k contiguous near-equal element ranges of [lo, hi)."""
+    n = hi - lo
+    return [(lo + n * j // k, lo + n * (j + 1) // k) for j in range(k)]
+
+
+def _ring_phases(members, rank, lo, hi):
+    """Ring all-reduce (reduce-scatter then all-gather, 2(m-1) phases of
+    1/m) among `members`; position p sends to position p+1."""
+    m = len(members)
+    if m < 2 or rank not in members:
+        return []
+    p = members.index(rank)
+    nxt, prv = members[(p + 1) % m], members[(p - 1) % m]
+    ch = _split(lo, hi, m)
+    out = []
+    for s in range(m - 1):  # reduce-scatter
+        a, b = ch[(p - s) % m], ch[(p - s - 1) % m]
+        out.append([("send", nxt, *a), ("add", prv, *b)])
+    for s in range(m - 1):  # all-gather
+        a, b = ch[(p + 1 - s) % m], ch[(p - s) % m]
+        out.append([("send", nxt, *a), ("copy", prv, *b)])
+    return out
+
+
+def plan_ops(alg, rank, world, n, group=4):
+    """The phases rank `rank` runs to all-reduce (sum) n elements."""
+    if alg == "butterfly":
+        if world & (world - 1):
+            raise SystemExit("job: butterfly needs a power-of-two number of ranks")
+        out, lo, hi, segs = [], 0, n, []
+        d = world // 2
+        while d >= 1:  # recursive halving reduce-scatter
+            peer = rank ^ d
+            mid = (lo + hi) // 2
+            if rank & d:
+                keep, give = (mid, hi), (lo, mid)
+            else:
+                keep, give = (lo, mid), (mid, hi)
+            out.append([("send", peer, *give), ("add", peer, *keep)])
+            segs.append((peer, give))
+            lo, hi = keep
+            d //= 2
+        for peer, give in reversed(segs):  # recursive doubling all-gather
+            out.append([("send", peer, lo, hi), ("copy", peer, *give)])
+            lo, hi = min(lo, give[0]), max(hi, give[1])
+        return out
+    if alg == "tree":
+        kids = [c for c in (2 * rank + 1, 2 * rank + 2) if c < world]
+        parent = (rank - 1) // 2 if rank else None
+        out = []
+        if kids:
+            out.append([("add", c, 0, n) for c in kids])
+        if parent is not None:
+            out.append([("send", parent, 0, n)])
+            out.append([("copy", parent, 0, n)])
+        if kids:
+            out.append([("send", c, 0, n) for c in kids])
+        return out
+    if alg == "hierarchical":
+        if world % group or group < 2 or world // group < 2:
+            raise SystemExit(f"job: hierarchical needs ranks = k x {group}, k >= 2")
+        g0 = rank - rank % group
+        members = list(range(g0, g0 + group))
+        leaders = list(range(0, world, group))
+        out = _ring_phases(members, rank, 0, n)
+        out += _ring_phases(leaders, rank, 0, n)
+        p = rank - g0  # broadcast along the ring: p -> p+1, from the leader
+        if p > 0:
+            out.append([("copy", rank - 1, 0, n)])
+        if p < group - 1:
+            out.append([("send", rank + 1, 0, n)])
+        return out
+    raise SystemExit(f"job: unknown algorithm '{alg}'")
+
+
+def expected_pairs(alg, world, n, group=4, elem=4):
+    """{(src, dst): bytes per step} from the plans of every rank."""
+    pairs = {}
+    for r in range(world):
+        for ph in plan_ops(alg, r, world, n, group):
+            for op, peer, lo, hi in ph:
+                if op == "send":
+                    pairs[(r, peer)] = pairs.get((r, peer), 0) + elem * (hi - lo)
+    return pairs
+
+
+def run_plan(plan, flat):
+    for ph in plan:
+        works = [dist.isend(flat[lo:hi], peer) for op, peer, lo, hi in ph if op == "send"]
+        for op, peer, lo, hi in ph:
+            if op == "send":
+                continue
+            buf = torch.empty(hi - lo, dtype=flat.dtype)
+            dist.recv(buf, peer)
+            if op == "add":
+                flat[lo:hi] += buf
+            else:
+                flat[lo:hi].copy_(buf)
+        for w in works:
+            w.wait()
+
+
+def run_manual(args):
+    dist.init_process_group("gloo", init_method=f"tcp://{args.master}:{args.port}",
+                            rank=args.rank, world_size=args.world)
+    model = build_model(args.model)  # same seed everywhere: no initial broadcast
+    params = trainable(model)
+    n = sum(p.numel() for p in params)
+    plan = plan_ops(args.algorithm, args.rank, args.world, n, args.group)
+    opt = torch.optim.Adam(params, lr=1e-3)
+    lossf = nn.CrossEntropyLoss()
+    data = make_data(args.rank, args.batch)
+    hist = History(os.path.join(args.out, "train_history.log")) if args.rank == 0 else None
+    dist.barrier()
+    for epoch in range(args.epochs):
+        el, ea = 0.0, 0.0
+        for b in range(args.steps):
+            x, y = data[b % len(data)]
+            opt.zero_grad(set_to_none=False)
+            out = model(x)
+            loss = lossf(out, y)
+            loss.backward()
+            flat = torch.cat([p.grad.reshape(-1) for p in params])
+            run_plan(plan, flat)
+            flat /= args.world
+            off = 0
+            for p in params:
+                k = p.numel()
+                p.grad.copy_(flat[off:off + k].view_as(p.grad))
+                off += k
+            opt.step()
+            acc = (out.argmax(1) == y).float().mean().item()
+            el += loss.item()
+            ea += acc
+            if hist:
+                hist.row("Batch", b, loss.item(), acc)
+        if hist:
+            hist.row("Epoch", epoch, el / args.steps, ea / args.steps)
+    dist.barrier()
+    if args.rank == 0:
+        hist.close()
+        pairs = expected_pairs(args.algorithm, args.world, n, args.group)
+        write_truth(args, model, {
+            "pattern": args.algorithm, "workers": args.world, "servers": 0,
+            "algorithm": args.algorithm,
+            "group": args.group if args.algorithm == "hierarchical" else None,
+            "expected_pair_bytes_per_step": [[s, d, v] for (s, d), v in sorted(pairs.items())],
             "step_times": hist.times})
     dist.destroy_process_group()
 
@@ -261,7 +437,10 @@ def run_ps(args):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--kind", choices=["ddp", "ps"], required=True)
+    ap.add_argument("--kind", choices=["ddp", "ps", "manual"], required=True)
+    ap.add_argument("--algorithm", choices=["butterfly", "tree", "hierarchical"],
+                    default="butterfly", help="manual: the hand-made all-reduce")
+    ap.add_argument("--group", type=int, default=4, help="manual hierarchical: ranks per group")
     ap.add_argument("--rank", type=int, required=True)
     ap.add_argument("--world", type=int, required=True)
     ap.add_argument("--master", required=True)
@@ -275,6 +454,8 @@ def main():
     args = ap.parse_args()
     if args.kind == "ddp":
         run_ddp(args)
+    elif args.kind == "manual":
+        run_manual(args)
     else:
         run_ps(args)
 

@@ -73,9 +73,10 @@ def loss_tag(p):
 
 
 def run_name(a):
-    fw = "pytorch_ddp" if a.framework == "ddp" else "pytorch_rpc"
-    backend = "gloo" if a.framework == "ddp" else "tensorpipe"
-    topo = "ring" if a.framework == "ddp" else "star"
+    fw = {"ddp": "pytorch_ddp", "rpc": "pytorch_rpc", "manual": "pytorch_manual"}[a.framework]
+    backend = "tensorpipe" if a.framework == "rpc" else "gloo"
+    topo = {"ddp": "ring", "rpc": "star"}.get(a.framework) or getattr(a, "algorithm", None) \
+        or "butterfly"
     return f"{fw}-{model_tag(a.model)}-adam-{a.batch}-{backend}-{loss_tag(a.loss)}-{topo}"
 
 
@@ -197,8 +198,15 @@ def can_netns():
 
 def main():
     ap = argparse.ArgumentParser(description="run one real DML job in network namespaces")
-    ap.add_argument("--framework", choices=["ddp", "rpc"], required=True,
-                    help="ddp: DDP over Gloo (ring); rpc: parameter server over TensorPipe (star)")
+    ap.add_argument("--framework", choices=["ddp", "rpc", "manual"], required=True,
+                    help="ddp: DDP over Gloo (ring); rpc: parameter server over TensorPipe "
+                    "(star); manual: hand-made all-reduce with Gloo send/recv (--algorithm)")
+    ap.add_argument("--algorithm", choices=["butterfly", "tree", "hierarchical"],
+                    default="butterfly",
+                    help="manual: butterfly (recursive halving/doubling), tree (binary "
+                    "tree reduce + broadcast), hierarchical (rings in groups, leaders across)")
+    ap.add_argument("--group", type=int, default=4,
+                    help="manual hierarchical: ranks per group (default 4)")
     ap.add_argument("--model", default="resnet18",
                     choices=["mobilenetv2", "resnet18", "resnet50", "tinycnn"])
     ap.add_argument("--batch", type=int, default=32)
@@ -218,6 +226,11 @@ def main():
         ap.error("--ranks must be 2..8")
     if a.framework == "rpc" and a.ranks < 2:
         ap.error("rpc needs a server and at least one worker")
+    if a.framework == "manual" and a.algorithm == "butterfly" and a.ranks & (a.ranks - 1):
+        ap.error("butterfly needs a power-of-two number of ranks")
+    if a.framework == "manual" and a.algorithm == "hierarchical" and (
+            a.group < 2 or a.ranks % a.group or a.ranks // a.group < 2):
+        ap.error("hierarchical needs ranks = k x group, k >= 2")
     if os.geteuid() != 0:
         print("run_job: needs root (network namespaces, tcpdump)", file=sys.stderr)
         return 77
@@ -274,7 +287,7 @@ def main():
         env = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
                "GLOO_SOCKET_IFNAME": IFACE, "TP_SOCKET_IFNAME": IFACE,
                "PYTHONUNBUFFERED": "1"}
-        kind = "ddp" if a.framework == "ddp" else "ps"
+        kind = {"ddp": "ddp", "rpc": "ps", "manual": "manual"}[a.framework]
         jobs = []
         t_job = time.time()
         for i in range(a.ranks):
@@ -282,6 +295,8 @@ def main():
                    "--world", str(a.ranks), "--master", tb.addrs[0],
                    "--model", a.model, "--batch", str(a.batch), "--steps", str(a.steps),
                    "--epochs", str(a.epochs), "--out", run]
+            if kind == "manual":
+                cmd += ["--algorithm", a.algorithm, "--group", str(a.group)]
             jobs.append(tb.spawn(f"rank{i}", i, cmd, os.path.join(logdir, f"rank-{i}.log"),
                                  env=env))
         deadline = time.time() + a.timeout
@@ -348,7 +363,16 @@ def main():
         S, N = truth["gradient_bytes"], a.ranks
         if a.framework == "ddp":
             truth["expected_tx_bytes_per_step"] = {"worker": 2 * (N - 1) / N * S}
-        else:
+        elif a.framework == "manual":
+            # from the algorithm's plan (job.expected_pairs): exact slice sizes
+            per = [0] * N
+            for s, d, v in truth["expected_pair_bytes_per_step"]:
+                per[s] += v
+            truth["expected_tx_bytes_per_rank"] = per
+            if a.algorithm == "butterfly":  # the mission's formula
+                truth["expected_tx_bytes_per_step"] = {"worker": 2 * (N - 1) / N * S}
+            else:  # differs per rank: see expected_tx_bytes_per_rank
+                truth["expected_tx_bytes_per_step"] = None
             W = N - 1
             truth["expected_tx_bytes_per_step"] = {"worker": S, "server": W * S}
         with open(os.path.join(run, "truth.json"), "w") as f:
