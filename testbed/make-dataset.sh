@@ -9,6 +9,9 @@
 #   MODELS="mobilenetv2 resnet18"  BATCHES="16 32"  RANKS="4 8"
 #   STEPS=4 EPOCHS=2      steps per epoch x epochs = 8 steps per run
 #   LOSS="1"              loss runs (percent): DDP and RPC, resnet18, batch 32, 4 ranks
+#   MANUAL="butterfly:mobilenetv2:4 ..."  hand-made all-reduce runs (framework
+#                         manual, batch 16): algorithm:model:ranks, hierarchical
+#                         in groups of 4; MANUAL="" for none
 # Output: ${DATASET:-dataset}/n<ranks>/<run>/ (run names as in the study; the
 # rank count is the subfolder so names stay unique).  A run folder that
 # already holds truth.json is kept (FORCE=1 re-runs it).  Needs root.
@@ -23,6 +26,7 @@ RANKS=${RANKS:-"4 8"}
 STEPS=${STEPS:-4}
 EPOCHS=${EPOCHS:-2}
 LOSS=${LOSS:-"1"}
+MANUAL=${MANUAL-"butterfly:mobilenetv2:4 butterfly:resnet18:8 tree:mobilenetv2:8 hierarchical:mobilenetv2:8"}
 FORCE=${FORCE:-0}
 
 if [ "$(id -u)" != 0 ]; then
@@ -37,17 +41,21 @@ for t in tcpdump tshark nft ip; do
     command -v "$t" >/dev/null || { echo "make-dataset: '$t' missing" >&2; exit 1; }
 done
 
-# one line per run: framework model batch ranks loss
+# one line per run: framework model batch ranks loss algorithm
 plan=()
 for n in $RANKS; do
     for fw in $FRAMEWORKS; do
         for m in $MODELS; do
-            for b in $BATCHES; do plan+=("$fw $m $b $n 0"); done
+            for b in $BATCHES; do plan+=("$fw $m $b $n 0 -"); done
         done
     done
 done
 for l in $LOSS; do
-    for fw in $FRAMEWORKS; do plan+=("$fw resnet18 32 4 $l"); done
+    for fw in $FRAMEWORKS; do plan+=("$fw resnet18 32 4 $l -"); done
+done
+for x in $MANUAL; do
+    IFS=: read -r alg m n <<<"$x"
+    plan+=("manual $m 16 $n 0 $alg")
 done
 
 total=${#plan[@]}
@@ -60,19 +68,21 @@ failed=0
 echo "make-dataset: $total runs, $((STEPS * EPOCHS)) steps each, into $DATASET/"
 for line in "${plan[@]}"; do
     i=$((i + 1))
-    read -r fw m b n l <<<"$line"
+    read -r fw m b n l alg <<<"$line"
     out="$DATASET/n$n"
     mkdir -p "$out"
     args=(--framework "$fw" --model "$m" --batch "$b" --ranks "$n" --steps "$STEPS"
           --epochs "$EPOCHS" --loss "$l" --out "$out")
+    [ "$alg" = - ] || args+=(--algorithm "$alg")
     t0=$(date +%s)
-    printf '[%2d/%d] %-4s %-11s batch %-3s ranks %s loss %-4s ' "$i" "$total" "$fw" "$m" "$b" "$n" "$l"
+    printf '[%2d/%d] %-4s %-11s batch %-3s ranks %s loss %-4s ' "$i" "$total" \
+        "$fw$([ "$alg" = - ] || echo "/$alg")" "$m" "$b" "$n" "$l"
     name=$("$PY" - "${args[@]}" <<'EOF'
 import sys
 sys.path.insert(0, "testbed")
 import run_job, argparse
 p = argparse.ArgumentParser()
-for o in ("--framework", "--model", "--out"):
+for o in ("--framework", "--model", "--out", "--algorithm"):
     p.add_argument(o)
 for o in ("--batch", "--ranks", "--steps", "--epochs"):
     p.add_argument(o, type=int)
@@ -103,7 +113,8 @@ done
 rm -f "$DATASET/.last-run.log" "$DATASET/.last-check.log"
 {
     echo "Testbed dataset: payload bytes per step (tshark tcp.len, median over steps 1..K-1)"
-    echo "against the formulas (ring: 2(N-1)/N x S per rank; star: S per worker, W x S server)."
+    echo "against the formulas (ring: 2(N-1)/N x S per rank; star: S per worker, W x S server;"
+    echo "butterfly, tree, hierarchical: the bytes per pair of the algorithm's plan)."
     echo
     "$PY" -c 'import sys; sys.path.insert(0, "testbed"); import check_run; print(check_run.TABLE_HEADER)'
     cat "$rows"

@@ -13,7 +13,12 @@
  *   pairwise         a worker sends its model to one peer per step -> S = b
  *   clique           all-to-all all-reduce: S/N to each of N-1 peers, twice
  *                    (reduce-scatter + all-gather) -> S = b N / (2(N-1))
- *   tree, hierarchical, unknown: volumes differ per node -> unknown
+ *   tree             reduce to the root, then broadcast down the same tree:
+ *                    S on each of the N-1 edges each way, so a node sends S
+ *                    per tree edge it has (b differs per node) and the job
+ *                    2(N-1) S per iteration -> S = observed / (2(N-1)), the
+ *                    median over iterations of all job hosts' payload
+ *   hierarchical, unknown: volumes depend on the groups' algorithms -> unknown
  */
 #include <math.h>
 #include <stdarg.h>
@@ -55,6 +60,15 @@ static void gradient_size(dmls_analysis *a)
 	double b = a->iter.bytes_per_worker, n = (double)p->ranks;
 	double w = n - (double)p->nhubs;
 	a->gradient_bytes = a->expected_iter_bytes = NAN;
+	if (a->iter.count >= 1) {
+		size_t use = a->iter.count >= 3 ? a->iter.count - 1 : a->iter.count;
+		double *v = malloc(use * sizeof(double));
+		if (v) {
+			memcpy(v, a->iter.bytes, use * sizeof(double));
+			a->observed_iter_bytes = dmls_median(v, use);
+			free(v);
+		}
+	}
 	if (!isfinite(b) || p->ranks < 2)
 		return;
 	switch (p->kind) {
@@ -71,17 +85,14 @@ static void gradient_size(dmls_analysis *a)
 	case DMLS_PAT_PAIRWISE:
 		a->gradient_bytes = b;
 		break;
+	case DMLS_PAT_TREE:
+		if (isfinite(a->observed_iter_bytes)) {
+			a->gradient_bytes = a->observed_iter_bytes / (2 * (n - 1));
+			a->expected_iter_bytes = a->observed_iter_bytes;
+		}
+		break;
 	default:
 		break;
-	}
-	if (a->iter.count >= 1) {
-		size_t use = a->iter.count >= 3 ? a->iter.count - 1 : a->iter.count;
-		double *v = malloc(use * sizeof(double));
-		if (v) {
-			memcpy(v, a->iter.bytes, use * sizeof(double));
-			a->observed_iter_bytes = dmls_median(v, use);
-			free(v);
-		}
 	}
 }
 

@@ -7,6 +7,12 @@ For each run: pattern kind and ranks equal, every host's role equal,
 iterations.period_s within 3 % of the log's mean step time
 (truth.json mean_step_s, i.e. (last - first) / (steps - 1) of the Batch
 rows) and model.gradient_bytes within 3 % of truth.json gradient_bytes.
+Runs whose truth.json holds the plan of a hand-made all-reduce
+(expected_pair_bytes_per_step: testbed's pytorch_manual butterfly, tree,
+hierarchical) also need model.observed_iteration_bytes within 3 % of the
+plan's bytes per step (all pairs); for a hierarchical run, whose S depends
+on the groups' algorithms, a null gradient_bytes is accepted when those
+bytes agree.
 Prints one table row per run (run, truth, found, error) and exits 1 when a
 run fails.
 """
@@ -41,9 +47,15 @@ def check(run, out):
             errs.append(f"role {h['addr']} {roles[h['addr']]}")
     ep = rel(it.get("period_s"), t.get("mean_step_s"))
     es = rel(m.get("gradient_bytes"), t.get("gradient_bytes"))
+    plan = t.get("expected_pair_bytes_per_step")
+    eb = rel(m.get("observed_iteration_bytes"), sum(x[2] for x in plan)) if plan else None
     if ep is None or abs(ep) > TOL:
         errs.append("period")
-    if es is None or abs(es) > TOL:
+    if plan and (eb is None or abs(eb) > TOL):
+        errs.append("bytes per iteration")
+    if es is None and t["pattern"] == "hierarchical" and eb is not None:
+        pass  # S unknown for hierarchical; the bytes above were checked
+    elif es is None or abs(es) > TOL:
         errs.append("S")
     truth = "%s/%d %.3fs %.2fMB" % (t["pattern"], t["ranks"], t.get("mean_step_s") or 0,
                                     t["gradient_bytes"] / 1e6)
@@ -55,6 +67,8 @@ def check(run, out):
                                      it.get("count"))
     err = "period %s S %s" % (fmt(None if ep is None else 100 * ep, "%+.1f%%"),
                               fmt(None if es is None else 100 * es, "%+.1f%%"))
+    if plan:
+        err += " bytes/it %s" % fmt(None if eb is None else 100 * eb, "%+.1f%%")
     if errs:
         err += "  FAIL: " + ", ".join(errs)
     return [os.path.basename(run.rstrip("/")), truth, found, err], not errs
