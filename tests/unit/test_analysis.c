@@ -305,7 +305,8 @@ static void test_tree(void **state)
 	dmls_stats_init(&st, 0);
 	g_n = 7;
 	run_job(&st, SYNTH_T0, tree_iter, 20, 0.03);
-	dmls_analysis *a = check_job(&st, DMLS_PAT_TREE, 7, -1);
+	/* S on each of the 6 edges each way: S = bytes per iteration / 12 */
+	dmls_analysis *a = check_job(&st, DMLS_PAT_TREE, 7, (double)S_BYTES);
 	dmls_analysis_free(a);
 	dmls_stats_release(&st);
 }

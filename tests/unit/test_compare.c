@@ -19,6 +19,7 @@
 #define SAMPLES DMLS_SOURCE_DIR "/samples"
 #define DDP "pytorch_ddp-mobilenetv2-adam-16-gloo-normal-ring"
 #define RPC "pytorch_rpc-mobilenetv2-adam-16-tensorpipe-normal-star"
+#define MANUAL "pytorch_manual-mobilenetv2-adam-16-gloo-normal-butterfly"
 
 static void test_runlist(void **state)
 {
@@ -26,15 +27,16 @@ static void test_runlist(void **state)
 	dmls_error err;
 	dmls_runlist_init(&rl);
 	assert_int_equal(dmls_runlist_find(&rl, SAMPLES "/", DMLS_DATASET_DEPTH, &err), DMLS_OK);
-	assert_int_equal(rl.n, 2);
+	assert_int_equal(rl.n, 3);
 	/* sorted, one slash between the folder and the run */
 	assert_string_equal(rl.paths[0], SAMPLES "/" DDP);
-	assert_string_equal(rl.paths[1], SAMPLES "/" RPC);
+	assert_string_equal(rl.paths[1], SAMPLES "/" MANUAL);
+	assert_string_equal(rl.paths[2], SAMPLES "/" RPC);
 	assert_true(dmls_has_captures(rl.paths[0]));
 	assert_false(dmls_has_captures(SAMPLES));
 	/* depth 0 finds nothing and leaves the list alone */
 	assert_int_equal(dmls_runlist_find(&rl, SAMPLES, 0, &err), DMLS_OK);
-	assert_int_equal(rl.n, 2);
+	assert_int_equal(rl.n, 3);
 	dmls_runlist_release(&rl);
 	assert_int_equal(rl.n, 0);
 }
@@ -52,7 +54,7 @@ static void test_compare_samples(void **state)
 	const char *in[] = {SAMPLES "/" RPC, SAMPLES "/no-such-run", SAMPLES};
 	dmls_compare_init(&c);
 	assert_int_equal(dmls_compare_runs(&c, in, 3, NULL, &err), DMLS_OK);
-	assert_int_equal(c.n, 4); /* rpc, the missing one, then the dataset's two */
+	assert_int_equal(c.n, 5); /* rpc, the missing one, then the dataset's three */
 	assert_int_equal(c.nfailed, 1);
 	assert_int_equal(c.runs[1].error.status, DMLS_EIO);
 	assert_null(c.runs[1].row);
@@ -77,7 +79,7 @@ static void test_compare_samples(void **state)
 	assert_true(sum == num(ddp, "wire_bytes"));
 	/* the JSON array has the rows only */
 	json_t *a = dmls_compare_json(&c);
-	assert_int_equal(json_array_size(a), 3);
+	assert_int_equal(json_array_size(a), 4);
 	json_decref(a);
 	dmls_compare_release(&c);
 }
