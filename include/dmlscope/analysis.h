@@ -63,6 +63,16 @@ typedef struct dmls_pattern {
 	size_t components;     /* connected components of the data graph (jobs) */
 	size_t edges;          /* directed data edges in the job */
 	double ctrl_payload_bytes; /* payload in pairs left out as control plane */
+	/* The view (pattern_view.c): which ranks' sending the capture holds. */
+	int partial;           /* 1 when some rank's sending is missing */
+	size_t nobserved;
+	size_t *observed;      /* host indexes of the ranks whose sending is seen */
+	size_t ndata;          /* ranks seen in the data graph (the rest: contacts) */
+	size_t npairs;
+	size_t *pairs;         /* partial view: st->pairs indexes of the observed
+				* senders' data edges (what iterations count) */
+	int lone_sender;       /* partial: one sender, one data peer, no other
+				* bulk transfer (a ring neighbour or a PS worker) */
 } dmls_pattern;
 
 #define DMLS_NTAU 6
@@ -141,6 +151,8 @@ typedef struct dmls_analysis {
 	 * predicted from S (ring/butterfly 2(N-1)S, star 2WS) and observed
 	 * (median over iterations) */
 	double expected_iter_bytes, observed_iter_bytes;
+	double server_bytes;      /* star seen from its hub only: median payload the
+				   * hub sends per iteration (W S), else NAN */
 	dmls_phases phases;
 	dmls_burst burst_total;   /* total wire bytes, 100 us bins */
 	size_t nhosts;
@@ -176,11 +188,25 @@ void dmls_pattern_check_two(dmls_pattern *p, const dmls_stats *st);
 /* Pairwise check with windows of window_s (<= 0: span / 16). */
 void dmls_pattern_check_pairwise(dmls_pattern *p, const dmls_stats *st, double window_s);
 void dmls_pattern_release(dmls_pattern *p);
+/* Which ranks were observed sending; on a partial view classify again on
+ * the observed senders' edges only and count as ranks the hosts they
+ * exchange traffic with (pattern_view.c).  Returns 0 or -1 (memory). */
+int dmls_pattern_view(dmls_pattern *p, const dmls_stats *st);
+/* 1 when host h's sending is in the capture. */
+int dmls_host_observed(const dmls_stats *st, size_t h);
 
 /* Iterations of the job made of hosts[0..n). */
 int dmls_iterations_find(dmls_iterations *it, const dmls_stats *st,
 			 const size_t *hosts, size_t n, const size_t *workers,
 			 size_t nworkers, dmls_error *err);
+/* The same with the series made of the pairs st->pairs[pairs[i]] (a partial
+ * view: the observed senders' data edges); npairs 0 = the hosts' series. */
+int dmls_iterations_find_pairs(dmls_iterations *it, const dmls_stats *st, const size_t *hosts,
+			       size_t n, const size_t *workers, size_t nworkers,
+			       const size_t *pairs, size_t npairs, dmls_error *err);
+/* Forget the first iteration (a parameter server's initial model pull seen
+ * from the server alone) and recompute the period. */
+void dmls_iterations_drop_first(dmls_iterations *it);
 void dmls_iterations_release(dmls_iterations *it);
 
 /* Burstiness of a series (any bin width). */

@@ -69,6 +69,9 @@ static void gradient_size(dmls_analysis *a)
 			free(v);
 		}
 	}
+	if (p->partial && p->kind == DMLS_PAT_STAR && !isfinite(b) && isfinite(a->server_bytes) &&
+	    w >= 1)
+		b = a->server_bytes / w; /* the hub sends S to each of W workers */
 	if (!isfinite(b) || p->ranks < 2)
 		return;
 	switch (p->kind) {
@@ -94,6 +97,8 @@ static void gradient_size(dmls_analysis *a)
 	default:
 		break;
 	}
+	if (p->partial)
+		a->expected_iter_bytes = NAN; /* the unobserved ranks' share is not seen */
 }
 
 static void notes_iterations(dmls_analysis *a)
@@ -114,6 +119,38 @@ static void notes_iterations(dmls_analysis *a)
 		     longest, at, it->period_median_s);
 }
 
+/* A partial view: which ranks' sending the capture holds, what follows. */
+static void notes_view(dmls_analysis *a, const dmls_stats *st)
+{
+	const dmls_pattern *p = &a->pattern;
+	if (!p->partial)
+		return;
+	char list[96] = "";
+	size_t len = 0;
+	for (size_t i = 0; i < p->nobserved && len + 1 < sizeof(list); i++) {
+		int w = snprintf(list + len, sizeof(list) - len, "%s%s", i ? ", " : "",
+				 st->hosts[p->observed[i]].name);
+		if (w < 0 || (size_t)w >= sizeof(list) - len) {
+			snprintf(list + len, sizeof(list) - len, "...");
+			break;
+		}
+		len += (size_t)w;
+	}
+	note(a, "partial view: only %zu of %zu ranks' outgoing traffic is in the capture: %s",
+	     p->nobserved, p->ranks, list);
+	if (p->lone_sender)
+		note(a, "one sender with one data peer: a ring neighbour or a parameter server's "
+			"worker; kind and gradient size unknown");
+	else if (p->kind == DMLS_PAT_RING && p->norder < p->ranks)
+		note(a, "ring order partial: %zu of %zu ranks placed; S uses N = %zu ranks "
+			"(data peers and contacts of the observed ranks)", p->norder, p->ranks,
+		     p->ranks);
+	else if (p->kind == DMLS_PAT_STAR && isfinite(a->server_bytes))
+		note(a, "star seen from its hub only: S = the hub's bytes per iteration / %zu "
+			"workers; its first burst (the workers' initial pull) is warm-up",
+		     p->ranks - p->nhubs);
+}
+
 static void notes_all(dmls_analysis *a, const dmls_stats *st)
 {
 	const dmls_pattern *p = &a->pattern;
@@ -121,13 +158,14 @@ static void notes_all(dmls_analysis *a, const dmls_stats *st)
 		note(a, "empty capture: nothing to analyze");
 		return;
 	}
+	notes_view(a, st);
 	if (p->ranks == 0)
 		note(a, "only control traffic: no pair moved %.0f bytes or more",
 		     256.0 * 1024);
 	if (p->components > 1)
 		note(a, "%zu jobs (disconnected groups of hosts) in the capture: analyzed the "
 		     "one moving the most bytes (%zu hosts)", p->components, p->ranks);
-	if (p->ranks > 0 && p->kind == DMLS_PAT_UNKNOWN)
+	if (p->ranks > 0 && p->kind == DMLS_PAT_UNKNOWN && !p->lone_sender)
 		note(a, "communication pattern not recognized among %zu hosts", p->ranks);
 	if (p->ranks > 0 && a->iter.count == 0)
 		note(a, "no iterations found");
@@ -141,19 +179,39 @@ static void notes_all(dmls_analysis *a, const dmls_stats *st)
 		     a->iter.period_s, a->log.mean_step_s, 100 * a->log.period_error);
 }
 
-/* Iterations of the job, bytes per worker from the hosts with role worker. */
+/* Iterations of the job, bytes per worker from the hosts with role worker.
+ * On a partial view only the observed ranks count: the series is their
+ * data edges, bytes per worker come from observed workers; a star seen
+ * from its hub alone gives the hub's bytes per iteration (server_bytes)
+ * and its first iteration, the workers' initial pull of the model, is
+ * warm-up (a worker pulls before its first push: the hub sends steps + 1
+ * times). */
 static int find_iterations(dmls_analysis *a, dmls_stats *st, dmls_error *err)
 {
 	dmls_pattern *p = &a->pattern;
 	size_t nw = 0, *workers = malloc((p->ranks ? p->ranks : 1) * sizeof(size_t));
 	if (!workers)
 		return dmls_fail(err, DMLS_EBAD, "out of memory");
-	for (size_t i = 0; i < p->ranks; i++)
-		if (st->hosts[p->members[i]].role == DMLS_ROLE_WORKER)
-			workers[nw++] = p->members[i];
+	const size_t *hosts = p->partial ? p->observed : p->members;
+	size_t nh = p->partial ? p->nobserved : p->ranks;
+	for (size_t i = 0; i < nh; i++)
+		if (st->hosts[hosts[i]].role == DMLS_ROLE_WORKER)
+			workers[nw++] = hosts[i];
+	int hub_only = p->partial && p->kind == DMLS_PAT_STAR && nw == 0;
+	if (hub_only)
+		for (size_t i = 0; i < nh; i++)
+			workers[nw++] = hosts[i];
 	dmls_iterations_release(&a->iter);
-	int rc = dmls_iterations_find(&a->iter, st, p->members, p->ranks, workers, nw, err);
+	int rc = dmls_iterations_find_pairs(&a->iter, st, hosts, nh, workers, nw,
+					    p->partial ? p->pairs : NULL,
+					    p->partial ? p->npairs : 0, err);
 	free(workers);
+	a->server_bytes = NAN;
+	if (rc == 0 && hub_only) {
+		a->server_bytes = a->iter.bytes_per_worker;
+		a->iter.bytes_per_worker = a->iter.bytes_spread = NAN;
+		dmls_iterations_drop_first(&a->iter);
+	}
 	return rc;
 }
 
@@ -164,6 +222,8 @@ static int run_stages(dmls_analysis *a, dmls_stats *st, const dmls_trainlog *log
 	int rc = dmls_pattern_find(p, st, err);
 	if (rc)
 		return rc;
+	if (dmls_pattern_view(p, st) < 0)
+		return dmls_fail(err, DMLS_EBAD, "out of memory");
 	set_roles(st, p);
 	if ((rc = find_iterations(a, st, err)))
 		return rc;
@@ -171,8 +231,10 @@ static int run_stages(dmls_analysis *a, dmls_stats *st, const dmls_trainlog *log
 	dmls_pattern_refine(p, st, a->iter.bounds_s, a->iter.count);
 	double win = isfinite(a->iter.period_median_s) ? a->iter.period_median_s
 						       : a->iter.acf_period_s;
-	dmls_pattern_check_pairwise(p, st, win);
-	dmls_pattern_check_two(p, st);
+	if (!p->partial) { /* both need every rank's sending */
+		dmls_pattern_check_pairwise(p, st, win);
+		dmls_pattern_check_two(p, st);
+	}
 	set_roles(st, p);
 	if (was_star != (p->kind == DMLS_PAT_STAR) && (rc = find_iterations(a, st, err)))
 		return rc; /* the workers changed */
@@ -199,6 +261,7 @@ int dmls_analysis_run(dmls_analysis **out, dmls_stats *st, const dmls_trainlog *
 	if (!a)
 		return dmls_fail(err, DMLS_EBAD, "out of memory");
 	a->gradient_bytes = a->expected_iter_bytes = a->observed_iter_bytes = NAN;
+	a->server_bytes = NAN;
 	int rc = run_stages(a, st, log, err);
 	if (rc) {
 		dmls_analysis_free(a);

@@ -30,7 +30,10 @@
  *      so that family is the step boundary.  Else (a capture cut inside
  *      an iteration) the heaviest phase;
  *   4. tracking: the first anchor is the best gap within +-25 % of B of
- *      that phase in the first lattice cell holding one; each next anchor is
+ *      that phase in the first lattice cell holding one at least a
+ *      quarter as long as the family's median gap (a millisecond's pause
+ *      inside the first burst is no step boundary: seen from one rank,
+ *      DDP's first iteration sends all its buckets in one burst); each next anchor is
  *      the best gap within +-25 % of B around previous + B, "best" = the
  *      longest once weighed by closeness (1 at the expected position, 0 at
  *      the window's edges), so that another family a share of B away
@@ -56,6 +59,7 @@
 #define TAIL 0.5
 #define PHASE_SHARE 0.25 /* a recurring family of gaps, against the heaviest */
 #define END_TOL 0.1     /* the last byte ends an iteration within this share of B */
+#define FIRST_SHARE 0.25 /* the first anchor: at least this share of the family's median gap */
 #define JITTER 0.01 /* bytes per iteration vary by this much (retransmissions) */
 
 typedef struct bgap {
@@ -136,18 +140,48 @@ static void histogram(const bgap *g, size_t ng, double d, long w, double *h, siz
  * longest once weighed by its closeness to c (1 at c, 0 at the edges):
  * a gap of another recurring family (DDP's rest of the backward pass, a
  * share of B away) must be much longer to win over the one at c. */
-static long best_in(const bgap *g, size_t ng, size_t *i, double c, double half)
+static long best_in(const bgap *g, size_t ng, size_t *i, double c, double half,
+		    double min_len)
 {
 	long best = -1;
 	double bw = 0;
 	while (*i < ng && g[*i].pos < c - half)
 		(*i)++;
 	for (size_t j = *i; j < ng && g[j].pos <= c + half; j++) {
+		if (g[j].len < min_len)
+			continue;
 		double w = g[j].len * (1 - fabs(g[j].pos - c) / half);
 		if (best < 0 || w > bw)
 			best = (long)j, bw = w;
 	}
 	return best;
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* Median length of the gaps of the family at phase phi (within +-2 % of
+ * B): what a step boundary's gap looks like. */
+static double family_len(const bgap *g, size_t ng, double B, double phi)
+{
+	double *v = malloc((ng ? ng : 1) * sizeof(double)), m = 0;
+	size_t n = 0;
+	if (!v)
+		return 0;
+	for (size_t i = 0; i < ng; i++) {
+		double d = fabs(fmod(g[i].pos, B) - phi);
+		if (fmin(d, B - d) <= 0.02 * B)
+			v[n++] = g[i].len;
+	}
+	if (n) {
+		qsort(v, n, sizeof(double), cmp_dbl);
+		m = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+	}
+	free(v);
+	return m;
 }
 
 size_t dmls_byteclock_starts(const double *x, size_t n, double thr, size_t *starts,
@@ -186,7 +220,7 @@ size_t dmls_byteclock_starts(const double *x, size_t n, double thr, size_t *star
 	size_t i = 0;
 	long a = -1;
 	for (double c = phi; c <= total + B && a < 0; c += B)
-		a = best_in(g, ng, &i, c, WIN * B);
+		a = best_in(g, ng, &i, c, WIN * B, family_len(g, ng, B, phi) * FIRST_SHARE);
 	if (a < 0)
 		goto out;
 	if (g[a].pos >= 0.75 * B) { /* a whole iteration before the first gap */
@@ -199,7 +233,7 @@ size_t dmls_byteclock_starts(const double *x, size_t n, double thr, size_t *star
 	double expect = g[a].pos + B;
 	i = (size_t)a + 1;
 	while (expect <= total) {
-		long b = best_in(g, ng, &i, expect, WIN * B);
+		long b = best_in(g, ng, &i, expect, WIN * B, 0);
 		if (b >= 0 && total - g[b].pos < TAIL * B)
 			break; /* the tail of the last iteration, not a new one */
 		if (b < 0) {

@@ -86,15 +86,18 @@ typedef struct job_series {
 	double off_s;    /* time of bin 0 from st->t0_ns */
 	size_t n;
 	double *x;
+	const size_t *pairs; /* the series is these pairs' (a partial view), or NULL */
+	size_t npairs;
 } job_series;
 
-static int job_series_build(job_series *js, const dmls_stats *st, const size_t *hosts,
-			    size_t nh)
+/* The job series: the sum of ser[0..n) (all on one bin grid). */
+static int job_series_build(job_series *js, const dmls_stats *st, const dmls_series *const *ser,
+			    size_t n)
 {
 	int64_t from = INT64_MAX, to = INT64_MIN;
 	memset(js, 0, sizeof(*js));
-	for (size_t i = 0; i < nh; i++) {
-		const dmls_series *s = &st->hosts[hosts[i]].tx_payload;
+	for (size_t i = 0; i < n; i++) {
+		const dmls_series *s = ser[i];
 		if (dmls_series_empty(s))
 			continue;
 		from = s->min_bin < from ? s->min_bin : from;
@@ -108,7 +111,7 @@ static int job_series_build(job_series *js, const dmls_stats *st, const size_t *
 	js->from = from;
 	js->factor = (uint32_t)f;
 	js->n = (size_t)((span + f - 1) / f);
-	const dmls_series *s0 = &st->hosts[hosts[0]].tx_payload;
+	const dmls_series *s0 = ser[0];
 	js->bin_s = (double)s0->bin_ns * (double)f * 1e-9;
 	js->off_s = ((double)(s0->t0_ns - st->t0_ns) + (double)from * (double)s0->bin_ns) * 1e-9;
 	js->x = calloc(js->n, sizeof(double));
@@ -117,8 +120,8 @@ static int job_series_build(job_series *js, const dmls_stats *st, const size_t *
 		free(tmp);
 		return -1;
 	}
-	for (size_t i = 0; i < nh; i++) {
-		dmls_series_dense(&st->hosts[hosts[i]].tx_payload, from, js->n, js->factor, tmp);
+	for (size_t i = 0; i < n; i++) {
+		dmls_series_dense(ser[i], from, js->n, js->factor, tmp);
 		for (size_t k = 0; k < js->n; k++)
 			js->x[k] += tmp[k];
 	}
@@ -268,6 +271,33 @@ out:
 	return ns;
 }
 
+/* The payload host h sends, on js's bins: its tx_payload series, or on a
+ * partial view the series of its data edges (wire bytes, scaled by each
+ * pair's payload / wire: a one-off or per-step message to a rank it does
+ * not exchange gradients with, DDP's buffer broadcast from rank 0, is not
+ * gradient traffic; with all workers seen the median over them drops it). */
+static void worker_series(const dmls_stats *st, const job_series *js, size_t h, double *out)
+{
+	if (!js->pairs) {
+		dmls_series_dense(&st->hosts[h].tx_payload, js->from, js->n, js->factor, out);
+		return;
+	}
+	memset(out, 0, js->n * sizeof(double));
+	double *tmp = malloc(js->n * sizeof(double));
+	if (!tmp)
+		return;
+	for (size_t i = 0; i < js->npairs; i++) {
+		const dmls_pair *pr = &st->pairs[js->pairs[i]];
+		if (pr->src != h || pr->wire_bytes == 0)
+			continue;
+		double f = (double)pr->payload_bytes / (double)pr->wire_bytes;
+		dmls_series_dense(&pr->series, js->from, js->n, js->factor, tmp);
+		for (size_t k = 0; k < js->n; k++)
+			out[k] += f * tmp[k];
+	}
+	free(tmp);
+}
+
 /* Per-worker per-iteration bytes; fills it->bytes_per_worker, bytes_spread. */
 static int worker_bytes(dmls_iterations *it, const dmls_stats *st, const job_series *js,
 			const size_t *starts, size_t ns, size_t last_on,
@@ -284,8 +314,7 @@ static int worker_bytes(dmls_iterations *it, const dmls_stats *st, const job_ser
 		return -1;
 	}
 	for (size_t w = 0; w < nw; w++) {
-		dmls_series_dense(&st->hosts[workers[w]].tx_payload, js->from, js->n, js->factor,
-				  tmp);
+		worker_series(st, js, workers[w], tmp);
 		for (size_t i = 0; i < use; i++) {
 			size_t a = starts[i], b = i + 1 < ns ? starts[i + 1] : last_on + 1;
 			double sum = 0;
@@ -346,6 +375,26 @@ static void fill_times(dmls_iterations *it, const job_series *js, const size_t *
 	free(d);
 }
 
+void dmls_iterations_drop_first(dmls_iterations *it)
+{
+	if (it->count < 3)
+		return;
+	size_t n = --it->count;
+	memmove(it->starts_s, it->starts_s + 1, n * sizeof(double));
+	memmove(it->bounds_s, it->bounds_s + 1, n * sizeof(double));
+	memmove(it->comm_end_s, it->comm_end_s + 1, n * sizeof(double));
+	memmove(it->bytes, it->bytes + 1, n * sizeof(double));
+	double *d = malloc((n - 1) * sizeof(double));
+	if (!d)
+		return;
+	for (size_t i = 0; i + 1 < n; i++)
+		d[i] = it->comm_end_s[i + 1] - it->comm_end_s[i];
+	it->period_s = (it->comm_end_s[n - 1] - it->comm_end_s[0]) / (double)(n - 1);
+	it->duration_cv = dmls_robust_cv(d, n - 1);
+	it->period_median_s = dmls_median(d, n - 1);
+	free(d);
+}
+
 void dmls_iterations_release(dmls_iterations *it)
 {
 	free(it->starts_s);
@@ -368,11 +417,47 @@ static void iterations_clear(dmls_iterations *it)
 int dmls_iterations_find(dmls_iterations *it, const dmls_stats *st, const size_t *hosts,
 			 size_t nh, const size_t *workers, size_t nw, dmls_error *err)
 {
+	return dmls_iterations_find_pairs(it, st, hosts, nh, workers, nw, NULL, 0, err);
+}
+
+/* The series of the pairs when they share the hosts' bin grid (a partial
+ * view's data edges), else of the hosts. */
+static int build_series(job_series *js, const dmls_stats *st, const size_t *hosts, size_t nh,
+			const size_t *pairs, size_t np)
+{
+	const dmls_series **ser = malloc((nh + np + 1) * sizeof(*ser));
+	size_t n = 0;
+	if (!ser)
+		return -1;
+	const dmls_series *h0 = &st->hosts[hosts[0]].tx_payload;
+	for (size_t i = 0; i < np; i++) {
+		const dmls_series *s = &st->pairs[pairs[i]].series;
+		if (s->bin_ns != h0->bin_ns || s->t0_ns != h0->t0_ns) {
+			n = 0; /* another grid (--bin): the hosts' series */
+			break;
+		}
+		ser[n++] = s;
+	}
+	if (n == 0)
+		for (size_t i = 0; i < nh; i++)
+			ser[n++] = &st->hosts[hosts[i]].tx_payload;
+	int from_pairs = n > 0 && np > 0 && ser[0] == &st->pairs[pairs[0]].series;
+	int rc = job_series_build(js, st, ser, n);
+	if (from_pairs)
+		js->pairs = pairs, js->npairs = np;
+	free(ser);
+	return rc;
+}
+
+int dmls_iterations_find_pairs(dmls_iterations *it, const dmls_stats *st, const size_t *hosts,
+			       size_t nh, const size_t *workers, size_t nw, const size_t *pairs,
+			       size_t np, dmls_error *err)
+{
 	iterations_clear(it);
-	job_series js;
+	job_series js = {0};
 	if (nh == 0)
 		return 0;
-	if (job_series_build(&js, st, hosts, nh) < 0) {
+	if (build_series(&js, st, hosts, nh, pairs, np) < 0) {
 		free(js.x);
 		return dmls_fail(err, DMLS_EBAD, "out of memory");
 	}

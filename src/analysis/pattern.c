@@ -53,6 +53,8 @@ void dmls_pattern_release(dmls_pattern *p)
 	free(p->members);
 	free(p->hubs);
 	free(p->order);
+	free(p->observed);
+	free(p->pairs);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -271,7 +273,7 @@ int dmls_pattern_refine(dmls_pattern *p, const dmls_stats *st, const double *sta
 			size_t count)
 {
 	size_t n = p->ranks;
-	if (n < 3 || count < 4 || !p->members)
+	if (n < 3 || count < 4 || !p->members || p->partial)
 		return 0;
 	dmls_graph g = {n, p->members, calloc(n * n, sizeof(double)), calloc(n * n, 1)};
 	double *v = malloc(count * sizeof(double)), maxv = 0;

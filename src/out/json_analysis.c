@@ -38,6 +38,8 @@ static json_t *pattern_json(const dmls_pattern *p, const dmls_stats *st)
 	json_object_set_new(o, "jobs", json_integer((json_int_t)p->components));
 	json_object_set_new(o, "data_edges", json_integer((json_int_t)p->edges));
 	json_object_set_new(o, "control_payload_bytes", num(p->ctrl_payload_bytes));
+	json_object_set_new(o, "partial", json_boolean(p->partial));
+	json_object_set_new(o, "observed", addrs(st, p->observed, p->nobserved));
 	return o;
 }
 
@@ -194,10 +196,11 @@ void dmls_analysis_json(const dmls_analysis *a, const dmls_stats *st, json_t *ro
 	json_object_set_new(root, "pattern", pattern_json(&a->pattern, st));
 	json_object_set_new(root, "iterations", iterations_json(&a->iter));
 	json_object_set_new(root, "model",
-			    json_pack("{s:o, s:o, s:o}", "gradient_bytes",
+			    json_pack("{s:o, s:o, s:o, s:o}", "gradient_bytes",
 				      num(a->gradient_bytes), "expected_iteration_bytes",
 				      num(a->expected_iter_bytes), "observed_iteration_bytes",
-				      num(a->observed_iter_bytes)));
+				      num(a->observed_iter_bytes), "server_iteration_bytes",
+				      num(a->server_bytes)));
 	json_object_set_new(root, "burstiness", burstiness_json(a, st));
 	json_object_set_new(root, "phases", phases_json(&a->phases));
 	json_object_set_new(root, "loss", loss_json(st));

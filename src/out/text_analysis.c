@@ -33,12 +33,18 @@ static void pattern_text(const dmls_analysis *a, const dmls_stats *st, FILE *fp)
 		fprintf(fp, ", %zu ranks (confidence %.2f)", p->ranks, p->confidence);
 	if (p->ngroups)
 		fprintf(fp, ", %zu groups", p->ngroups);
+	if (p->partial)
+		fprintf(fp, ", partial view: %zu of %zu ranks' sending captured", p->nobserved,
+			p->ranks);
 	fputc('\n', fp);
 	if (p->norder) {
-		fprintf(fp, "  ring order:");
+		fprintf(fp, "  ring order%s:", p->norder < p->ranks ? " (partial)" : "");
 		for (size_t i = 0; i < p->norder; i++)
-			fprintf(fp, " %s ->", st->hosts[p->order[i]].name);
-		fprintf(fp, " %s\n", st->hosts[p->order[0]].name);
+			fprintf(fp, " %s%s", st->hosts[p->order[i]].name,
+				i + 1 < p->norder ? " ->" : "");
+		if (p->norder == p->ranks)
+			fprintf(fp, " -> %s", st->hosts[p->order[0]].name);
+		fputc('\n', fp);
 	}
 	if (p->nhubs) {
 		fprintf(fp, "  %s:", p->kind == DMLS_PAT_STAR ? "servers (hubs)" : "root");

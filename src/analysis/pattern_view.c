@@ -1,0 +1,351 @@
+/*
+ * pattern_view.c - what part of the job the capture saw.
+ *
+ * The study captured each worker's outgoing packets (`tcpdump src <own
+ * ip>`), one file per worker; given all of them the capture holds every
+ * rank's sending.  Users also hand over one worker's file, a few of them,
+ * or one host's capture of both directions.  Then some ranks are seen only
+ * as destinations, and the volume graph has their rows empty: a ring of 4
+ * seen from one rank is one edge (a "2-rank ring"), a parameter server seen
+ * from its hub is a fan-out.
+ *
+ * Observed: a host's sending is in the capture when it sent payload, at
+ * least OBS_SHARE of what it received (every collective makes a rank send
+ * about what it receives: a ring 2(N-1)/N S each way, a server W S each
+ * way, a worker S each way; a rank whose sending was not captured shows a
+ * few acknowledgements or control replies against megabytes received).
+ *
+ * On a partial view (some rank of the data graph not observed):
+ *   - the graph keeps only the observed senders' edges (the threshold is
+ *     DMLS_EDGE_FRACTION of their largest pair) and is classified on what
+ *     they show:
+ *       star  the hubs (observed hosts sending data to 2 or more ranks, or
+ *             hosts receiving data from 2 or more) are at most half of the
+ *             ranks, no edge joins two spokes, an observed hub sends to
+ *             every spoke, an observed spoke to every hub;
+ *       ring  every observed sender sends data to exactly one rank, no
+ *             rank receives from two, no cycle short of all ranks; the
+ *             order is the longest chain seen.  One sender with one data
+ *             peer is also what a parameter server's worker shows: it is
+ *             a ring only when that sender also moved bulk (at least
+ *             DMLS_MIN_DATA_BYTES) to another host (a collective's
+ *             broadcast: DDP's initial parameters); else the kind is
+ *             unknown (lone_sender);
+ *       anything else is unknown (trees, cliques, butterflies cannot be
+ *       told from a part of their edges);
+ *   - ranks: every host of the data graph (a ring rank seen only as a
+ *     receiver is still a rank) plus every host an observed rank exchanged
+ *     payload with (the rendezvous store, Gloo's full mesh of connections,
+ *     the initial broadcast: the job's other ranks, whose data edges the
+ *     capture misses);
+ *   - pairs: the observed senders' data edges, the series iterations are
+ *     found on (a host's whole sending would count a one-off broadcast to
+ *     the ranks it does not exchange gradients with as an iteration);
+ *   - confidence is scaled by 0.5 + 0.5 observed / ranks.
+ * Without a partial view nothing changes (observed = ranks).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dmlscope/analysis.h"
+
+#define OBS_SHARE 0.1
+#define VIEW_MIN_BULK (256.0 * 1024)
+
+int dmls_host_observed(const dmls_stats *st, size_t h)
+{
+	const dmls_host *x = &st->hosts[h];
+	return x->tx_payload_bytes > 0 &&
+	       (double)x->tx_payload_bytes >= OBS_SHARE * (double)x->rx_payload_bytes;
+}
+
+static int cmp_host_addr(const void *a, const void *b, const dmls_stats *st)
+{
+	return memcmp(st->hosts[*(const size_t *)a].addr, st->hosts[*(const size_t *)b].addr, 16);
+}
+
+static void sort_hosts(const dmls_stats *st, size_t *v, size_t n)
+{
+	for (size_t i = 1; i < n; i++) /* insertion sort, n is small */
+		for (size_t j = i; j > 0 && cmp_host_addr(&v[j - 1], &v[j], st) > 0; j--) {
+			size_t t = v[j];
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+}
+
+typedef struct view {
+	size_t n;
+	const size_t *node;   /* host indexes */
+	unsigned char *obs;   /* n */
+	unsigned char *e;     /* n*n: observed sender u sends data to v */
+	double *w;            /* n*n payload */
+} view;
+
+static size_t out_deg(const view *v, size_t u)
+{
+	size_t d = 0;
+	for (size_t x = 0; x < v->n; x++)
+		d += v->e[u * v->n + x];
+	return d;
+}
+
+static size_t in_deg(const view *v, size_t x)
+{
+	size_t d = 0;
+	for (size_t u = 0; u < v->n; u++)
+		d += v->e[u * v->n + x];
+	return d;
+}
+
+static double balance(const view *v)
+{
+	double lo = INFINITY, hi = 0;
+	for (size_t i = 0; i < v->n * v->n; i++)
+		if (v->e[i]) {
+			lo = v->w[i] < lo ? v->w[i] : lo;
+			hi = v->w[i] > hi ? v->w[i] : hi;
+		}
+	return hi > 0 ? lo / hi : 0;
+}
+
+/* Star on the observed edges; fills hubs (host indexes). */
+static double view_star(const view *v, size_t *hubs, size_t *nhubs)
+{
+	size_t n = v->n, k = 0;
+	unsigned char *hub = calloc(n, 1);
+	double c = 0;
+	if (!hub || n < 3)
+		goto out;
+	for (size_t u = 0; u < n; u++)
+		if ((v->obs[u] && out_deg(v, u) >= 2) || in_deg(v, u) >= 2)
+			hub[u] = 1, k++;
+	if (k == 0 || k > n / 2)
+		goto out;
+	for (size_t u = 0; u < n; u++)
+		for (size_t x = 0; x < n; x++) {
+			if (u == x)
+				continue;
+			int ux = v->e[u * n + x];
+			if (!hub[u] && !hub[x] && ux)
+				goto out; /* spoke to spoke */
+			if (v->obs[u] && hub[u] != hub[x] && !ux)
+				goto out; /* an observed hub misses a spoke, or a spoke a hub */
+		}
+	*nhubs = 0;
+	for (size_t u = 0; u < n; u++)
+		if (hub[u])
+			hubs[(*nhubs)++] = v->node[u];
+	c = 0.8 * (0.6 + 0.4 * balance(v));
+out:
+	free(hub);
+	return c;
+}
+
+/* Ring on the observed edges; fills order (host indexes) with the longest
+ * chain seen. */
+static double view_ring(const view *v, size_t *order, size_t *norder)
+{
+	size_t n = v->n, best = 0, best_from = 0;
+	for (size_t u = 0; u < n; u++) {
+		if (v->obs[u] && out_deg(v, u) != 1)
+			return 0;
+		if (in_deg(v, u) > 1)
+			return 0;
+	}
+	for (size_t s = 0; s < n; s++) {
+		if (in_deg(v, s) != 0)
+			continue;
+		size_t len = 1, u = s;
+		for (;;) {
+			size_t next = n;
+			for (size_t x = 0; x < n; x++)
+				if (v->e[u * n + x])
+					next = x;
+			if (next == n || len > n)
+				break;
+			u = next, len++;
+		}
+		if (len > best)
+			best = len, best_from = s;
+	}
+	if (best < 2)
+		return 0; /* only cycles: a ring of the observed hosts alone */
+	size_t u = best_from;
+	*norder = 0;
+	for (size_t i = 0; i < best; i++) {
+		order[(*norder)++] = v->node[u];
+		for (size_t x = 0; x < n; x++)
+			if (v->e[u * n + x]) {
+				u = x;
+				break;
+			}
+	}
+	return 0.6 + 0.4 * balance(v);
+}
+
+/* Did host h send at least VIEW_MIN_BULK to a host other than skip? */
+static int other_bulk(const dmls_stats *st, size_t h, size_t skip)
+{
+	for (size_t k = 0; k < st->npairs; k++) {
+		const dmls_pair *pr = &st->pairs[k];
+		if (pr->src == h && pr->dst != skip && pr->dst != h &&
+		    (double)pr->payload_bytes >= VIEW_MIN_BULK)
+			return 1;
+	}
+	return 0;
+}
+
+static int classify_view(dmls_pattern *p, const dmls_stats *st, view *v)
+{
+	size_t n = v->n, nobs = 0, lone = n;
+	for (size_t u = 0; u < n; u++)
+		if (v->obs[u])
+			nobs++, lone = u;
+	double c;
+	p->nhubs = p->norder = p->ngroups = 0;
+	p->lone_sender = 0;
+	if ((c = view_star(v, p->hubs, &p->nhubs)) > 0) {
+		p->kind = DMLS_PAT_STAR;
+	} else if ((c = view_ring(v, p->order, &p->norder)) > 0) {
+		p->kind = DMLS_PAT_RING;
+		if (nobs == 1) {
+			size_t peer = n;
+			for (size_t x = 0; x < n; x++)
+				if (v->e[lone * n + x])
+					peer = x;
+			if (peer == n || !other_bulk(st, v->node[lone], v->node[peer])) {
+				p->kind = DMLS_PAT_UNKNOWN;
+				p->lone_sender = 1;
+				p->norder = 0;
+				c = 0;
+			}
+		}
+	} else {
+		p->kind = DMLS_PAT_UNKNOWN;
+		c = 0;
+	}
+	p->confidence = c;
+	return 0;
+}
+
+/* Hosts an observed rank exchanged payload with, not yet ranks. */
+static size_t add_contacts(const dmls_stats *st, size_t *m, size_t n, const unsigned char *obs_host)
+{
+	unsigned char *in = calloc(st->nhosts ? st->nhosts : 1, 1);
+	if (!in)
+		return n;
+	for (size_t i = 0; i < n; i++)
+		in[m[i]] = 1;
+	for (size_t k = 0; k < st->npairs; k++) {
+		const dmls_pair *pr = &st->pairs[k];
+		if (pr->payload_bytes == 0 || pr->src == pr->dst)
+			continue;
+		size_t a = pr->src, b = pr->dst;
+		int a_job = in[a] && obs_host[a], b_job = in[b] && obs_host[b];
+		size_t add = st->nhosts;
+		if (a_job && !in[b])
+			add = b;
+		else if (b_job && !in[a])
+			add = a;
+		if (add < st->nhosts) {
+			in[add] = 1;
+			m[n++] = add;
+		}
+	}
+	free(in);
+	return n;
+}
+
+int dmls_pattern_view(dmls_pattern *p, const dmls_stats *st)
+{
+	free(p->observed);
+	free(p->pairs);
+	p->observed = p->pairs = NULL;
+	p->nobserved = p->npairs = 0;
+	p->partial = p->lone_sender = 0;
+	p->ndata = p->ranks;
+	size_t n = p->ranks;
+	if (n == 0)
+		return 0;
+	p->observed = malloc(st->nhosts * sizeof(size_t));
+	unsigned char *obs_host = calloc(st->nhosts, 1);
+	view v = {n, p->members, calloc(n, 1), calloc(n * n, 1), calloc(n * n, sizeof(double))};
+	size_t *local = malloc(st->nhosts * sizeof(size_t));
+	int rc = -1;
+	if (!p->observed || !obs_host || !v.obs || !v.e || !v.w || !local)
+		goto out;
+	for (size_t u = 0; u < n; u++)
+		if (dmls_host_observed(st, p->members[u]))
+			v.obs[u] = 1, obs_host[p->members[u]] = 1;
+	size_t nobs = 0;
+	for (size_t u = 0; u < n; u++)
+		nobs += v.obs[u];
+	rc = 0;
+	if (nobs == n) { /* the whole job's sending: nothing changes */
+		memcpy(p->observed, p->members, n * sizeof(size_t));
+		p->nobserved = n;
+		goto out;
+	}
+	p->partial = 1;
+	for (size_t i = 0; i < st->nhosts; i++)
+		local[i] = n;
+	for (size_t u = 0; u < n; u++)
+		local[p->members[u]] = u;
+	double maxv = 0;
+	for (size_t k = 0; k < st->npairs; k++) {
+		const dmls_pair *pr = &st->pairs[k];
+		size_t a = local[pr->src], b = local[pr->dst];
+		if (a == n || b == n || a == b || !v.obs[a])
+			continue;
+		v.w[a * n + b] = (double)pr->payload_bytes;
+		maxv = v.w[a * n + b] > maxv ? v.w[a * n + b] : maxv;
+	}
+	rc = -1;
+	p->pairs = malloc((st->npairs ? st->npairs : 1) * sizeof(size_t));
+	if (!p->pairs)
+		goto out;
+	p->edges = 0;
+	for (size_t k = 0; k < st->npairs; k++) {
+		const dmls_pair *pr = &st->pairs[k];
+		size_t a = local[pr->src], b = local[pr->dst];
+		if (a == n || b == n || a == b || !v.obs[a] || maxv <= 0 ||
+		    v.w[a * n + b] < DMLS_EDGE_FRACTION * maxv)
+			continue;
+		v.e[a * n + b] = 1;
+		p->pairs[p->npairs++] = k;
+		p->edges++;
+	}
+	classify_view(p, st, &v);
+	/* ranks: the data graph's hosts and the observed ranks' contacts */
+	size_t *m = malloc(st->nhosts * sizeof(size_t));
+	if (!m)
+		goto out;
+	memcpy(m, p->members, n * sizeof(size_t));
+	size_t nm = add_contacts(st, m, n, obs_host);
+	sort_hosts(st, m, nm);
+	size_t *hubs = realloc(p->hubs, nm * sizeof(size_t));
+	if (hubs)
+		p->hubs = hubs;
+	size_t *order = realloc(p->order, nm * sizeof(size_t));
+	if (order)
+		p->order = order;
+	free(p->members);
+	p->members = m;
+	p->ranks = nm;
+	if (!hubs || !order)
+		goto out;
+	for (size_t u = 0; u < nm; u++)
+		if (obs_host[m[u]])
+			p->observed[p->nobserved++] = m[u];
+	p->confidence *= 0.5 + 0.5 * (double)p->nobserved / (double)nm;
+	rc = 0;
+out:
+	free(obs_host);
+	free(v.obs);
+	free(v.e);
+	free(v.w);
+	free(local);
+	return rc;
+}
