@@ -230,31 +230,33 @@ static int classify_view(dmls_pattern *p, const dmls_stats *st, view *v)
 	return 0;
 }
 
-/* Hosts an observed rank exchanged payload with, not yet ranks. */
-static size_t add_contacts(const dmls_stats *st, size_t *m, size_t n, const unsigned char *obs_host)
+/* Close m[0..n) over the observed ranks' contacts: every host an observed
+ * rank exchanged payload with is a rank, and when that host is observed
+ * too, its contacts are (a ring seen from ranks 0 and 2 is two disjoint
+ * data edges, joined by the mesh of control connections). */
+static size_t add_contacts(const dmls_stats *st, size_t *m, size_t n, unsigned char *in,
+			   const unsigned char *obs_host)
 {
-	unsigned char *in = calloc(st->nhosts ? st->nhosts : 1, 1);
-	if (!in)
-		return n;
 	for (size_t i = 0; i < n; i++)
 		in[m[i]] = 1;
-	for (size_t k = 0; k < st->npairs; k++) {
-		const dmls_pair *pr = &st->pairs[k];
-		if (pr->payload_bytes == 0 || pr->src == pr->dst)
-			continue;
-		size_t a = pr->src, b = pr->dst;
-		int a_job = in[a] && obs_host[a], b_job = in[b] && obs_host[b];
-		size_t add = st->nhosts;
-		if (a_job && !in[b])
-			add = b;
-		else if (b_job && !in[a])
-			add = a;
-		if (add < st->nhosts) {
-			in[add] = 1;
-			m[n++] = add;
+	for (int grew = 1; grew;) {
+		grew = 0;
+		for (size_t k = 0; k < st->npairs; k++) {
+			const dmls_pair *pr = &st->pairs[k];
+			if (pr->payload_bytes == 0 || pr->src == pr->dst)
+				continue;
+			size_t a = pr->src, b = pr->dst, add = st->nhosts;
+			if (in[a] && obs_host[a] && !in[b])
+				add = b;
+			else if (in[b] && obs_host[b] && !in[a])
+				add = a;
+			if (add < st->nhosts) {
+				in[add] = 1;
+				m[n++] = add;
+				grew = 1;
+			}
 		}
 	}
-	free(in);
 	return n;
 }
 
@@ -266,22 +268,21 @@ int dmls_pattern_view(dmls_pattern *p, const dmls_stats *st)
 	p->nobserved = p->npairs = 0;
 	p->partial = p->lone_sender = 0;
 	p->ndata = p->ranks;
-	size_t n = p->ranks;
-	if (n == 0)
+	if (p->ranks == 0)
 		return 0;
-	p->observed = malloc(st->nhosts * sizeof(size_t));
-	unsigned char *obs_host = calloc(st->nhosts, 1);
-	view v = {n, p->members, calloc(n, 1), calloc(n * n, 1), calloc(n * n, sizeof(double))};
-	size_t *local = malloc(st->nhosts * sizeof(size_t));
+	size_t nh = st->nhosts, n = p->ranks;
+	unsigned char *obs_host = calloc(nh, 1), *in = calloc(nh, 1);
+	size_t *m = malloc(nh * sizeof(size_t)), *local = malloc(nh * sizeof(size_t));
+	view v = {0};
 	int rc = -1;
-	if (!p->observed || !obs_host || !v.obs || !v.e || !v.w || !local)
+	p->observed = malloc(nh * sizeof(size_t));
+	if (!obs_host || !in || !m || !local || !p->observed)
 		goto out;
-	for (size_t u = 0; u < n; u++)
-		if (dmls_host_observed(st, p->members[u]))
-			v.obs[u] = 1, obs_host[p->members[u]] = 1;
 	size_t nobs = 0;
+	for (size_t h = 0; h < nh; h++)
+		obs_host[h] = (unsigned char)dmls_host_observed(st, h);
 	for (size_t u = 0; u < n; u++)
-		nobs += v.obs[u];
+		nobs += obs_host[p->members[u]];
 	rc = 0;
 	if (nobs == n) { /* the whole job's sending: nothing changes */
 		memcpy(p->observed, p->members, n * sizeof(size_t));
@@ -289,27 +290,52 @@ int dmls_pattern_view(dmls_pattern *p, const dmls_stats *st)
 		goto out;
 	}
 	p->partial = 1;
-	for (size_t i = 0; i < st->nhosts; i++)
+	rc = -1;
+	/* ranks: the data graph's hosts and the observed ranks' contacts */
+	memcpy(m, p->members, n * sizeof(size_t));
+	n = add_contacts(st, m, n, in, obs_host);
+	sort_hosts(st, m, n);
+	size_t *hubs = realloc(p->hubs, n * sizeof(size_t));
+	if (hubs)
+		p->hubs = hubs;
+	size_t *order = realloc(p->order, n * sizeof(size_t));
+	if (order)
+		p->order = order;
+	free(p->members);
+	p->members = m;
+	m = NULL;
+	p->ranks = n;
+	v = (view){n, p->members, calloc(n, 1), calloc(n * n, 1), calloc(n * n, sizeof(double))};
+	p->pairs = malloc((st->npairs ? st->npairs : 1) * sizeof(size_t));
+	if (!hubs || !order || !v.obs || !v.e || !v.w || !p->pairs)
+		goto out;
+	for (size_t i = 0; i < nh; i++)
 		local[i] = n;
-	for (size_t u = 0; u < n; u++)
+	for (size_t u = 0; u < n; u++) {
 		local[p->members[u]] = u;
-	double maxv = 0;
+		v.obs[u] = obs_host[p->members[u]];
+		if (v.obs[u])
+			p->observed[p->nobserved++] = p->members[u];
+	}
+	/* the observed senders' data edges: DMLS_EDGE_FRACTION of their largest */
+	double maxv = 0, maxall = 0;
 	for (size_t k = 0; k < st->npairs; k++) {
 		const dmls_pair *pr = &st->pairs[k];
 		size_t a = local[pr->src], b = local[pr->dst];
+		maxall = fmax(maxall, (double)pr->payload_bytes);
 		if (a == n || b == n || a == b || !v.obs[a])
 			continue;
 		v.w[a * n + b] = (double)pr->payload_bytes;
-		maxv = v.w[a * n + b] > maxv ? v.w[a * n + b] : maxv;
+		maxv = fmax(maxv, v.w[a * n + b]);
 	}
-	rc = -1;
-	p->pairs = malloc((st->npairs ? st->npairs : 1) * sizeof(size_t));
-	if (!p->pairs)
-		goto out;
 	p->edges = 0;
+	int outside = 0; /* a data pair outside the ranks: another job */
 	for (size_t k = 0; k < st->npairs; k++) {
 		const dmls_pair *pr = &st->pairs[k];
 		size_t a = local[pr->src], b = local[pr->dst];
+		if (a == n && b == n && pr->src != pr->dst &&
+		    (double)pr->payload_bytes >= DMLS_EDGE_FRACTION * maxall)
+			outside = 1;
 		if (a == n || b == n || a == b || !v.obs[a] || maxv <= 0 ||
 		    v.w[a * n + b] < DMLS_EDGE_FRACTION * maxv)
 			continue;
@@ -317,35 +343,18 @@ int dmls_pattern_view(dmls_pattern *p, const dmls_stats *st)
 		p->pairs[p->npairs++] = k;
 		p->edges++;
 	}
+	if (!outside)
+		p->components = 1; /* the observed ranks' edges were one job */
 	classify_view(p, st, &v);
-	/* ranks: the data graph's hosts and the observed ranks' contacts */
-	size_t *m = malloc(st->nhosts * sizeof(size_t));
-	if (!m)
-		goto out;
-	memcpy(m, p->members, n * sizeof(size_t));
-	size_t nm = add_contacts(st, m, n, obs_host);
-	sort_hosts(st, m, nm);
-	size_t *hubs = realloc(p->hubs, nm * sizeof(size_t));
-	if (hubs)
-		p->hubs = hubs;
-	size_t *order = realloc(p->order, nm * sizeof(size_t));
-	if (order)
-		p->order = order;
-	free(p->members);
-	p->members = m;
-	p->ranks = nm;
-	if (!hubs || !order)
-		goto out;
-	for (size_t u = 0; u < nm; u++)
-		if (obs_host[m[u]])
-			p->observed[p->nobserved++] = m[u];
-	p->confidence *= 0.5 + 0.5 * (double)p->nobserved / (double)nm;
+	p->confidence *= 0.5 + 0.5 * (double)p->nobserved / (double)n;
 	rc = 0;
 out:
 	free(obs_host);
+	free(in);
+	free(m);
+	free(local);
 	free(v.obs);
 	free(v.e);
 	free(v.w);
-	free(local);
 	return rc;
 }
