@@ -201,14 +201,27 @@ def _ring_phases(members, rank, lo, hi):
 def plan_ops(alg, rank, world, n, group=4):
     """The phases rank `rank` runs to all-reduce (sum) n elements."""
     if alg == "butterfly":
-        if world & (world - 1):
-            raise SystemExit("job: butterfly needs a power-of-two number of ranks")
+        # N not a power of two: MPICH's way (Thakur et al. 2005, sec. 4):
+        # with p the largest power of two <= N and r = N - p, each even rank
+        # below 2r sends its whole vector to rank+1 and waits; the odd ones
+        # take part as new rank rank/2, the rest as rank - r; at the end the
+        # odd ones send the result back.
+        p = 1
+        while p * 2 <= world:
+            p *= 2
+        r = world - p
+        if rank < 2 * r and rank % 2 == 0:
+            return [[("send", rank + 1, 0, n)], [("copy", rank + 1, 0, n)]]
+        new = rank // 2 if rank < 2 * r else rank - r
+        real = lambda q: 2 * q + 1 if q < r else q + r
         out, lo, hi, segs = [], 0, n, []
-        d = world // 2
+        if rank < 2 * r:
+            out.append([("add", rank - 1, 0, n)])
+        d = p // 2
         while d >= 1:  # recursive halving reduce-scatter
-            peer = rank ^ d
+            peer = real(new ^ d)
             mid = (lo + hi) // 2
-            if rank & d:
+            if new & d:
                 keep, give = (mid, hi), (lo, mid)
             else:
                 keep, give = (lo, mid), (mid, hi)
@@ -219,6 +232,8 @@ def plan_ops(alg, rank, world, n, group=4):
         for peer, give in reversed(segs):  # recursive doubling all-gather
             out.append([("send", peer, lo, hi), ("copy", peer, *give)])
             lo, hi = min(lo, give[0]), max(hi, give[1])
+        if rank < 2 * r:
+            out.append([("send", rank - 1, 0, n)])
         return out
     if alg == "tree":
         kids = [c for c in (2 * rank + 1, 2 * rank + 2) if c < world]

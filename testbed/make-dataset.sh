@@ -26,7 +26,7 @@ RANKS=${RANKS:-"4 8"}
 STEPS=${STEPS:-4}
 EPOCHS=${EPOCHS:-2}
 LOSS=${LOSS:-"1"}
-MANUAL=${MANUAL-"butterfly:mobilenetv2:4 butterfly:resnet18:8 tree:mobilenetv2:8 hierarchical:mobilenetv2:8"}
+MANUAL=${MANUAL-"butterfly:mobilenetv2:4 butterfly:mobilenetv2:6 tree:mobilenetv2:8 hierarchical:mobilenetv2:8"}
 FORCE=${FORCE:-0}
 
 if [ "$(id -u)" != 0 ]; then

@@ -203,7 +203,8 @@ def main():
                     "(star); manual: hand-made all-reduce with Gloo send/recv (--algorithm)")
     ap.add_argument("--algorithm", choices=["butterfly", "tree", "hierarchical"],
                     default="butterfly",
-                    help="manual: butterfly (recursive halving/doubling), tree (binary "
+                    help="manual: butterfly (recursive halving/doubling; N not a power of two: "
+                    "MPICH's extra ranks folded onto odd partners), tree (binary "
                     "tree reduce + broadcast), hierarchical (rings in groups, leaders across)")
     ap.add_argument("--group", type=int, default=4,
                     help="manual hierarchical: ranks per group (default 4)")
@@ -226,8 +227,6 @@ def main():
         ap.error("--ranks must be 2..8")
     if a.framework == "rpc" and a.ranks < 2:
         ap.error("rpc needs a server and at least one worker")
-    if a.framework == "manual" and a.algorithm == "butterfly" and a.ranks & (a.ranks - 1):
-        ap.error("butterfly needs a power-of-two number of ranks")
     if a.framework == "manual" and a.algorithm == "hierarchical" and (
             a.group < 2 or a.ranks % a.group or a.ranks // a.group < 2):
         ap.error("hierarchical needs ranks = k x group, k >= 2")
@@ -369,9 +368,10 @@ def main():
             for s, d, v in truth["expected_pair_bytes_per_step"]:
                 per[s] += v
             truth["expected_tx_bytes_per_rank"] = per
-            if a.algorithm == "butterfly":  # the mission's formula
+            if a.algorithm == "butterfly" and not N & (N - 1):  # the mission's formula
                 truth["expected_tx_bytes_per_step"] = {"worker": 2 * (N - 1) / N * S}
-            else:  # differs per rank: see expected_tx_bytes_per_rank
+            else:  # differs per rank (tree, hierarchical, butterfly with
+                # N not a power of two): see expected_tx_bytes_per_rank
                 truth["expected_tx_bytes_per_step"] = None
             W = N - 1
             truth["expected_tx_bytes_per_step"] = {"worker": S, "server": W * S}

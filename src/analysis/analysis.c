@@ -13,6 +13,10 @@
  *   pairwise         a worker sends its model to one peer per step -> S = b
  *   clique           all-to-all all-reduce: S/N to each of N-1 peers, twice
  *                    (reduce-scatter + all-gather) -> S = b N / (2(N-1))
+ *   butterfly, N not a power of two (r = N - p extra ranks hand their
+ *                    vector to a core rank and get the result back, S each
+ *                    way; the p core ranks 2(p-1)/p S each): the job sends
+ *                    2(N-1) S per iteration -> S = observed / (2(N-1))
  *   tree             reduce to the root, then broadcast down the same tree:
  *                    S on each of the N-1 edges each way, so a node sends S
  *                    per tree edge it has (b differs per node) and the job
@@ -74,6 +78,12 @@ static void gradient_size(dmls_analysis *a)
 		b = a->server_bytes / w; /* the hub sends S to each of W workers */
 	if (!isfinite(b) || p->ranks < 2)
 		return;
+	if (p->kind == DMLS_PAT_BUTTERFLY && (p->ranks & (p->ranks - 1)) &&
+	    isfinite(a->observed_iter_bytes)) {
+		a->gradient_bytes = a->observed_iter_bytes / (2 * (n - 1));
+		a->expected_iter_bytes = a->observed_iter_bytes;
+		return;
+	}
 	switch (p->kind) {
 	case DMLS_PAT_RING:
 	case DMLS_PAT_BUTTERFLY:

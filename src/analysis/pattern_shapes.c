@@ -11,7 +11,11 @@
  *              a bidirectional ring (both neighbours) is accepted too
  *   butterfly  recursive halving/doubling (Thakur, Rabenseifner & Gropp
  *              2005): log2(N) partners at XOR distance 1, 2, 4, ... with
- *              volumes halving from one partner to the next
+ *              volumes halving from one partner to the next; N not a power
+ *              of two (their sec. 4, MPICH): r = N - p extra ranks (p the
+ *              largest power of two <= N), each tied to one core rank only
+ *              (it hands its vector over and gets the result back), the p
+ *              core ranks, in address order, a butterfly
  *   star       parameter server (Li et al., OSDI 2014) or a star all-reduce:
  *              k hubs talk to every spoke, spokes never to each other
  *   clique     all-to-all: every ordered pair carries data
@@ -137,10 +141,11 @@ static int cmp_desc(const void *a, const void *b)
 	return (x < y) - (x > y);
 }
 
-/* Every rank has log2(N) partners, symmetric, with volumes halving. */
-double dmls_shape_butterfly(const dmls_graph *g)
+/* The n = 2^L nodes idx[0..n) (address order): every one has L partners
+ * among them, symmetric, with volumes halving. */
+static double butterfly_core(const dmls_graph *g, const size_t *idx, size_t n)
 {
-	size_t n = g->n, L = 0;
+	size_t L = 0;
 	if (n < 4 || (n & (n - 1)) != 0)
 		return 0;
 	while (((size_t)1 << L) < n)
@@ -149,19 +154,20 @@ double dmls_shape_butterfly(const dmls_graph *g)
 	size_t nratio = 0;
 	int xor_order = 1;
 	for (size_t u = 0; u < n; u++) {
-		if (udegree(g, u) != L)
-			return 0;
 		size_t k = 0;
 		for (size_t v = 0; v < n; v++) {
-			if (v == u || !g_uedge(g, u, v))
+			size_t a = idx[u], b = idx[v];
+			if (v == u || !g_uedge(g, a, b))
 				continue;
-			if (g_edge(g, u, v) != g_edge(g, v, u))
+			if (g_edge(g, a, b) != g_edge(g, b, a) || k == L)
 				return 0;
 			size_t x = u ^ v;
 			if (x & (x - 1))
 				xor_order = 0;
-			vol[k++] = g_w(g, u, v);
+			vol[k++] = g_w(g, a, b);
 		}
+		if (k != L)
+			return 0;
 		qsort(vol, k, sizeof(double), cmp_desc);
 		for (size_t i = 0; i + 1 < k; i++) {
 			double r = vol[i + 1] > 0 ? log2(vol[i] / vol[i + 1]) : 10;
@@ -174,6 +180,41 @@ double dmls_shape_butterfly(const dmls_graph *g)
 	if (score < 0.5)
 		return 0; /* equal partners: a ring (N=4) or a torus, not halving */
 	return (xor_order ? 0.6 : 0.4) + 0.4 * score;
+}
+
+double dmls_shape_butterfly(const dmls_graph *g)
+{
+	size_t n = g->n, p = 1, r, k = 0;
+	while (p * 2 <= n)
+		p *= 2;
+	r = n - p;
+	if (p < 4)
+		return 0;
+	size_t *core = malloc(n * sizeof(*core));
+	unsigned char *host = calloc(n, 1); /* core node already has an extra */
+	double c = 0;
+	if (!core || !host)
+		goto out;
+	for (size_t u = 0; u < n; u++) {
+		size_t m = n;
+		if (r == 0 || udegree(g, u) != 1) {
+			core[k++] = u;
+			continue;
+		}
+		for (size_t v = 0; v < n; v++)
+			if (v != u && g_uedge(g, u, v))
+				m = v;
+		/* an extra: one partner, both ways, which has other partners */
+		if (!g_edge(g, u, m) || !g_edge(g, m, u) || udegree(g, m) < 2 || host[m])
+			goto out;
+		host[m] = 1;
+	}
+	if (k == p)
+		c = butterfly_core(g, core, p) * (r ? 0.9 : 1.0);
+out:
+	free(core);
+	free(host);
+	return c;
 }
 
 /* k hubs (k <= N/2) adjacent to every spoke; spokes only talk to hubs. */

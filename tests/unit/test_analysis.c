@@ -102,6 +102,27 @@ static void butterfly_iter(dmls_stats *st, int64_t t, int iter)
 	}
 }
 
+/* N = 6, not a power of two (MPICH): hosts 1 and 3 hand their vector to 2
+ * and 4 and get the result back; the core 2, 4, 5, 6 runs the butterfly. */
+static void butterfly6_iter(dmls_stats *st, int64_t t, int iter)
+{
+	(void)iter;
+	static const int core[4] = {2, 4, 5, 6};
+	int64_t end = synth_send(st, t, 1, 2, S_BYTES);
+	end = synth_send(st, t, 3, 4, S_BYTES);
+	t = end + 50000;
+	for (int phase = 0; phase < 2; phase++) {
+		uint64_t part = S_BYTES / 2;
+		for (int dist = 2; dist >= 1; dist /= 2, part /= 2) {
+			for (int r = 0; r < 4; r++)
+				end = synth_send(st, t, core[r], core[r ^ dist], part);
+			t = end + 50000;
+		}
+	}
+	synth_send(st, t, 2, 1, S_BYTES);
+	synth_send(st, t, 4, 3, S_BYTES);
+}
+
 /* Two groups of 4 (hosts 1-4, 5-8): ring inside, leaders 1 and 5 exchange. */
 static void hier_iter(dmls_stats *st, int64_t t, int iter)
 {
@@ -335,6 +356,18 @@ static void test_butterfly(void **state)
 	dmls_stats_release(&st);
 }
 
+/* S from all the job's bytes: 2(N-1) S per iteration */
+static void test_butterfly_six(void **state)
+{
+	(void)state;
+	dmls_stats st;
+	dmls_stats_init(&st, 0);
+	run_job(&st, SYNTH_T0, butterfly6_iter, 20, 0.03);
+	dmls_analysis *a = check_job(&st, DMLS_PAT_BUTTERFLY, 6, (double)S_BYTES);
+	dmls_analysis_free(a);
+	dmls_stats_release(&st);
+}
+
 static void test_hierarchical(void **state)
 {
 	(void)state;
@@ -471,6 +504,7 @@ int main(void)
 		cmocka_unit_test(test_star),         cmocka_unit_test(test_star_halves),
 		cmocka_unit_test(test_star_one_worker), cmocka_unit_test(test_tree),
 		cmocka_unit_test(test_clique),       cmocka_unit_test(test_butterfly),
+		cmocka_unit_test(test_butterfly_six),
 		cmocka_unit_test(test_hierarchical), cmocka_unit_test(test_pairwise),
 		cmocka_unit_test(test_one_iteration), cmocka_unit_test(test_stall),
 		cmocka_unit_test(test_two_jobs),     cmocka_unit_test(test_control_only),
