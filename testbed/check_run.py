@@ -267,7 +267,8 @@ def table_line(res):
     wr = [r["ratio"] for r in ws]
     line = (f"| {res['run']} | {tr['ranks']} | {tr['steps']} | "
             f"{tr['gradient_bytes'] / 1e6:.3f} | {statistics.median(r['measured'] for r in ws) / 1e6:.3f} | "
-            f"{ws[0]['formula'] / 1e6:.3f} | {min(wr):.3f}-{max(wr):.3f} | ")
+            f"{statistics.median(r['formula'] for r in ws) / 1e6:.3f} | "
+            f"{min(wr):.3f}-{max(wr):.3f} | ")
     if sv:
         line += f"{sv[0]['measured'] / 1e6:.3f} / {sv[0]['formula'] / 1e6:.3f} ({sv[0]['ratio']:.3f}) | "
     else:
