@@ -185,6 +185,10 @@ int dmls_pattern_refine(dmls_pattern *p, const dmls_stats *st, const double *sta
 			size_t count);
 /* Two ranks: a ring, or a server and one worker taking turns (star)? */
 void dmls_pattern_check_two(dmls_pattern *p, const dmls_stats *st);
+/* Tree: the root from timing (a child sends up before its parent sends
+ * down); iterations from bounds_s[0..count) to end_s, s from st->t0_ns. */
+void dmls_pattern_tree_root(dmls_pattern *p, const dmls_stats *st, const double *bounds_s,
+			    size_t count, double end_s);
 /* Pairwise check with windows of window_s (<= 0: span / 16). */
 void dmls_pattern_check_pairwise(dmls_pattern *p, const dmls_stats *st, double window_s);
 void dmls_pattern_release(dmls_pattern *p);

@@ -22,6 +22,8 @@
  *                    per tree edge it has (b differs per node) and the job
  *                    2(N-1) S per iteration -> S = observed / (2(N-1)), the
  *                    median over iterations of all job hosts' payload
+ *                    (these two need every rank's sending: unknown on a
+ *                    partial view)
  *   hierarchical, unknown: volumes depend on the groups' algorithms -> unknown
  */
 #include <math.h>
@@ -78,10 +80,11 @@ static void gradient_size(dmls_analysis *a)
 		b = a->server_bytes / w; /* the hub sends S to each of W workers */
 	if (!isfinite(b) || p->ranks < 2)
 		return;
-	if (p->kind == DMLS_PAT_BUTTERFLY && (p->ranks & (p->ranks - 1)) &&
-	    isfinite(a->observed_iter_bytes)) {
-		a->gradient_bytes = a->observed_iter_bytes / (2 * (n - 1));
-		a->expected_iter_bytes = a->observed_iter_bytes;
+	if (p->kind == DMLS_PAT_BUTTERFLY && (p->ranks & (p->ranks - 1))) {
+		if (!p->partial && isfinite(a->observed_iter_bytes)) { /* needs every rank */
+			a->gradient_bytes = a->observed_iter_bytes / (2 * (n - 1));
+			a->expected_iter_bytes = a->observed_iter_bytes;
+		}
 		return;
 	}
 	switch (p->kind) {
@@ -99,7 +102,7 @@ static void gradient_size(dmls_analysis *a)
 		a->gradient_bytes = b;
 		break;
 	case DMLS_PAT_TREE:
-		if (isfinite(a->observed_iter_bytes)) {
+		if (!p->partial && isfinite(a->observed_iter_bytes)) { /* every rank's bytes */
 			a->gradient_bytes = a->observed_iter_bytes / (2 * (n - 1));
 			a->expected_iter_bytes = a->observed_iter_bytes;
 		}
@@ -245,6 +248,7 @@ static int run_stages(dmls_analysis *a, dmls_stats *st, const dmls_trainlog *log
 		dmls_pattern_check_pairwise(p, st, win);
 		dmls_pattern_check_two(p, st);
 	}
+	dmls_pattern_tree_root(p, st, a->iter.bounds_s, a->iter.count, a->iter.end_s);
 	set_roles(st, p);
 	if (was_star != (p->kind == DMLS_PAT_STAR) && (rc = find_iterations(a, st, err)))
 		return rc; /* the workers changed */

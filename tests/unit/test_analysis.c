@@ -328,6 +328,10 @@ static void test_tree(void **state)
 	run_job(&st, SYNTH_T0, tree_iter, 20, 0.03);
 	/* S on each of the 6 edges each way: S = bytes per iteration / 12 */
 	dmls_analysis *a = check_job(&st, DMLS_PAT_TREE, 7, (double)S_BYTES);
+	/* the root (host 1, 2 children) by timing, not the busiest node (host
+	 * 2 or 3: a parent and 2 children) */
+	assert_int_equal(a->pattern.nhubs, 1);
+	assert_int_equal(st.hosts[a->pattern.hubs[0]].addr[15], 1);
 	dmls_analysis_free(a);
 	dmls_stats_release(&st);
 }
