@@ -373,6 +373,7 @@ def main():
             else:  # differs per rank (tree, hierarchical, butterfly with
                 # N not a power of two): see expected_tx_bytes_per_rank
                 truth["expected_tx_bytes_per_step"] = None
+        else:
             W = N - 1
             truth["expected_tx_bytes_per_step"] = {"worker": S, "server": W * S}
         with open(os.path.join(run, "truth.json"), "w") as f:
