@@ -153,6 +153,8 @@ typedef struct dmls_analysis {
 	double expected_iter_bytes, observed_iter_bytes;
 	double server_bytes;      /* star seen from its hub only: median payload the
 				   * hub sends per iteration (W S), else NAN */
+	int pulled_first;         /* star seen with its hub: the first sends (the
+				   * initial pull) were left out as warm-up */
 	dmls_phases phases;
 	dmls_burst burst_total;   /* total wire bytes, 100 us bins */
 	size_t nhosts;

@@ -37,6 +37,7 @@
 
 #define PHASE_GAP_S 0.005
 #define PHASE_GAP_SHARE 0.05
+#define INITIAL_PULL_SHARE 0.25 /* workers' bytes in a pull-only first iteration */
 
 static void note(dmls_analysis *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void note(dmls_analysis *a, const char *fmt, ...)
@@ -160,8 +161,13 @@ static void notes_view(dmls_analysis *a, const dmls_stats *st)
 		     p->ranks);
 	else if (p->kind == DMLS_PAT_STAR && isfinite(a->server_bytes))
 		note(a, "star seen from its hub only: S = the hub's bytes per iteration / %zu "
-			"workers; its first burst (the workers' initial pull) is warm-up",
-		     p->ranks - p->nhubs);
+			"workers", p->ranks - p->nhubs);
+	if (a->pulled_first)
+		note(a, "the hub's first sends (the workers' initial pull of the model) are "
+			"warm-up, not a step");
+	if (p->lone_sender && a->iter.count >= 2)
+		note(a, "period from one rank's sending alone: a step that ends with a message "
+			"it receives (a server's reply) is not seen to end");
 }
 
 static void notes_all(dmls_analysis *a, const dmls_stats *st)
@@ -192,13 +198,43 @@ static void notes_all(dmls_analysis *a, const dmls_stats *st)
 		     a->iter.period_s, a->log.mean_step_s, 100 * a->log.period_error);
 }
 
+/* Payload host h sent in [t0_s, t1_s) (seconds from st->t0_ns). */
+static double sent_between(const dmls_stats *st, size_t h, double t0_s, double t1_s)
+{
+	const dmls_series *s = &st->hosts[h].tx_payload;
+	double bin_s = (double)s->bin_ns * 1e-9, off_s = (double)(s->t0_ns - st->t0_ns) * 1e-9;
+	int64_t a = (int64_t)floor((t0_s - off_s) / bin_s), b = (int64_t)floor((t1_s - off_s) / bin_s);
+	double sum = 0;
+	for (int64_t k = a; k < b; k++)
+		sum += (double)dmls_series_get(s, k);
+	return sum;
+}
+
+/* A star seen with its hub: is the first iteration the workers' initial
+ * pull of the model (the hub sends, no observed worker pushes)? */
+static int initial_pull(const dmls_analysis *a, const dmls_stats *st, const size_t *workers,
+			size_t nw)
+{
+	const dmls_iterations *it = &a->iter;
+	if (it->count < 3)
+		return 0;
+	if (nw == 0)
+		return 1; /* the hub alone sends steps + 1 times */
+	double first = 0, rest = 0;
+	for (size_t w = 0; w < nw; w++) {
+		first += sent_between(st, workers[w], it->bounds_s[0], it->bounds_s[1]);
+		rest += sent_between(st, workers[w], it->bounds_s[1], it->bounds_s[it->count - 1]);
+	}
+	return first < INITIAL_PULL_SHARE * rest / (double)(it->count - 2);
+}
+
 /* Iterations of the job, bytes per worker from the hosts with role worker.
  * On a partial view only the observed ranks count: the series is their
- * data edges, bytes per worker come from observed workers; a star seen
- * from its hub alone gives the hub's bytes per iteration (server_bytes)
- * and its first iteration, the workers' initial pull of the model, is
- * warm-up (a worker pulls before its first push: the hub sends steps + 1
- * times). */
+ * data edges, bytes per worker come from observed workers.  A star seen
+ * with its hub: the hub's first sends are the workers' initial pull of the
+ * model (a worker pulls before its first push), warm-up, not a step, when
+ * no observed worker pushed in it; seen from its hub alone, the hub's
+ * bytes per iteration (server_bytes) give S. */
 static int find_iterations(dmls_analysis *a, dmls_stats *st, dmls_error *err)
 {
 	dmls_pattern *p = &a->pattern;
@@ -210,7 +246,9 @@ static int find_iterations(dmls_analysis *a, dmls_stats *st, dmls_error *err)
 	for (size_t i = 0; i < nh; i++)
 		if (st->hosts[hosts[i]].role == DMLS_ROLE_WORKER)
 			workers[nw++] = hosts[i];
-	int hub_only = p->partial && p->kind == DMLS_PAT_STAR && nw == 0;
+	int hub_seen = p->partial && p->kind == DMLS_PAT_STAR && nw < nh;
+	int hub_only = hub_seen && nw == 0;
+	size_t nworkers = nw;
 	if (hub_only)
 		for (size_t i = 0; i < nh; i++)
 			workers[nw++] = hosts[i];
@@ -218,13 +256,16 @@ static int find_iterations(dmls_analysis *a, dmls_stats *st, dmls_error *err)
 	int rc = dmls_iterations_find_pairs(&a->iter, st, hosts, nh, workers, nw,
 					    p->partial ? p->pairs : NULL,
 					    p->partial ? p->npairs : 0, err);
-	free(workers);
 	a->server_bytes = NAN;
 	if (rc == 0 && hub_only) {
 		a->server_bytes = a->iter.bytes_per_worker;
 		a->iter.bytes_per_worker = a->iter.bytes_spread = NAN;
-		dmls_iterations_drop_first(&a->iter);
 	}
+	if (rc == 0 && hub_seen && initial_pull(a, st, workers, nworkers)) {
+		dmls_iterations_drop_first(&a->iter);
+		a->pulled_first = 1;
+	}
+	free(workers);
 	return rc;
 }
 

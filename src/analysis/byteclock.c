@@ -29,9 +29,10 @@
  *      (within 10 % of B): training stops after a step's communication,
  *      so that family is the step boundary.  Else (a capture cut inside
  *      an iteration) the heaviest phase;
- *   4. tracking: the first anchor is the best gap within +-25 % of B of
- *      that phase in the first lattice cell holding one at least a
- *      quarter as long as the family's median gap (a millisecond's pause
+ *   4. tracking: the first anchor is the best gap within +-5 % of B of
+ *      that phase (the fold placed the family that precisely; a wider
+ *      window lets the other family in) in the first lattice cell
+ *      holding one at least a quarter as long as the family's median gap (a millisecond's pause
  *      inside the first burst is no step boundary: seen from one rank,
  *      DDP's first iteration sends all its buckets in one burst); each next anchor is
  *      the best gap within +-25 % of B around previous + B, "best" = the
@@ -59,6 +60,7 @@
 #define TAIL 0.5
 #define PHASE_SHARE 0.25 /* a recurring family of gaps, against the heaviest */
 #define END_TOL 0.1     /* the last byte ends an iteration within this share of B */
+#define FIRST_WIN 0.05 /* the first anchor: within this share of B of the phase */
 #define FIRST_SHARE 0.25 /* the first anchor: at least this share of the family's median gap */
 #define JITTER 0.01 /* bytes per iteration vary by this much (retransmissions) */
 
@@ -220,7 +222,7 @@ size_t dmls_byteclock_starts(const double *x, size_t n, double thr, size_t *star
 	size_t i = 0;
 	long a = -1;
 	for (double c = phi; c <= total + B && a < 0; c += B)
-		a = best_in(g, ng, &i, c, WIN * B, family_len(g, ng, B, phi) * FIRST_SHARE);
+		a = best_in(g, ng, &i, c, FIRST_WIN * B, family_len(g, ng, B, phi) * FIRST_SHARE);
 	if (a < 0)
 		goto out;
 	if (g[a].pos >= 0.75 * B) { /* a whole iteration before the first gap */

@@ -9,8 +9,10 @@
  * seen from one rank is one edge (a "2-rank ring"), a parameter server seen
  * from its hub is a fan-out.
  *
- * Observed: a host's sending is in the capture when it sent payload, at
- * least OBS_SHARE of what it received (every collective makes a rank send
+ * Observed: a host's sending is in the capture when it sent data (at least
+ * DMLS_MIN_DATA_BYTES of payload: a rank seen only through its requests to
+ * the rendezvous store is not observed) and at least OBS_SHARE of what it
+ * received (every collective makes a rank send
  * about what it receives: a ring 2(N-1)/N S each way, a server W S each
  * way, a worker S each way; a rank whose sending was not captured shows a
  * few acknowledgements or control replies against megabytes received).
@@ -56,7 +58,7 @@
 int dmls_host_observed(const dmls_stats *st, size_t h)
 {
 	const dmls_host *x = &st->hosts[h];
-	return x->tx_payload_bytes > 0 &&
+	return (double)x->tx_payload_bytes >= VIEW_MIN_BULK &&
 	       (double)x->tx_payload_bytes >= OBS_SHARE * (double)x->rx_payload_bytes;
 }
 
@@ -243,7 +245,7 @@ static size_t add_contacts(const dmls_stats *st, size_t *m, size_t n, unsigned c
 		grew = 0;
 		for (size_t k = 0; k < st->npairs; k++) {
 			const dmls_pair *pr = &st->pairs[k];
-			if (pr->payload_bytes == 0 || pr->src == pr->dst)
+			if (pr->packets == 0 || pr->src == pr->dst)
 				continue;
 			size_t a = pr->src, b = pr->dst, add = st->nhosts;
 			if (in[a] && obs_host[a] && !in[b])
