@@ -153,6 +153,8 @@ typedef struct dmls_analysis {
 	double expected_iter_bytes, observed_iter_bytes;
 	double server_bytes;      /* star seen from its hub only: median payload the
 				   * hub sends per iteration (W S), else NAN */
+	int ends_from_acks;       /* one sender alone: iteration ends from its
+				   * acknowledgements of its peer's reply */
 	int pulled_first;         /* star seen with its hub: the first sends (the
 				   * initial pull) were left out as warm-up */
 	dmls_phases phases;
@@ -213,6 +215,8 @@ int dmls_iterations_find_pairs(dmls_iterations *it, const dmls_stats *st, const 
 /* Forget the first iteration (a parameter server's initial model pull seen
  * from the server alone) and recompute the period. */
 void dmls_iterations_drop_first(dmls_iterations *it);
+/* period_s, period_median_s, duration_cv again from comm_end_s. */
+void dmls_iterations_period(dmls_iterations *it);
 void dmls_iterations_release(dmls_iterations *it);
 
 /* Burstiness of a series (any bin width). */

@@ -37,7 +37,10 @@
 
 #define PHASE_GAP_S 0.005
 #define PHASE_GAP_SHARE 0.05
-#define INITIAL_PULL_SHARE 0.25 /* workers' bytes in a pull-only first iteration */
+#define ACK_JOIN 10          /* bins (1 ms): acknowledgements of one reply */
+#define ACK_MIN_WIRE 1024.0  /* bytes of acknowledgements that make a reply */
+#define ACK_MAX_BINS (1 << 24)
+#define INITIAL_PULL_SHARE 0.5 /* workers' bytes in a pull-only first iteration, of a step's */
 
 static void note(dmls_analysis *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void note(dmls_analysis *a, const char *fmt, ...)
@@ -166,8 +169,11 @@ static void notes_view(dmls_analysis *a, const dmls_stats *st)
 		note(a, "the hub's first sends (the workers' initial pull of the model) are "
 			"warm-up, not a step");
 	if (p->lone_sender && a->iter.count >= 2)
-		note(a, "period from one rank's sending alone: a step that ends with a message "
-			"it receives (a server's reply) is not seen to end");
+		note(a, a->ends_from_acks
+				? "iterations end with the sender's acknowledgements of its peer's "
+				  "reply (the reply itself is not in the capture)"
+				: "period from one rank's sending alone: a step that ends with a "
+				  "message it receives (a server's reply) is not seen to end");
 }
 
 static void notes_all(dmls_analysis *a, const dmls_stats *st)
@@ -198,16 +204,89 @@ static void notes_all(dmls_analysis *a, const dmls_stats *st)
 		     a->iter.period_s, a->log.mean_step_s, 100 * a->log.period_error);
 }
 
-/* Payload host h sent in [t0_s, t1_s) (seconds from st->t0_ns). */
+typedef struct range_sum {
+	int64_t a, b;
+	double sum;
+} range_sum;
+
+static void add_in_range(int64_t bin, uint64_t bytes, void *ctx)
+{
+	range_sum *r = ctx;
+	if (bin >= r->a && bin < r->b)
+		r->sum += (double)bytes;
+}
+
+/* Payload host h sent in [t0_s, t1_s) (seconds from st->t0_ns); visits
+ * the non-empty bins only (a capture may span years). */
 static double sent_between(const dmls_stats *st, size_t h, double t0_s, double t1_s)
 {
 	const dmls_series *s = &st->hosts[h].tx_payload;
 	double bin_s = (double)s->bin_ns * 1e-9, off_s = (double)(s->t0_ns - st->t0_ns) * 1e-9;
-	int64_t a = (int64_t)floor((t0_s - off_s) / bin_s), b = (int64_t)floor((t1_s - off_s) / bin_s);
-	double sum = 0;
-	for (int64_t k = a; k < b; k++)
-		sum += (double)dmls_series_get(s, k);
-	return sum;
+	range_sum r = {(int64_t)floor((t0_s - off_s) / bin_s), (int64_t)floor((t1_s - off_s) / bin_s),
+		       0};
+	dmls_series_foreach(s, add_in_range, &r);
+	return r.sum;
+}
+
+/* One sender with one data peer (a parameter server's worker, or a ring
+ * rank) seen alone: its step ends when it has received the reply (the
+ * server's parameters), which the capture does not hold, but the sender's
+ * acknowledgements of it are there: bins where it sent to its peer
+ * packets without payload.  Each iteration's end moves to the end of the
+ * first burst of acknowledgements after its own sending (bins at most
+ * ACK_JOIN apart, at least ACK_MIN_WIRE bytes of them); when an iteration
+ * has none, the ends stay.  Returns 1 when they moved. */
+static int ends_from_acks(dmls_analysis *a, const dmls_stats *st)
+{
+	const dmls_pattern *p = &a->pattern;
+	dmls_iterations *it = &a->iter;
+	if (!p->lone_sender || p->npairs != 1 || it->count < 3)
+		return 0;
+	const dmls_pair *pr = &st->pairs[p->pairs[0]];
+	const dmls_series *w = &pr->series, *x = &st->hosts[pr->src].tx_payload;
+	if (w->bin_ns != x->bin_ns || w->t0_ns != x->t0_ns)
+		return 0;
+	double bin_s = (double)w->bin_ns * 1e-9, off_s = (double)(w->t0_ns - st->t0_ns) * 1e-9;
+	double *end = malloc(it->count * sizeof(double));
+	if (!end)
+		return 0;
+	size_t found = 0;
+	int64_t budget = ACK_MAX_BINS; /* bins looked at, all iterations together */
+	for (size_t i = 0; i < it->count; i++) {
+		int64_t k = (int64_t)ceil((it->comm_end_s[i] - off_s) / bin_s);
+		int64_t stop = i + 1 < it->count ? (int64_t)floor((it->bounds_s[i + 1] - off_s) / bin_s)
+						 : w->max_bin + 1;
+		k = k < w->min_bin ? w->min_bin : k;
+		stop = stop > w->max_bin + 1 ? w->max_bin + 1 : stop;
+		if (stop - k > budget)
+			break; /* too long to scan bin by bin: keep the ends */
+		budget -= stop > k ? stop - k : 0;
+		int64_t first = -1, last = -1;
+		double sum = 0;
+		for (; k < stop; k++) {
+			if (dmls_series_get(w, k) == 0 || dmls_series_get(x, k) != 0)
+				continue; /* acknowledgements only */
+			if (last >= 0 && k - last > ACK_JOIN) {
+				if (sum >= ACK_MIN_WIRE)
+					break;
+				first = -1, sum = 0; /* a lone ACK: not the reply */
+			}
+			if (first < 0)
+				first = k;
+			last = k;
+			sum += (double)dmls_series_get(w, k);
+		}
+		if (first < 0 || sum < ACK_MIN_WIRE)
+			break;
+		end[i] = off_s + (double)(last + 1) * bin_s;
+		found++;
+	}
+	if (found == it->count) {
+		memcpy(it->comm_end_s, end, it->count * sizeof(double));
+		dmls_iterations_period(it);
+	}
+	free(end);
+	return found == it->count;
 }
 
 /* A star seen with its hub: is the first iteration the workers' initial
@@ -261,6 +340,8 @@ static int find_iterations(dmls_analysis *a, dmls_stats *st, dmls_error *err)
 		a->server_bytes = a->iter.bytes_per_worker;
 		a->iter.bytes_per_worker = a->iter.bytes_spread = NAN;
 	}
+	if (rc == 0)
+		a->ends_from_acks = ends_from_acks(a, st);
 	if (rc == 0 && hub_seen && initial_pull(a, st, workers, nworkers)) {
 		dmls_iterations_drop_first(&a->iter);
 		a->pulled_first = 1;

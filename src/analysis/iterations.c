@@ -375,15 +375,11 @@ static void fill_times(dmls_iterations *it, const job_series *js, const size_t *
 	free(d);
 }
 
-void dmls_iterations_drop_first(dmls_iterations *it)
+void dmls_iterations_period(dmls_iterations *it)
 {
-	if (it->count < 3)
+	size_t n = it->count;
+	if (n < 2)
 		return;
-	size_t n = --it->count;
-	memmove(it->starts_s, it->starts_s + 1, n * sizeof(double));
-	memmove(it->bounds_s, it->bounds_s + 1, n * sizeof(double));
-	memmove(it->comm_end_s, it->comm_end_s + 1, n * sizeof(double));
-	memmove(it->bytes, it->bytes + 1, n * sizeof(double));
 	double *d = malloc((n - 1) * sizeof(double));
 	if (!d)
 		return;
@@ -393,6 +389,18 @@ void dmls_iterations_drop_first(dmls_iterations *it)
 	it->duration_cv = dmls_robust_cv(d, n - 1);
 	it->period_median_s = dmls_median(d, n - 1);
 	free(d);
+}
+
+void dmls_iterations_drop_first(dmls_iterations *it)
+{
+	if (it->count < 3)
+		return;
+	size_t n = --it->count;
+	memmove(it->starts_s, it->starts_s + 1, n * sizeof(double));
+	memmove(it->bounds_s, it->bounds_s + 1, n * sizeof(double));
+	memmove(it->comm_end_s, it->comm_end_s + 1, n * sizeof(double));
+	memmove(it->bytes, it->bytes + 1, n * sizeof(double));
+	dmls_iterations_period(it);
 }
 
 void dmls_iterations_release(dmls_iterations *it)
