@@ -33,7 +33,7 @@ update and before the replies, so each window holds the pull of step k-1 and
 the push of step k: still S each way per worker.
 For the hand-made algorithms every expected pair is checked too: the median
 bytes per step to that peer within tol of the plan (so a butterfly whose
-partners do not halve fails), "pairs" in the table is the worst pair ratio.
+partners do not halve fails); a host row shows its worst pair ratio.
 
 A host passes when |measured/formula - 1| <= tol and at least 95 % of its
 step bytes go to the expected peer(s).  Exit 0 when every run passes, 1
