@@ -338,9 +338,13 @@ static int group_ok(const dmls_graph *g, size_t a, size_t m)
 	return edges == m - 1 || (deg2 && edges == m);
 }
 
+/* Of the group sizes that fit, the one with the fewest leaders per group
+ * (one leader each is the classic hierarchical all-reduce: 4 pairs whose
+ * leaders form a ring are also 2 groups of 4 with 2 leaders each), then the
+ * most bytes inside the groups. */
 double dmls_shape_hierarchical(const dmls_graph *g, size_t *ngroups)
 {
-	size_t n = g->n;
+	size_t n = g->n, best_lead = n;
 	double best = 0;
 	if (n < 4 || n > 32)
 		return 0;
@@ -348,6 +352,7 @@ double dmls_shape_hierarchical(const dmls_graph *g, size_t *ngroups)
 		if (n % m)
 			continue;
 		int ok = 1;
+		size_t maxlead = 0;
 		double intra = 0, inter = 0;
 		for (size_t a = 0; a < n && ok; a += m) {
 			ok = group_ok(g, a, m);
@@ -367,10 +372,12 @@ double dmls_shape_hierarchical(const dmls_graph *g, size_t *ngroups)
 			}
 			if (leaders == 0 || leaders > (m + 1) / 2)
 				ok = 0;
+			maxlead = leaders > maxlead ? leaders : maxlead;
 		}
 		double frac = intra / (intra + inter);
-		if (ok && frac > best) {
+		if (ok && frac > 0 && (maxlead < best_lead || (maxlead == best_lead && frac > best))) {
 			best = frac;
+			best_lead = maxlead;
 			*ngroups = n / m;
 		}
 	}

@@ -142,6 +142,24 @@ static void hier_iter(dmls_stats *st, int64_t t, int iter)
 	synth_send(st, t, 5, 1, S_BYTES / 2);
 }
 
+/* Four groups of 2 (1-2, 3-4, 5-6, 7-8): a member sends S to its leader,
+ * the leaders 1, 3, 5, 7 ring all-reduce, then each leader sends S back. */
+static void hier2_iter(dmls_stats *st, int64_t t, int iter)
+{
+	(void)iter;
+	int64_t end = t;
+	for (int g = 0; g < 4; g++)
+		end = synth_send(st, t, 2 + 2 * g, 1 + 2 * g, S_BYTES);
+	t = end + 50000;
+	for (int step = 0; step < 6; step++) {
+		for (int g = 0; g < 4; g++)
+			end = synth_send(st, t, 1 + 2 * g, 1 + 2 * ((g + 1) % 4), S_BYTES / 4);
+		t = end + 50000;
+	}
+	for (int g = 0; g < 4; g++)
+		synth_send(st, t, 1 + 2 * g, 2 + 2 * g, S_BYTES);
+}
+
 /* Pair averaging: a new random perfect matching of 6 hosts every iteration. */
 static void pairwise_iter(dmls_stats *st, int64_t t, int iter)
 {
@@ -384,6 +402,20 @@ static void test_hierarchical(void **state)
 	dmls_stats_release(&st);
 }
 
+/* 4 groups of 2 with one leader each, not 2 groups of 4 with two */
+static void test_hierarchical_pairs(void **state)
+{
+	(void)state;
+	dmls_stats st;
+	dmls_stats_init(&st, 0);
+	g_n = 8;
+	run_job(&st, SYNTH_T0, hier2_iter, 20, 0.03);
+	dmls_analysis *a = check_job(&st, DMLS_PAT_HIERARCHICAL, 8, -1);
+	assert_int_equal(a->pattern.ngroups, 4);
+	dmls_analysis_free(a);
+	dmls_stats_release(&st);
+}
+
 static void test_pairwise(void **state)
 {
 	(void)state;
@@ -509,7 +541,8 @@ int main(void)
 		cmocka_unit_test(test_star_one_worker), cmocka_unit_test(test_tree),
 		cmocka_unit_test(test_clique),       cmocka_unit_test(test_butterfly),
 		cmocka_unit_test(test_butterfly_six),
-		cmocka_unit_test(test_hierarchical), cmocka_unit_test(test_pairwise),
+		cmocka_unit_test(test_hierarchical), cmocka_unit_test(test_hierarchical_pairs),
+		cmocka_unit_test(test_pairwise),
 		cmocka_unit_test(test_one_iteration), cmocka_unit_test(test_stall),
 		cmocka_unit_test(test_two_jobs),     cmocka_unit_test(test_control_only),
 		cmocka_unit_test(test_empty),
