@@ -17,6 +17,14 @@
  * way, a worker S each way; a rank whose sending was not captured shows a
  * few acknowledgements or control replies against megabytes received).
  *
+ * One host's capture of both directions (every packet from or to it, 3
+ * or more hosts): only that host is observed; the others' edges to it are
+ * seen whole (a ring predecessor's), their other sending not at all, so a
+ * star there is only called one when the hub's edges are balanced (a
+ * butterfly's partners differ 2:1).  A star centered on its one hub with
+ * balanced edges is whole: spokes talk to hubs only, so the hub's capture
+ * holds every rank's sending (the same packets as every rank's file).
+ *
  * On a partial view (some rank of the data graph not observed):
  *   - the graph keeps only the observed senders' edges (the threshold is
  *     DMLS_EDGE_FRACTION of their largest pair) and is classified on what
@@ -24,11 +32,13 @@
  *       star  the hubs (observed hosts sending data to 2 or more ranks, or
  *             hosts receiving data from 2 or more) are at most half of the
  *             ranks, no edge joins two spokes, an observed hub sends to
- *             every spoke, an observed spoke to every hub;
+ *             every spoke, an observed spoke to every hub, the edges'
+ *             volumes within STAR_BALANCE of each other;
  *       ring  every observed sender sends data to exactly one rank, no
  *             rank receives from two, no cycle short of all ranks; the
  *             order is the longest chain seen.  One sender with one data
- *             peer is also what a parameter server's worker shows: it is
+ *             peer (no chain of 3 seen) is also what a parameter
+ *             server's worker shows: it is
  *             a ring only when that sender also moved bulk (at least
  *             DMLS_MIN_DATA_BYTES) to another host (a collective's
  *             broadcast: DDP's initial parameters); else the kind is
@@ -53,6 +63,7 @@
 #include "dmlscope/analysis.h"
 
 #define OBS_SHARE 0.1
+#define STAR_BALANCE 0.7 /* a partial star: hub edges within this ratio */
 #define VIEW_MIN_BULK (256.0 * 1024)
 
 int dmls_host_observed(const dmls_stats *st, size_t h)
@@ -79,6 +90,7 @@ static void sort_hosts(const dmls_stats *st, size_t *v, size_t n)
 
 typedef struct view {
 	size_t n;
+	size_t center;        /* local index of the capturing host, n if none */
 	const size_t *node;   /* host indexes */
 	unsigned char *obs;   /* n */
 	unsigned char *e;     /* n*n: observed sender u sends data to v */
@@ -139,7 +151,10 @@ static double view_star(const view *v, size_t *hubs, size_t *nhubs)
 	for (size_t u = 0; u < n; u++)
 		if (hub[u])
 			hubs[(*nhubs)++] = v->node[u];
-	c = 0.8 * (0.6 + 0.4 * balance(v));
+	double bal = balance(v);
+	if (bal < STAR_BALANCE)
+		goto out; /* a hub's partners at different volumes: halving, not a star */
+	c = 0.8 * (0.6 + 0.4 * bal);
 out:
 	free(hub);
 	return c;
@@ -212,7 +227,7 @@ static int classify_view(dmls_pattern *p, const dmls_stats *st, view *v)
 		p->kind = DMLS_PAT_STAR;
 	} else if ((c = view_ring(v, p->order, &p->norder)) > 0) {
 		p->kind = DMLS_PAT_RING;
-		if (nobs == 1) {
+		if (nobs == 1 && p->norder < 3) { /* a chain of 3 is no star spoke */
 			size_t peer = n;
 			for (size_t x = 0; x < n; x++)
 				if (v->e[lone * n + x])
@@ -262,6 +277,63 @@ static size_t add_contacts(const dmls_stats *st, size_t *m, size_t n, unsigned c
 	return n;
 }
 
+/* The host every packet of the capture comes from or goes to (one host's
+ * capture of both directions), or st->nhosts. */
+static size_t view_center(const dmls_stats *st)
+{
+	if (st->nhosts < 3 || st->npairs == 0)
+		return st->nhosts;
+	size_t a = st->pairs[0].src, b = st->pairs[0].dst;
+	int a_ok = 1, b_ok = 1;
+	for (size_t k = 0; k < st->npairs; k++) {
+		const dmls_pair *pr = &st->pairs[k];
+		if (pr->packets == 0)
+			continue;
+		a_ok = a_ok && (pr->src == a || pr->dst == a);
+		b_ok = b_ok && (pr->src == b || pr->dst == b);
+	}
+	return a_ok ? a : b_ok ? b : st->nhosts;
+}
+
+/* A star whose one hub is the center, its edges balanced and both ways
+ * with every spoke: every rank's
+ * sending is in a hub's capture (spokes talk to hubs only), the view is
+ * whole, the same packets as a capture of every rank. */
+static int whole_star(const dmls_pattern *p, const dmls_stats *st, size_t center)
+{
+	if (p->kind != DMLS_PAT_STAR || p->nhubs != 1 || p->hubs[0] != center)
+		return 0;
+	double lo = INFINITY, hi = 0;
+	for (size_t k = 0; k < st->npairs; k++) {
+		const dmls_pair *pr = &st->pairs[k];
+		if (pr->src == pr->dst || (pr->src != center && pr->dst != center))
+			continue;
+		hi = fmax(hi, (double)pr->payload_bytes);
+	}
+	for (size_t k = 0; k < st->npairs; k++) {
+		const dmls_pair *pr = &st->pairs[k];
+		if (pr->src == pr->dst || (pr->src != center && pr->dst != center) ||
+		    (double)pr->payload_bytes < DMLS_EDGE_FRACTION * hi)
+			continue;
+		lo = fmin(lo, (double)pr->payload_bytes);
+	}
+	if (!(hi > 0 && lo / hi >= STAR_BALANCE))
+		return 0;
+	for (size_t i = 0; i < p->ranks; i++) { /* a spoke pushes and pulls */
+		size_t u = p->members[i];
+		if (u == center)
+			continue;
+		long up = dmls_stats_find_pair(st, (uint32_t)u, (uint32_t)center);
+		long down = dmls_stats_find_pair(st, (uint32_t)center, (uint32_t)u);
+		int e_up = up >= 0 && (double)st->pairs[up].payload_bytes >= DMLS_EDGE_FRACTION * hi;
+		int e_down =
+			down >= 0 && (double)st->pairs[down].payload_bytes >= DMLS_EDGE_FRACTION * hi;
+		if (e_up != e_down)
+			return 0; /* one way only: a ring's neighbours */
+	}
+	return 1;
+}
+
 int dmls_pattern_view(dmls_pattern *p, const dmls_stats *st)
 {
 	free(p->observed);
@@ -281,8 +353,12 @@ int dmls_pattern_view(dmls_pattern *p, const dmls_stats *st)
 	if (!obs_host || !in || !m || !local || !p->observed)
 		goto out;
 	size_t nobs = 0;
-	for (size_t h = 0; h < nh; h++)
-		obs_host[h] = (unsigned char)dmls_host_observed(st, h);
+	size_t center = view_center(st);
+	if (center < nh && whole_star(p, st, center))
+		center = nh;
+	for (size_t h = 0; h < nh; h++) /* one host's capture: the others only towards it */
+		obs_host[h] = (unsigned char)((center == nh || h == center) &&
+					      dmls_host_observed(st, h));
 	for (size_t u = 0; u < n; u++)
 		nobs += obs_host[p->members[u]];
 	rc = 0;
@@ -307,13 +383,16 @@ int dmls_pattern_view(dmls_pattern *p, const dmls_stats *st)
 	p->members = m;
 	m = NULL;
 	p->ranks = n;
-	v = (view){n, p->members, calloc(n, 1), calloc(n * n, 1), calloc(n * n, sizeof(double))};
+	v = (view){n, n, p->members, calloc(n, 1), calloc(n * n, 1), calloc(n * n, sizeof(double))};
 	p->pairs = malloc((st->npairs ? st->npairs : 1) * sizeof(size_t));
 	if (!hubs || !order || !v.obs || !v.e || !v.w || !p->pairs)
 		goto out;
 	for (size_t i = 0; i < nh; i++)
 		local[i] = n;
+	v.center = n;
 	for (size_t u = 0; u < n; u++) {
+		if (p->members[u] == center)
+			v.center = u;
 		local[p->members[u]] = u;
 		v.obs[u] = obs_host[p->members[u]];
 		if (v.obs[u])
@@ -325,8 +404,8 @@ int dmls_pattern_view(dmls_pattern *p, const dmls_stats *st)
 		const dmls_pair *pr = &st->pairs[k];
 		size_t a = local[pr->src], b = local[pr->dst];
 		maxall = fmax(maxall, (double)pr->payload_bytes);
-		if (a == n || b == n || a == b || !v.obs[a])
-			continue;
+		if (a == n || b == n || a == b || (!v.obs[a] && b != v.center))
+			continue; /* seen: an observed host's sending, all sent to the center */
 		v.w[a * n + b] = (double)pr->payload_bytes;
 		maxv = fmax(maxv, v.w[a * n + b]);
 	}
@@ -338,11 +417,12 @@ int dmls_pattern_view(dmls_pattern *p, const dmls_stats *st)
 		if (a == n && b == n && pr->src != pr->dst &&
 		    (double)pr->payload_bytes >= DMLS_EDGE_FRACTION * maxall)
 			outside = 1;
-		if (a == n || b == n || a == b || !v.obs[a] || maxv <= 0 ||
+		if (a == n || b == n || a == b || maxv <= 0 ||
 		    v.w[a * n + b] < DMLS_EDGE_FRACTION * maxv)
 			continue;
 		v.e[a * n + b] = 1;
-		p->pairs[p->npairs++] = k;
+		if (v.obs[a]) /* iterations count the observed senders' edges */
+			p->pairs[p->npairs++] = k;
 		p->edges++;
 	}
 	if (!outside)
