@@ -11,6 +11,9 @@
  *                    its connected components (the largest is "the job"),
  *                    static shape (ring, star, tree, clique, butterfly,
  *                    hierarchical)
+ *      pattern_view.c which ranks' sending the capture holds; on a partial
+ *                    view the shape of the observed senders' edges, ranks
+ *                    from their data peers and contacts
  *   2. iterations.c  period from the autocorrelation of the job's hosts'
  *                    1 ms payload series, boundaries, bytes per worker
  *   3. pattern.c     pairwise check: do partners change from one
