@@ -22,6 +22,7 @@
 
 #include "dmlscope/analysis.h"
 #include "synth.h"
+#include "analysis_check.h"
 
 #define S_BYTES 4000000ULL    /* gradient size */
 #define PERIOD_NS 100000000LL /* 100 ms */
@@ -116,36 +117,6 @@ static void run(dmls_stats *st, int star)
 			ring_iter(st, t + 20 * MS);
 		t += (int64_t)((double)PERIOD_NS * (1 + 0.05 * synth_jitter()));
 	}
-}
-
-static dmls_analysis *analyze(dmls_stats *st)
-{
-	dmls_analysis *a = NULL;
-	dmls_error err;
-	assert_int_equal(dmls_analysis_run(&a, st, NULL, &err), 0);
-	assert_non_null(a);
-	json_t *root = json_object();
-	dmls_analysis_json(a, st, root);
-	char *s = json_dumps(root, 0);
-	assert_non_null(s);
-	assert_null(strstr(s, "nan"));
-	free(s);
-	json_decref(root);
-	return a;
-}
-
-static int has_note(const dmls_analysis *a, const char *word)
-{
-	for (size_t i = 0; i < a->nnotes; i++)
-		if (strstr(a->notes[i], word))
-			return 1;
-	return 0;
-}
-
-static void assert_near(double got, double want, double rel)
-{
-	if (!(fabs(got - want) <= rel * fabs(want)))
-		fail_msg("got %g, want %g within %g %%", got, want, rel * 100);
 }
 
 static void check_kind(const dmls_analysis *a, int kind)
