@@ -5,6 +5,7 @@
 #include "dmlscope/render.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static const char *fmt_bytes(double v, char *buf, size_t n)
 {
@@ -50,15 +51,42 @@ static void header(const dmls_job *job, FILE *fp)
 			(unsigned long long)c->duplicates);
 }
 
+static int cmp_host_volume_desc(const void *x, const void *y, void *ctx)
+{
+	const dmls_stats *st = ctx;
+	const dmls_host *a = &st->hosts[*(const size_t *)x], *b = &st->hosts[*(const size_t *)y];
+	uint64_t va = a->tx_wire_bytes + a->rx_wire_bytes, vb = b->tx_wire_bytes + b->rx_wire_bytes;
+	return (va < vb) - (va > vb);
+}
+
+static int cmp_host_addr(const void *x, const void *y, void *ctx)
+{
+	const dmls_stats *st = ctx;
+	return memcmp(st->hosts[*(const size_t *)x].addr, st->hosts[*(const size_t *)y].addr, 16);
+}
+
+/* Hosts in address order; past MAX_HOSTS_SHOWN, the busiest ones. */
+#define MAX_HOSTS_SHOWN 16
+
 static void hosts(const dmls_stats *st, FILE *fp)
 {
 	static const char *roles[] = {"other", "worker", "server"};
 	char a[32], b[32];
+	size_t *idx = malloc((st->nhosts ? st->nhosts : 1) * sizeof(*idx));
+	if (!idx)
+		return;
+	for (size_t i = 0; i < st->nhosts; i++)
+		idx[i] = i;
+	size_t shown = st->nhosts;
+	if (shown > MAX_HOSTS_SHOWN) {
+		qsort_r(idx, st->nhosts, sizeof(*idx), cmp_host_volume_desc, (void *)st);
+		shown = MAX_HOSTS_SHOWN;
+	}
+	qsort_r(idx, shown, sizeof(*idx), cmp_host_addr, (void *)st);
 	fprintf(fp, "\nhosts (%zu)%*s role     sent (wire)   received     retrans\n", st->nhosts,
 		st->nhosts > 9 ? 28 : 29, "");
-	size_t shown = 0;
-	for (size_t i = 0; i < st->nhosts && shown < 16; i++, shown++) {
-		const dmls_host *h = &st->hosts[i];
+	for (size_t k = 0; k < shown; k++) {
+		const dmls_host *h = &st->hosts[idx[k]];
 		fprintf(fp, "  %-39s %-8s %-13s %-12s %llu\n", h->name,
 			roles[h->role >= 0 && h->role <= 2 ? h->role : 0],
 			fmt_bytes((double)h->tx_wire_bytes, a, sizeof(a)),
@@ -66,7 +94,8 @@ static void hosts(const dmls_stats *st, FILE *fp)
 			(unsigned long long)h->tx_retransmissions);
 	}
 	if (st->nhosts > shown)
-		fprintf(fp, "  ... %zu more (see --csv hosts.csv)\n", st->nhosts - shown);
+		fprintf(fp, "  ... %zu more, less busy (see --csv hosts.csv)\n", st->nhosts - shown);
+	free(idx);
 }
 
 static int cmp_pair_desc(const void *x, const void *y, void *ctx)
