@@ -31,9 +31,19 @@ Formulas (S = truth gradient_bytes = 4 x trainable parameters, N = ranks):
 For the parameter server the log row is written by the server after the
 update and before the replies, so each window holds the pull of step k-1 and
 the push of step k: still S each way per worker.
+  clique          (hand-made, KungFu's CLIQUE) S/N to every other rank, twice:
+                   2(N-1)/N x S per rank
+  pairwise         (hand-made pair averaging) S to the step's partner, which
+                   changes every step: truth.json expected_pair_bytes_by_step
+                   (the plan of each global step; expected_pair_bytes_per_step
+                   is the mean over one round)
 For the hand-made algorithms every expected pair is checked too: the median
 bytes per step to that peer within tol of the plan (so a butterfly whose
-partners do not halve fails); a host row shows its worst pair ratio.
+partners do not halve fails); pairwise: only partners wait for each
+other, so ranks drift by up to a step against rank 0's Batch times, and a
+pair is checked over the whole capture against its plan summed over all
+steps (the share too: bytes to any planned partner / all bytes).  A host
+row shows its worst pair ratio.
 
 A host passes when |measured/formula - 1| <= tol and at least 95 % of its
 step bytes go to the expected peer(s).  Exit 0 when every run passes, 1
@@ -129,17 +139,19 @@ def check_run(run, tol, show_matrix):
             problems.append(f"host {h['host']}: {foreign} packets not from {h['addr']}")
         win = [collections.Counter() for _ in range(K - 1)]
         pre = collections.Counter()
+        alld = collections.Counter()
         total = 0
         rtx = 0
         for ts, src, dst, n, rt in pk:
             total += n
+            alld[dst] += n
             rtx += n if rt else 0
             k = bisect.bisect_left(t, ts)  # t[k-1] < ts <= t[k]
             if k == 0:
                 pre[dst] += n
             elif k < K:
                 win[k - 1][dst] += n
-        per.append({"win": win, "total": total, "pre": pre, "retrans": rtx})
+        per.append({"win": win, "total": total, "pre": pre, "all": alld, "retrans": rtx})
 
     rows = []
     ok_all = not problems
@@ -148,6 +160,17 @@ def check_run(run, tol, show_matrix):
         pairs = collections.defaultdict(dict)  # src -> {dst addr: bytes}
         for src, dst, v in truth["expected_pair_bytes_per_step"]:
             pairs[src][addrs[dst]] = v
+    by_step = None
+    if truth.get("expected_pair_bytes_by_step"):
+        by_step = []  # by_step[k][src] = {dst addr: bytes} in global step k
+        for plan in truth["expected_pair_bytes_by_step"]:
+            m = collections.defaultdict(dict)
+            for src, dst, v in plan:
+                m[src][addrs[dst]] = v
+            by_step.append(m)
+        if len(by_step) < K:
+            problems.append(f"truth plans {len(by_step)} steps, the log has {K}")
+            by_step = None
     for i, h in enumerate(hosts):
         role = h["role"]
         pair_worst = None
@@ -175,9 +198,29 @@ def check_run(run, tol, show_matrix):
             top = agg.most_common(1)[0][0] if agg else None
             peers = [top] if top else []
         share = sum(agg[p] for p in peers) / steady if steady else 0.0
+        if by_step is not None:
+            # partners change every step and only partners wait for each
+            # other, so the ranks drift apart by up to a step and rank 0's
+            # Batch times do not bound another pair's exchange: each pair
+            # is checked over the whole capture, against the sum of its
+            # plan over all K steps
+            want = collections.Counter()
+            for k in range(K):
+                want.update(by_step[k][i])
+            got = per[i]["all"]
+            share = sum(got[p] for p in want) / per[i]["total"] if per[i]["total"] else 0.0
         ratio = med / formula if formula else float("nan")
         ok = abs(ratio - 1) <= tol and share >= 0.95
-        if pairs is not None:
+        if by_step is not None:
+            for p, v in sorted(want.items()):
+                r = got[p] / v
+                if pair_worst is None or abs(r - 1) > abs(pair_worst - 1):
+                    pair_worst = r
+                if abs(r - 1) > tol:
+                    ok = False
+                    problems.append(f"host {i} -> h{idx[p]}: {got[p] / 1e6:.3f} MB in the "
+                                    f"capture, plan {v / 1e6:.3f} MB ({r:.3f})")
+        elif pairs is not None:
             # every expected peer gets its bytes (butterfly: the halving)
             for p, want in sorted(pairs[i].items(), key=lambda x: -x[1]):
                 got = statistics.median(c[p] for c in wins)

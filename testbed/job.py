@@ -23,6 +23,14 @@ python3-torch).  CPU only, one thread per rank.  Two kinds of job:
                        inside each group, ring all-reduce of the group
                        leaders (first rank of each group), then each leader
                        broadcasts along its group's ring (a chain)
+         pairwise      pair averaging (KungFu's PairAveraging, synchronous):
+                       each step, after its local Adam step, a rank swaps
+                       its whole parameter vector (S) with one partner
+                       (round-robin tournament, a new partner every step)
+                       and averages the two
+         clique        direct reduce-scatter then all-gather over all pairs
+                       (KungFu's CLIQUE): chunk j (S/N) to rank j, then the
+                       own reduced chunk to every rank; 2(N-1)/N x S per rank
        The plan of every step (who sends which slice to whom) is computed by
        plan_ops(), which also gives truth.json its expected bytes per pair.
 
@@ -170,8 +178,8 @@ def run_ddp(args):
 # ("send", peer, lo, hi), ("add", peer, lo, hi) (receive and add) or
 # ("copy", peer, lo, hi) (receive and overwrite), on element ranges of the
 # flattened gradient.  In a phase every send is posted first (isend), then
-# the receives are done in order, then the sends are waited for; send and
-# receive ranges of one phase never overlap.
+# the receives are done in order, then the sends are waited for; a send
+# range that a receive of the phase overlaps is sent from a copy.
 
 def _split(lo, hi, k):
     """k contiguous near-equal element ranges of [lo, hi)."""
@@ -198,8 +206,35 @@ def _ring_phases(members, rank, lo, hi):
     return out
 
 
-def plan_ops(alg, rank, world, n, group=4):
-    """The phases rank `rank` runs to all-reduce (sum) n elements."""
+def pair_partner(rank, world, step):
+    """pairwise: rank's partner in `step`, None for a bye.  The round-robin
+    ("circle") tournament, as dmlscope generate does it: with M = N rounded
+    up to even, round k = step mod (M-1) pairs position M-1 with k and
+    (k + i) with (k - i) mod (M-1); every pair meets once in M-1 steps."""
+    M = world + (world & 1)
+    k = step % (M - 1)
+    for i in range(M // 2):
+        a = M - 1 if i == 0 else (k + i) % (M - 1)
+        b = (k + M - 1 - i) % (M - 1)
+        if rank in (a, b):
+            q = b if rank == a else a
+            return q if q < world else None
+    return None
+
+
+def plan_ops(alg, rank, world, n, group=4, step=0):
+    """The phases rank `rank` runs in step `step` to all-reduce (sum) n
+    elements (pairwise: to sum its vector with its partner's)."""
+    if alg == "pairwise":
+        q = pair_partner(rank, world, step)
+        return [] if q is None else [[("send", q, 0, n), ("add", q, 0, n)]]
+    if alg == "clique":
+        # direct reduce-scatter then all-gather over all pairs (KungFu's
+        # CLIQUE: one star per chunk, rooted at the chunk's owner)
+        ch = _split(0, n, world)
+        peers = [q for q in range(world) if q != rank]
+        return [[("send", q, *ch[q]) for q in peers] + [("add", q, *ch[rank]) for q in peers],
+                [("send", q, *ch[rank]) for q in peers] + [("copy", q, *ch[q]) for q in peers]]
     if alg == "butterfly":
         # N not a power of two: MPICH's way (Thakur et al. 2005, sec. 4):
         # with p the largest power of two <= N and r = N - p, each even rank
@@ -264,11 +299,11 @@ def plan_ops(alg, rank, world, n, group=4):
     raise SystemExit(f"job: unknown algorithm '{alg}'")
 
 
-def expected_pairs(alg, world, n, group=4, elem=4):
-    """{(src, dst): bytes per step} from the plans of every rank."""
+def expected_pairs(alg, world, n, group=4, elem=4, step=0):
+    """{(src, dst): bytes in step `step`} from the plans of every rank."""
     pairs = {}
     for r in range(world):
-        for ph in plan_ops(alg, r, world, n, group):
+        for ph in plan_ops(alg, r, world, n, group, step):
             for op, peer, lo, hi in ph:
                 if op == "send":
                     pairs[(r, peer)] = pairs.get((r, peer), 0) + elem * (hi - lo)
@@ -277,7 +312,12 @@ def expected_pairs(alg, world, n, group=4, elem=4):
 
 def run_plan(plan, flat):
     for ph in plan:
-        works = [dist.isend(flat[lo:hi], peer) for op, peer, lo, hi in ph if op == "send"]
+        recv = [(lo, hi) for op, peer, lo, hi in ph if op != "send"]
+        # a send whose range a receive of the same phase writes (pairwise:
+        # the whole vector both ways) sends a copy
+        works = [dist.isend(flat[lo:hi].clone() if any(l < hi and lo < h for l, h in recv)
+                            else flat[lo:hi], peer)
+                 for op, peer, lo, hi in ph if op == "send"]
         for op, peer, lo, hi in ph:
             if op == "send":
                 continue
@@ -297,7 +337,7 @@ def run_manual(args):
     model = build_model(args.model)  # same seed everywhere: no initial broadcast
     params = trainable(model)
     n = sum(p.numel() for p in params)
-    plan = plan_ops(args.algorithm, args.rank, args.world, n, args.group)
+    pairwise = args.algorithm == "pairwise"
     opt = torch.optim.Adam(params, lr=1e-3)
     lossf = nn.CrossEntropyLoss()
     data = make_data(args.rank, args.batch)
@@ -311,15 +351,33 @@ def run_manual(args):
             out = model(x)
             loss = lossf(out, y)
             loss.backward()
-            flat = torch.cat([p.grad.reshape(-1) for p in params])
-            run_plan(plan, flat)
-            flat /= args.world
-            off = 0
-            for p in params:
-                k = p.numel()
-                p.grad.copy_(flat[off:off + k].view_as(p.grad))
-                off += k
-            opt.step()
+            step = epoch * args.steps + b
+            plan = plan_ops(args.algorithm, args.rank, args.world, n, args.group, step)
+            if pairwise:
+                # pair averaging (KungFu's PairAveraging, made synchronous
+                # and symmetric): local Adam step, then the model (S bytes)
+                # is swapped with this step's partner and averaged
+                opt.step()
+                with torch.no_grad():
+                    flat = torch.cat([p.detach().reshape(-1) for p in params])
+                    run_plan(plan, flat)
+                    if plan:
+                        flat /= 2
+                    off = 0
+                    for p in params:
+                        k = p.numel()
+                        p.copy_(flat[off:off + k].view_as(p))
+                        off += k
+            else:
+                flat = torch.cat([p.grad.reshape(-1) for p in params])
+                run_plan(plan, flat)
+                flat /= args.world
+                off = 0
+                for p in params:
+                    k = p.numel()
+                    p.grad.copy_(flat[off:off + k].view_as(p.grad))
+                    off += k
+                opt.step()
             acc = (out.argmax(1) == y).float().mean().item()
             el += loss.item()
             ea += acc
@@ -330,8 +388,24 @@ def run_manual(args):
     dist.barrier()
     if args.rank == 0:
         hist.close()
-        pairs = expected_pairs(args.algorithm, args.world, n, args.group)
-        write_truth(args, model, {
+        total = args.steps * args.epochs
+        by_step = [expected_pairs(args.algorithm, args.world, n, args.group, step=k)
+                   for k in range(total)]
+        pairs = by_step[0]
+        extra = {}
+        if pairwise:
+            # partners change every step: the plan of every step (index =
+            # global step, the one whose Batch row ends it); the per-step
+            # pairs are the mean over one round (M-1 steps)
+            M = args.world + (args.world & 1)
+            pairs = {}
+            for k in range(M - 1):
+                for sd, v in expected_pairs(args.algorithm, args.world, n, args.group,
+                                            step=k).items():
+                    pairs[sd] = pairs.get(sd, 0) + v / (M - 1)
+            extra["expected_pair_bytes_by_step"] = [
+                [[s, d, v] for (s, d), v in sorted(ps.items())] for ps in by_step]
+        write_truth(args, model, {**extra,
             "pattern": args.algorithm, "workers": args.world, "servers": 0,
             "algorithm": args.algorithm,
             "group": args.group if args.algorithm == "hierarchical" else None,
@@ -453,7 +527,8 @@ def run_ps(args):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--kind", choices=["ddp", "ps", "manual"], required=True)
-    ap.add_argument("--algorithm", choices=["butterfly", "tree", "hierarchical"],
+    ap.add_argument("--algorithm", choices=["butterfly", "tree", "hierarchical",
+                                            "pairwise", "clique"],
                     default="butterfly", help="manual: the hand-made all-reduce")
     ap.add_argument("--group", type=int, default=4, help="manual hierarchical: ranks per group")
     ap.add_argument("--rank", type=int, required=True)

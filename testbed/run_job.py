@@ -201,11 +201,15 @@ def main():
     ap.add_argument("--framework", choices=["ddp", "rpc", "manual"], required=True,
                     help="ddp: DDP over Gloo (ring); rpc: parameter server over TensorPipe "
                     "(star); manual: hand-made all-reduce with Gloo send/recv (--algorithm)")
-    ap.add_argument("--algorithm", choices=["butterfly", "tree", "hierarchical"],
+    ap.add_argument("--algorithm", choices=["butterfly", "tree", "hierarchical",
+                                            "pairwise", "clique"],
                     default="butterfly",
                     help="manual: butterfly (recursive halving/doubling; N not a power of two: "
                     "MPICH's extra ranks folded onto odd partners), tree (binary "
-                    "tree reduce + broadcast), hierarchical (rings in groups, leaders across)")
+                    "tree reduce + broadcast), hierarchical (rings in groups, leaders across), "
+                    "pairwise (KungFu-style pair averaging: the model swapped with a partner "
+                    "that changes every step), clique (direct reduce-scatter + all-gather "
+                    "over all pairs, KungFu's CLIQUE)")
     ap.add_argument("--group", type=int, default=4,
                     help="manual hierarchical: ranks per group (default 4)")
     ap.add_argument("--model", default="resnet18",
@@ -368,10 +372,13 @@ def main():
             for s, d, v in truth["expected_pair_bytes_per_step"]:
                 per[s] += v
             truth["expected_tx_bytes_per_rank"] = per
-            if a.algorithm == "butterfly" and not N & (N - 1):  # the mission's formula
+            if (a.algorithm == "butterfly" and not N & (N - 1)) or a.algorithm == "clique":
                 truth["expected_tx_bytes_per_step"] = {"worker": 2 * (N - 1) / N * S}
+            elif a.algorithm == "pairwise" and N % 2 == 0:  # S to the step's partner
+                truth["expected_tx_bytes_per_step"] = {"worker": S}
             else:  # differs per rank (tree, hierarchical, butterfly with
-                # N not a power of two): see expected_tx_bytes_per_rank
+                # N not a power of two, pairwise with byes): see
+                # expected_tx_bytes_per_rank
                 truth["expected_tx_bytes_per_step"] = None
         else:
             W = N - 1
