@@ -28,6 +28,15 @@ int cli_write_json(json_t *doc, const char *dest, const char *cmd, int precision
 	return 0;
 }
 
+int cli_flush_stdout(const char *cmd)
+{
+	if (fflush(stdout)) {
+		fprintf(stderr, "dmlscope %s: cannot write to standard output\n", cmd);
+		return DMLS_EIO;
+	}
+	return 0;
+}
+
 int cli_option_error(const char *cmd, int c, char **argv)
 {
 	if (c == ':')

@@ -12,6 +12,10 @@
  * cannot write" and returns DMLS_EIO. */
 int cli_write_json(json_t *doc, const char *dest, const char *cmd, int precision);
 
+/* Flush standard output; on failure print "dmlscope CMD: cannot write to
+ * standard output" and return DMLS_EIO, else 0. */
+int cli_flush_stdout(const char *cmd);
+
 /* Report getopt_long's ':' (missing value) or '?' (unknown option) for the
  * option at argv[optind - 1] in one line; returns -1. */
 int cli_option_error(const char *cmd, int c, char **argv);

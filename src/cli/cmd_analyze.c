@@ -94,11 +94,7 @@ static int render(const dmls_job *job, const struct analyze_opts *o)
 	}
 	if (o->report && write_report(job, o->report))
 		return DMLS_EIO;
-	if (fflush(stdout)) {
-		fprintf(stderr, "dmlscope analyze: cannot write to standard output\n");
-		return DMLS_EIO;
-	}
-	return 0;
+	return cli_flush_stdout("analyze");
 }
 
 int cmd_analyze(int argc, char **argv)

@@ -67,11 +67,7 @@ static int render(const dmls_compare *c, const struct compare_opts *o)
 		fprintf(stderr, "dmlscope compare: %s\n", err.msg);
 		return err.status;
 	}
-	if (fflush(stdout)) {
-		fprintf(stderr, "dmlscope compare: cannot write to standard output\n");
-		return DMLS_EIO;
-	}
-	return 0;
+	return cli_flush_stdout("compare");
 }
 
 int cmd_compare(int argc, char **argv)
