@@ -18,7 +18,7 @@
  *                    1 ms payload series, boundaries, bytes per worker
  *   3. pattern.c     pairwise check: do partners change from one
  *                    iteration-long window to the next?
- *   4. S from bytes per worker and the pattern (contract.md)
+ *   4. S from bytes per worker and the pattern (doc/analysis.md)
  *   5. phases.c, burstiness.c, trainlog_metrics.c
  *
  * Unknown numbers are NAN in the struct; renderers write them as null.
@@ -33,6 +33,7 @@
 
 #include <jansson.h>
 
+#include "dmlscope/burst.h"
 #include "dmlscope/error.h"
 #include "dmlscope/runfolder.h"
 #include "dmlscope/stats.h"
@@ -48,7 +49,7 @@ enum dmls_pattern_kind {
 	DMLS_PAT_PAIRWISE,
 };
 
-/* "ring", "tree", ... "unknown" (the contract's names). */
+/* "ring", "tree", ... "unknown" (the names of doc/contract.md). */
 const char *dmls_pattern_name(int kind);
 
 #define DMLS_EDGE_FRACTION 0.10 /* pairs below this share of the max pair are control plane */
@@ -78,19 +79,7 @@ typedef struct dmls_pattern {
 				* bulk transfer (a ring neighbour or a PS worker) */
 } dmls_pattern;
 
-#define DMLS_NTAU 6
-#define DMLS_NRATE 4
-extern const double dmls_burst_tau_s[DMLS_NTAU];   /* 100us 1ms 5ms 10ms 100ms 1s */
-extern const double dmls_burst_rate_bps[DMLS_NRATE]; /* 1, 10, 40, 100 Gbit/s */
-
-/* Network calculus burstiness of one byte series (Cruz 1991; Le Boudec &
- * Thiran 2001).  NAN where unknown (tau shorter than the series' bin). */
-typedef struct dmls_burst {
-	double mean_bps;                   /* bits per second over the span */
-	double max_window_bytes[DMLS_NTAU]; /* E(tau) */
-	double peak_to_mean[DMLS_NTAU];    /* E(tau) / (mean rate * tau) */
-	double max_backlog_bytes[DMLS_NRATE]; /* B_max(r) */
-} dmls_burst;
+/* dmls_burst: burst.h */
 
 typedef struct dmls_dist {
 	size_t n;

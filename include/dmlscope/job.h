@@ -22,6 +22,7 @@
 typedef struct dmls_job_opts {
 	int64_t bin_ns;     /* throughput bin, 0 = 1 ms */
 	const char *filter; /* BPF expression or NULL */
+	dmls_stats_limits limits; /* table caps, zeros = defaults */
 } dmls_job_opts;
 
 typedef struct dmls_job {

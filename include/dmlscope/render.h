@@ -2,7 +2,7 @@
  * render.h - the analyzed job rendered as JSON, CSV files and a summary.
  *
  * Renderers only read the result model (dmls_job); they compute nothing the
- * analysis did not.  JSON keys follow ../shared/spec/contract.md: numbers in
+ * analysis did not.  JSON keys follow doc/contract.md: numbers in
  * bytes, seconds and bits per second, unknown values null (never NaN).
  */
 #ifndef DMLSCOPE_RENDER_H
@@ -26,10 +26,6 @@ int dmls_job_csv(const dmls_job *job, const char *dir, dmls_error *err);
 
 /* The terminal summary a person reads in ten seconds. */
 void dmls_job_text(const dmls_job *job, FILE *fp);
-
-/* Aggregate wire bytes per bin of st->bin_ns (from the pair series); the
- * caller releases the series. */
-int dmls_job_throughput(const dmls_stats *st, dmls_series *out);
 
 /* The analysis' renderers (src/out/json_analysis.c and friends, also declared in analysis.h). */
 void dmls_analysis_json(const dmls_analysis *a, const dmls_stats *st, json_t *root);

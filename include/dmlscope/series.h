@@ -56,6 +56,24 @@ int64_t dmls_series_span_bins(const dmls_series *s);
 void dmls_series_dense(const dmls_series *s, int64_t from, size_t n,
 		       uint32_t factor, double *out);
 
+/* Bytes of counters the series holds (its chunks). */
+size_t dmls_series_mem_bytes(const dmls_series *s);
+
+/*
+ * Double the bin width: bin k becomes bin floor(k / 2) of a grid with the
+ * same t0, so every count stays and only resolution is lost.  0, or -1 when
+ * out of memory (the series is then unchanged).
+ */
+int dmls_series_coarsen(dmls_series *s);
+
+/*
+ * Add every bin of src into dst: a partial state of the same series (the
+ * same t0) merges exactly.  dst's bin width must be a multiple of src's
+ * (src is coarsened first when it is finer than dst and dst's width is a
+ * multiple of it; returns -1 when the grids do not fit or out of memory).
+ */
+int dmls_series_merge(dmls_series *dst, const dmls_series *src);
+
 /* Visit every non-empty bin in time order. */
 typedef void (*dmls_series_visit_fn)(int64_t bin, uint64_t bytes, void *ctx);
 void dmls_series_foreach(const dmls_series *s, dmls_series_visit_fn fn, void *ctx);

@@ -5,15 +5,34 @@
  * holds small independent sinks: a host table, a pair (source-destination)
  * table that is the volume matrix, a flow table (TCP/UDP 5-tuples, never
  * split at idle time: a training job idles through every compute phase),
- * and binned time series.  Memory grows with hosts, pairs, flows and the
- * time that holds traffic, never with packets.  Every counter is 64-bit.
+ * binned time series and an online burstiness window.  Every counter is
+ * 64-bit.
+ *
+ * Memory is bounded, whatever the capture:
+ *   - Tables have a cap (dmls_stats_limits: hosts, pairs, flows).  At the
+ *     cap, the smaller half of the table (by wire bytes) is folded into an
+ *     `other` account (dmls_fold) and its slots reused: the largest hosts,
+ *     pairs and flows stay exact (a heavy hitter is never folded while
+ *     lighter entries exist; batch eviction in the manner of Manku &
+ *     Motwani's lossy counting, VLDB 2002), totals are always exact, and
+ *     the folded entries, packets and bytes are counted.  A folded key seen
+ *     again starts a new entry from zero.
+ *   - Series are sparse (series.h) and belong to a class sharing one bin
+ *     width (hosts' tx payload and the total payload; pairs and the total
+ *     wire bytes; flows' activity).  When a class holds more than its
+ *     budget of bins, every series of the class doubles its bin width
+ *     (dmls_series_coarsen): resolution is lost, never bytes, and the bin
+ *     width in the output says so.  Bursty training traffic (a burst per
+ *     step, quiet compute in between) stays at full resolution for hours.
+ *   - Burstiness of the total wire bytes at 100 us is computed online
+ *     (burst.h) and needs no series.
  *
  * Time series kept (all in bytes; "payload" = TCP/UDP payload):
- *   total_wire      all packets, wire bytes, fine bins (fine_bin_ns, 100 us)
- *   total_payload   all packets, payload bytes, fine bins
- *   host.tx_payload each host's sent payload, bins of host_bin_ns (1 ms)
- *   pair.series     each pair's wire bytes, bins of bin_ns (--bin)
- *   flow.activity   each flow's wire bytes, 10 s bins
+ *   total_wire      all packets, wire bytes, pair class (bin_ns, --bin)
+ *   total_payload   all packets, payload bytes, host class (1 ms)
+ *   host.tx_payload each host's sent payload, host class (1 ms)
+ *   pair.series     each pair's wire bytes, pair class (bin_ns, --bin)
+ *   flow.activity   each flow's wire bytes, flow class (10 s)
  */
 #ifndef DMLSCOPE_STATS_H
 #define DMLSCOPE_STATS_H
@@ -21,8 +40,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dmlscope/burst.h"
 #include "dmlscope/decode.h"
 #include "dmlscope/series.h"
+#include "dmlscope/itable.h"
 
 #define DMLS_FINE_BIN_NS 100000LL          /* 100 us */
 #define DMLS_HOST_BIN_NS 1000000LL         /* 1 ms */
@@ -61,12 +82,49 @@ typedef struct dmls_flow {
 	dmls_series activity;  /* wire bytes, 10 s bins */
 } dmls_flow;
 
+/* Table caps: past them the smaller half folds into `other`. */
+#define DMLS_DEFAULT_MAX_HOSTS 8192
+#define DMLS_DEFAULT_MAX_FLOWS 131072
+/* Series budgets per class, bytes of bins (8 bytes each). */
+#define DMLS_HOST_SERIES_BUDGET (12u << 20)
+#define DMLS_PAIR_SERIES_BUDGET (12u << 20)
+#define DMLS_FLOW_SERIES_BUDGET (8u << 20)
+
+typedef struct dmls_stats_limits {
+	size_t max_hosts;      /* 0 = default */
+	size_t max_pairs;      /* 0 = 4 x max_hosts */
+	size_t max_flows;      /* 0 = default */
+} dmls_stats_limits;
+
+/* What was folded out of a table: entries, and their counts at folding. */
+typedef struct dmls_fold {
+	uint64_t entries, packets, wire_bytes, payload_bytes;
+} dmls_fold;
+
+enum { DMLS_CLASS_HOST, DMLS_CLASS_PAIR, DMLS_CLASS_FLOW, DMLS_NCLASS };
+
+/* Series sharing one bin width and one memory budget. */
+typedef struct dmls_series_class {
+	int64_t base_bin_ns;   /* the width asked for */
+	int64_t bin_ns;        /* the width now (base x 2^coarsened) */
+	unsigned coarsened;
+	size_t mem_bytes;      /* bins held by the class */
+	size_t budget_bytes;
+	size_t trigger_bytes;  /* coarsen past this (>= budget) */
+} dmls_series_class;
+
 typedef struct dmls_stats {
-	int64_t bin_ns;        /* --bin, default 1 ms */
+	int64_t bin_ns;        /* --bin asked for, default 1 ms (see the pair class) */
 	int64_t t0_ns;         /* time of the first packet, origin of every series */
 	int64_t first_ns, last_ns;
 	uint64_t packets, wire_bytes, payload_bytes;
 	uint64_t retransmissions;
+	uint64_t flows_seen;   /* flow entries ever made (distinct 5-tuples unless
+				* a folded flow came back) */
+
+	size_t max_hosts, max_pairs, max_flows;
+	dmls_fold fold_hosts;  /* hosts folded: their sending (tx) counts */
+	dmls_fold fold_pairs, fold_flows;
 
 	size_t nhosts, hosts_cap;
 	dmls_host *hosts;
@@ -75,12 +133,23 @@ typedef struct dmls_stats {
 	size_t nflows, flows_cap;
 	dmls_flow *flows;
 
-	dmls_series total_wire;    /* fine bins */
-	dmls_series total_payload; /* fine bins */
+	dmls_series total_wire;    /* pair class */
+	dmls_series total_payload; /* host class */
+	dmls_series_class cls[DMLS_NCLASS];
 
-	/* hash indexes (internal) */
-	uint32_t *host_idx, *pair_idx, *flow_idx;
-	size_t host_hcap, pair_hcap, flow_hcap;
+	/* online burstiness of the total wire bytes, 100 us bins */
+	dmls_burst_stream fine;
+	int64_t fine_bin;          /* the open bin */
+	uint64_t fine_bytes;       /* its bytes so far */
+
+	/* results of dmls_stats_finish */
+	int finished;
+	dmls_burst burst_total;    /* total wire bytes, 100 us bins */
+	uint64_t peak_bin_wire_bytes; /* largest total_wire bin */
+	uint64_t flow_p50_bytes, flow_p90_bytes, flow_p99_bytes, flow_max_bytes;
+
+	/* indexes (internal) */
+	dmls_itable host_idx, pair_idx, flow_idx;
 	int oom;                   /* set when an allocation failed */
 	/* the previous packet's addresses and table indexes: packets come in
 	 * runs of one flow, so most packets skip the host and pair lookups */
@@ -91,12 +160,21 @@ typedef struct dmls_stats {
 	uint8_t last_proto;
 } dmls_stats;
 
-/* bin_ns <= 0 selects the default 1 ms. */
+/* bin_ns <= 0 selects the default 1 ms; limits NULL: the defaults. */
 void dmls_stats_init(dmls_stats *st, int64_t bin_ns);
+void dmls_stats_init_limits(dmls_stats *st, int64_t bin_ns, const dmls_stats_limits *lim);
 void dmls_stats_release(dmls_stats *st);
 
 /* Count one decoded packet.  Returns 0, or -1 when out of memory. */
 int dmls_stats_add(dmls_stats *st, const dmls_pkt *p);
+
+/* After the last packet: closes the online windows and computes the
+ * summary numbers (burst_total, peak bin, flow size quantiles).  Idempotent;
+ * 0, or -1 when out of memory. */
+int dmls_stats_finish(dmls_stats *st);
+
+/* Bin width of the series of a class now (DMLS_CLASS_*). */
+int64_t dmls_stats_class_bin_ns(const dmls_stats *st, int cls);
 
 /* Index of the host with this address, or -1. */
 long dmls_stats_find_host(const dmls_stats *st, const uint8_t addr[16]);

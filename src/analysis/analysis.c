@@ -7,7 +7,8 @@
  * the traffic and is called a server too).  Hosts outside the job (other
  * jobs, control-plane only peers) are "other".
  *
- * Gradient size S from b = bytes_per_worker (../shared/spec/mission.md):
+ * Gradient size S from b = bytes_per_worker (doc/analysis.md, "The volumes a
+ * collective moves"):
  *   ring, butterfly  b = 2(N-1)/N S      ->  S = b N / (2(N-1))
  *   star             a worker pushes S    ->  S = b
  *   pairwise         a worker sends its model to one peer per step -> S = b
@@ -319,7 +320,7 @@ static int find_iterations(dmls_analysis *a, dmls_stats *st, dmls_error *err)
 	dmls_pattern *p = &a->pattern;
 	size_t nw = 0, *workers = malloc((p->ranks ? p->ranks : 1) * sizeof(size_t));
 	if (!workers)
-		return dmls_fail(err, DMLS_EBAD, "out of memory");
+		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
 	const size_t *hosts = p->partial ? p->observed : p->members;
 	size_t nh = p->partial ? p->nobserved : p->ranks;
 	for (size_t i = 0; i < nh; i++)
@@ -358,7 +359,7 @@ static int run_stages(dmls_analysis *a, dmls_stats *st, const dmls_trainlog *log
 	if (rc)
 		return rc;
 	if (dmls_pattern_view(p, st) < 0)
-		return dmls_fail(err, DMLS_EBAD, "out of memory");
+		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
 	set_roles(st, p);
 	if ((rc = find_iterations(a, st, err)))
 		return rc;
@@ -379,11 +380,11 @@ static int run_stages(dmls_analysis *a, dmls_stats *st, const dmls_trainlog *log
 	dmls_phases_compute(&a->phases, &st->total_payload,
 			    isfinite(pm) ? fmax(PHASE_GAP_S, PHASE_GAP_SHARE * pm) : PHASE_GAP_S);
 	double dur = dmls_stats_duration_s(st);
-	dmls_burst_compute(&a->burst_total, &st->total_wire, dur);
+	a->burst_total = st->burst_total; /* online, 100 us bins (stats.c) */
 	a->nhosts = st->nhosts;
 	a->burst_host = calloc(st->nhosts ? st->nhosts : 1, sizeof(dmls_burst));
 	if (!a->burst_host)
-		return dmls_fail(err, DMLS_EBAD, "out of memory");
+		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
 	for (size_t i = 0; i < st->nhosts; i++)
 		dmls_burst_compute(&a->burst_host[i], &st->hosts[i].tx_payload, dur);
 	return dmls_trainlog_metrics_compute(&a->log, st, log, a->iter.period_s, err);
@@ -393,9 +394,11 @@ int dmls_analysis_run(dmls_analysis **out, dmls_stats *st, const dmls_trainlog *
 		      dmls_error *err)
 {
 	*out = NULL;
+	if (dmls_stats_finish(st))
+		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
 	dmls_analysis *a = calloc(1, sizeof(*a));
 	if (!a)
-		return dmls_fail(err, DMLS_EBAD, "out of memory");
+		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
 	a->gradient_bytes = a->expected_iter_bytes = a->observed_iter_bytes = NAN;
 	a->server_bytes = NAN;
 	int rc = run_stages(a, st, log, err);

@@ -18,14 +18,30 @@
 
 static const char usage_text[] =
 	"usage: dmlscope analyze INPUT... [--json FILE|-] [--csv DIR] [--report FILE.html]\n"
-	"                        [--bin SEC] [--filter BPF] [--quiet]\n"
+	"                        [--bin SEC] [--filter BPF] [--max-hosts N] [--max-flows N]\n"
+	"                        [--quiet]\n"
 	"INPUT is a capture (pcap, pcapng), several captures of one job, or a run folder\n";
 
 struct analyze_opts {
 	const char *json, *csv, *report, *filter;
 	int64_t bin_ns;
+	dmls_stats_limits limits;
 	int quiet;
 };
+
+/* A table cap: a whole number from 16 to 2^28. */
+static int parse_cap(const char *name, const char *arg, size_t *out)
+{
+	char *end;
+	unsigned long long v = strtoull(arg, &end, 10);
+	if (*arg < '0' || *arg > '9' || *end || v < 16 || v > (1ull << 28)) {
+		fprintf(stderr, "dmlscope analyze: invalid --%s '%s' (a number from 16 to %llu)\n",
+			name, arg, 1ull << 28);
+		return -1;
+	}
+	*out = (size_t)v;
+	return 0;
+}
 
 static int parse_args(int argc, char **argv, struct analyze_opts *o)
 {
@@ -33,6 +49,8 @@ static int parse_args(int argc, char **argv, struct analyze_opts *o)
 		{"json", required_argument, NULL, 'j'},   {"csv", required_argument, NULL, 'c'},
 		{"report", required_argument, NULL, 'r'}, {"bin", required_argument, NULL, 'b'},
 		{"filter", required_argument, NULL, 'f'}, {"quiet", no_argument, NULL, 'q'},
+		{"max-hosts", required_argument, NULL, 'H'},
+		{"max-flows", required_argument, NULL, 'F'},
 		{"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
 	};
 	int c;
@@ -51,6 +69,14 @@ static int parse_args(int argc, char **argv, struct analyze_opts *o)
 					optarg);
 				return -1;
 			}
+			break;
+		case 'H':
+			if (parse_cap("max-hosts", optarg, &o->limits.max_hosts))
+				return -1;
+			break;
+		case 'F':
+			if (parse_cap("max-flows", optarg, &o->limits.max_flows))
+				return -1;
 			break;
 		case 'h': fputs(usage_text, stdout); exit(0);
 		default: return cli_option_error("analyze", c, argv);
@@ -83,8 +109,9 @@ static int render(const dmls_job *job, const struct analyze_opts *o)
 	int to_stdout = o->json && !strcmp(o->json, "-");
 	if (!o->quiet && !to_stdout)
 		dmls_job_text(job, stdout);
-	if (o->json && cli_write_json(dmls_job_json(job), o->json, "analyze", 12))
-		return DMLS_EIO;
+	int rc;
+	if (o->json && (rc = cli_write_json(dmls_job_json(job), o->json, "analyze", 12)))
+		return rc;
 	if (o->csv) {
 		dmls_error err;
 		if (dmls_job_csv(job, o->csv, &err)) {
@@ -92,8 +119,8 @@ static int render(const dmls_job *job, const struct analyze_opts *o)
 			return err.status;
 		}
 	}
-	if (o->report && write_report(job, o->report))
-		return DMLS_EIO;
+	if (o->report && (rc = write_report(job, o->report)))
+		return rc;
 	return cli_flush_stdout("analyze");
 }
 
@@ -104,7 +131,7 @@ int cmd_analyze(int argc, char **argv)
 		return DMLS_EUSAGE;
 	dmls_job job;
 	dmls_error err;
-	dmls_job_opts jo = {o.bin_ns, o.filter};
+	dmls_job_opts jo = {o.bin_ns, o.filter, o.limits};
 	int rc = dmls_job_analyze(&job, (const char *const *)argv + optind,
 				  (size_t)(argc - optind), &jo, &err);
 	if (rc) {

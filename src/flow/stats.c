@@ -1,71 +1,123 @@
 /*
  * stats.c - the one pass: hosts, volume matrix, flows and time series.
  *
- * Each packet updates three open-addressing hash tables (hosts by address,
- * pairs by host indexes, flows by directional 5-tuple) and a handful of
- * sparse series (series.c).  Tables hold indexes into growable arrays, so
- * the arrays stay dense and ordered by first appearance, which keeps the
- * output stable.  Nothing is allocated per packet once a host, pair, flow
- * or series chunk exists.
+ * Each packet updates three indexes (itable.h: hosts by address, pairs by
+ * host indexes, flows by directional 5-tuple) over dense arrays in
+ * first-seen order, which keeps the output stable, a handful of sparse
+ * series (series.c) and the online burstiness window (burst.c).  Nothing is
+ * allocated per packet once a host, pair, flow or series chunk exists.
+ *
+ * Bounded memory (stats.h): tables fold their smaller half into `other` at
+ * the cap (fold_*), series classes coarsen past their budget
+ * (class_coarsen).  Both are rare events that cost one pass over a table,
+ * amortized over the half table of new entries (or the doubling of memory)
+ * that must come before the next one.
  *
  * Flows are directional 5-tuples (the study captured each worker's outgoing
  * packets only, so a TCP connection shows as one flow per direction), and
  * are never split at idle time: a training job's connections idle through
- * every compute phase (field notes: Zeek issue 1196).
+ * every compute phase (Zeek issue 1196 splits them).
  *
  * TCP retransmissions are found from sequence numbers, as Wireshark's
  * tcp.analysis.retransmission does in its simplest form: a segment that
  * carries data and starts before the highest sequence number already sent
  * on its flow is a retransmission (RFC 793 modular comparison).  Bytes are
- * never derived from sequence numbers (field notes: Zeek issue 3313).
+ * never derived from sequence numbers (Zeek issue 3313 shows why).
  */
 #include "dmlscope/stats.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#define EMPTY UINT32_MAX
 #define PAIR_CHUNK_BINS 64u
-#define HOST_CHUNK_BINS 1024u
+#define HOST_CHUNK_BINS 64u
 #define FLOW_CHUNK_BINS 16u
+#define TOTAL_CHUNK_BINS 256u
 
-/* 64-bit mix (splitmix64 finalizer, Steele et al. 2014). */
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ULL;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebULL;
-	x ^= x >> 31;
-	return x;
-}
+typedef struct flow_key {
+	uint32_t src, dst;
+	uint16_t sport, dport;
+	uint8_t proto;
+} flow_key;
 
 static uint64_t hash_addr(const uint8_t a[16])
 {
 	uint64_t lo, hi;
 	memcpy(&lo, a, 8);
 	memcpy(&hi, a + 8, 8);
-	return mix64(lo ^ mix64(hi));
+	return dmls_mix64(lo ^ dmls_mix64(hi));
 }
 
 static uint64_t hash_pair(uint32_t s, uint32_t d)
 {
-	return mix64(((uint64_t)s << 32) | d);
+	return dmls_mix64(((uint64_t)s << 32) | d);
 }
 
-static uint64_t hash_flow(uint32_t s, uint32_t d, uint16_t sp, uint16_t dp, uint8_t pr)
+static uint64_t hash_flow(const flow_key *k)
 {
-	return mix64(hash_pair(s, d) ^ (((uint64_t)sp << 24) | ((uint64_t)dp << 8) | pr));
+	return dmls_mix64(hash_pair(k->src, k->dst) ^
+			  (((uint64_t)k->sport << 24) | ((uint64_t)k->dport << 8) | k->proto));
 }
 
-void dmls_stats_init(dmls_stats *st, int64_t bin_ns)
+static int eq_host(const void *ctx, uint32_t i, const void *key)
+{
+	return !memcmp(((const dmls_stats *)ctx)->hosts[i].addr, key, 16);
+}
+
+static int eq_pair(const void *ctx, uint32_t i, const void *key)
+{
+	const dmls_pair *p = &((const dmls_stats *)ctx)->pairs[i];
+	const uint32_t *k = key;
+	return p->src == k[0] && p->dst == k[1];
+}
+
+static int eq_flow(const void *ctx, uint32_t i, const void *key)
+{
+	const dmls_flow *f = &((const dmls_stats *)ctx)->flows[i];
+	const flow_key *k = key;
+	return f->src == k->src && f->dst == k->dst && f->sport == k->sport &&
+	       f->dport == k->dport && f->proto == k->proto;
+}
+
+static void reset_cache(dmls_stats *st)
+{
+	st->last_s = st->last_d = st->last_pair = st->last_flow = -1;
+}
+
+static void class_init(dmls_series_class *c, int64_t bin_ns, size_t budget)
+{
+	c->base_bin_ns = c->bin_ns = bin_ns;
+	c->budget_bytes = c->trigger_bytes = budget;
+}
+
+void dmls_stats_init_limits(dmls_stats *st, int64_t bin_ns, const dmls_stats_limits *lim)
 {
 	memset(st, 0, sizeof(*st));
 	st->bin_ns = bin_ns > 0 ? bin_ns : 1000000;
 	st->first_ns = INT64_MAX;
 	st->last_ns = INT64_MIN;
 	st->t0_ns = INT64_MIN; /* set by the first packet */
-	st->last_s = st->last_d = st->last_pair = st->last_flow = -1;
+	reset_cache(st);
+	st->max_hosts = lim && lim->max_hosts ? lim->max_hosts : DMLS_DEFAULT_MAX_HOSTS;
+	st->max_pairs = lim && lim->max_pairs ? lim->max_pairs : 4 * st->max_hosts;
+	st->max_flows = lim && lim->max_flows ? lim->max_flows : DMLS_DEFAULT_MAX_FLOWS;
+	if (st->max_hosts < 4)
+		st->max_hosts = 4; /* a packet needs two, a fold keeps half */
+	if (st->max_pairs < 2)
+		st->max_pairs = 2;
+	if (st->max_flows < 2)
+		st->max_flows = 2;
+	class_init(&st->cls[DMLS_CLASS_HOST], DMLS_HOST_BIN_NS, DMLS_HOST_SERIES_BUDGET);
+	class_init(&st->cls[DMLS_CLASS_PAIR], st->bin_ns, DMLS_PAIR_SERIES_BUDGET);
+	class_init(&st->cls[DMLS_CLASS_FLOW], DMLS_ACTIVITY_BIN_NS, DMLS_FLOW_SERIES_BUDGET);
+	dmls_itable_init(&st->host_idx);
+	dmls_itable_init(&st->pair_idx);
+	dmls_itable_init(&st->flow_idx);
+}
+
+void dmls_stats_init(dmls_stats *st, int64_t bin_ns)
+{
+	dmls_stats_init_limits(st, bin_ns, NULL);
 }
 
 void dmls_stats_release(dmls_stats *st)
@@ -78,15 +130,272 @@ void dmls_stats_release(dmls_stats *st)
 		dmls_series_release(&st->flows[i].activity);
 	dmls_series_release(&st->total_wire);
 	dmls_series_release(&st->total_payload);
+	dmls_burst_stream_release(&st->fine);
 	free(st->hosts);
 	free(st->pairs);
 	free(st->flows);
-	free(st->host_idx);
-	free(st->pair_idx);
-	free(st->flow_idx);
+	dmls_itable_release(&st->host_idx);
+	dmls_itable_release(&st->pair_idx);
+	dmls_itable_release(&st->flow_idx);
 	memset(st, 0, sizeof(*st));
-	st->last_s = st->last_d = st->last_pair = st->last_flow = -1;
+	reset_cache(st);
 }
+
+int64_t dmls_stats_class_bin_ns(const dmls_stats *st, int cls)
+{
+	return st->cls[cls].bin_ns;
+}
+
+/* ---- series classes ---- */
+
+/* The i-th series of class c, NULL past the last. */
+static dmls_series *class_series(dmls_stats *st, int c, size_t i)
+{
+	switch (c) {
+	case DMLS_CLASS_HOST:
+		return i < st->nhosts ? &st->hosts[i].tx_payload
+		       : i == st->nhosts ? &st->total_payload : NULL;
+	case DMLS_CLASS_PAIR:
+		return i < st->npairs ? &st->pairs[i].series
+		       : i == st->npairs ? &st->total_wire : NULL;
+	default:
+		return i < st->nflows ? &st->flows[i].activity : NULL;
+	}
+}
+
+static size_t class_mem(dmls_stats *st, int c)
+{
+	size_t m = 0;
+	dmls_series *s;
+	for (size_t i = 0; (s = class_series(st, c, i)); i++)
+		m += dmls_series_mem_bytes(s);
+	return m;
+}
+
+/* Double the class' bin width until it fits its budget, or until doubling
+ * stops paying (one chunk per series and per busy stretch is the floor):
+ * then the next attempt waits until the memory has doubled. */
+static int class_coarsen(dmls_stats *st, int c)
+{
+	dmls_series_class *k = &st->cls[c];
+	k->trigger_bytes = k->budget_bytes;
+	while (k->mem_bytes > k->budget_bytes) {
+		size_t before = k->mem_bytes;
+		dmls_series *s;
+		for (size_t i = 0; (s = class_series(st, c, i)); i++)
+			if (dmls_series_coarsen(s))
+				return -1;
+		k->bin_ns *= 2;
+		k->coarsened++;
+		k->mem_bytes = class_mem(st, c);
+		if (k->mem_bytes * 10 > before * 9) {
+			k->trigger_bytes = 2 * k->mem_bytes;
+			break;
+		}
+	}
+	return 0;
+}
+
+static int class_add(dmls_stats *st, int c, dmls_series *s, int64_t ts, uint64_t bytes)
+{
+	size_t before = s->nchunks;
+	if (dmls_series_add(s, ts, bytes))
+		return -1;
+	if (s->nchunks == before)
+		return 0;
+	dmls_series_class *k = &st->cls[c];
+	k->mem_bytes += (s->nchunks - before) * (size_t)s->chunk_bins * sizeof(uint64_t);
+	return k->mem_bytes > k->trigger_bytes ? class_coarsen(st, c) : 0;
+}
+
+static void class_forget(dmls_stats *st, int c, dmls_series *s)
+{
+	st->cls[c].mem_bytes -= dmls_series_mem_bytes(s);
+	dmls_series_release(s);
+}
+
+/* ---- folding at the caps ---- */
+
+typedef struct rank_item {
+	uint64_t bytes;
+	uint32_t idx;
+} rank_item;
+
+static int cmp_rank_desc(const void *a, const void *b)
+{
+	const rank_item *x = a, *y = b;
+	if (x->bytes != y->bytes)
+		return x->bytes < y->bytes ? 1 : -1;
+	return (x->idx > y->idx) - (x->idx < y->idx); /* the earlier first */
+}
+
+/* keep[i] = 1 for the larger half of n entries by bytes(i).  -1 on OOM. */
+static int larger_half(size_t n, uint64_t (*bytes)(const dmls_stats *, size_t),
+		       const dmls_stats *st, uint8_t *keep)
+{
+	rank_item *r = malloc(n * sizeof(*r));
+	if (!r)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		r[i] = (rank_item){bytes(st, i), (uint32_t)i};
+	qsort(r, n, sizeof(*r), cmp_rank_desc);
+	memset(keep, 0, n);
+	for (size_t i = 0; i < n / 2; i++)
+		keep[r[i].idx] = 1;
+	free(r);
+	return 0;
+}
+
+static uint64_t host_bytes(const dmls_stats *st, size_t i)
+{
+	return st->hosts[i].tx_wire_bytes + st->hosts[i].rx_wire_bytes;
+}
+
+static uint64_t pair_bytes(const dmls_stats *st, size_t i)
+{
+	return st->pairs[i].wire_bytes;
+}
+
+static uint64_t flow_bytes(const dmls_stats *st, size_t i)
+{
+	return st->flows[i].wire_bytes;
+}
+
+static void fold_add(dmls_fold *f, uint64_t packets, uint64_t wire, uint64_t payload)
+{
+	f->entries++;
+	f->packets += packets;
+	f->wire_bytes += wire;
+	f->payload_bytes += payload;
+}
+
+static int reindex_pairs(dmls_stats *st)
+{
+	dmls_itable_clear(&st->pair_idx);
+	for (size_t i = 0; i < st->npairs; i++)
+		if (dmls_itable_insert(&st->pair_idx, hash_pair(st->pairs[i].src, st->pairs[i].dst),
+				       (uint32_t)i))
+			return -1;
+	return 0;
+}
+
+static int reindex_flows(dmls_stats *st)
+{
+	dmls_itable_clear(&st->flow_idx);
+	for (size_t i = 0; i < st->nflows; i++) {
+		const dmls_flow *f = &st->flows[i];
+		flow_key k = {f->src, f->dst, f->sport, f->dport, f->proto};
+		if (dmls_itable_insert(&st->flow_idx, hash_flow(&k), (uint32_t)i))
+			return -1;
+	}
+	return 0;
+}
+
+/* Keep the flows with keep[i] (or, with host_map, the flows whose hosts
+ * both survive, renumbered), fold the rest. */
+static void compact_flows(dmls_stats *st, const uint8_t *keep, const uint32_t *host_map)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < st->nflows; i++) {
+		dmls_flow *f = &st->flows[i];
+		int k = keep ? keep[i]
+			     : host_map[f->src] != UINT32_MAX && host_map[f->dst] != UINT32_MAX;
+		if (!k) {
+			fold_add(&st->fold_flows, f->packets, f->wire_bytes, f->payload_bytes);
+			class_forget(st, DMLS_CLASS_FLOW, &f->activity);
+			continue;
+		}
+		if (host_map)
+			f->src = host_map[f->src], f->dst = host_map[f->dst];
+		st->flows[n++] = *f;
+	}
+	st->nflows = n;
+}
+
+static void compact_pairs(dmls_stats *st, const uint8_t *keep, const uint32_t *host_map)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < st->npairs; i++) {
+		dmls_pair *p = &st->pairs[i];
+		int k = keep ? keep[i]
+			     : host_map[p->src] != UINT32_MAX && host_map[p->dst] != UINT32_MAX;
+		if (!k) {
+			fold_add(&st->fold_pairs, p->packets, p->wire_bytes, p->payload_bytes);
+			class_forget(st, DMLS_CLASS_PAIR, &p->series);
+			continue;
+		}
+		if (host_map)
+			p->src = host_map[p->src], p->dst = host_map[p->dst];
+		st->pairs[n++] = *p;
+	}
+	st->npairs = n;
+}
+
+static int fold_flows(dmls_stats *st)
+{
+	uint8_t *keep = malloc(st->nflows ? st->nflows : 1);
+	if (!keep || larger_half(st->nflows, flow_bytes, st, keep)) {
+		free(keep);
+		return -1;
+	}
+	compact_flows(st, keep, NULL);
+	free(keep);
+	reset_cache(st);
+	return reindex_flows(st);
+}
+
+static int fold_pairs(dmls_stats *st)
+{
+	uint8_t *keep = malloc(st->npairs ? st->npairs : 1);
+	if (!keep || larger_half(st->npairs, pair_bytes, st, keep)) {
+		free(keep);
+		return -1;
+	}
+	compact_pairs(st, keep, NULL);
+	free(keep);
+	reset_cache(st);
+	return reindex_pairs(st);
+}
+
+/* Hosts: the pairs and flows of a folded host fold with it; the others are
+ * renumbered. */
+static int fold_hosts(dmls_stats *st)
+{
+	size_t n = st->nhosts;
+	uint8_t *keep = malloc(n ? n : 1);
+	uint32_t *map = malloc((n ? n : 1) * sizeof(*map));
+	if (!keep || !map || larger_half(n, host_bytes, st, keep)) {
+		free(keep);
+		free(map);
+		return -1;
+	}
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++) {
+		dmls_host *h = &st->hosts[i];
+		if (!keep[i]) {
+			map[i] = UINT32_MAX;
+			fold_add(&st->fold_hosts, h->tx_packets, h->tx_wire_bytes,
+				 h->tx_payload_bytes);
+			class_forget(st, DMLS_CLASS_HOST, &h->tx_payload);
+			continue;
+		}
+		map[i] = (uint32_t)m;
+		st->hosts[m++] = *h;
+	}
+	st->nhosts = m;
+	compact_pairs(st, NULL, map);
+	compact_flows(st, NULL, map);
+	free(keep);
+	free(map);
+	reset_cache(st);
+	dmls_itable_clear(&st->host_idx);
+	for (size_t i = 0; i < st->nhosts; i++)
+		if (dmls_itable_insert(&st->host_idx, hash_addr(st->hosts[i].addr), (uint32_t)i))
+			return -1;
+	return reindex_pairs(st) || reindex_flows(st) ? -1 : 0;
+}
+
+/* ---- tables ---- */
 
 /* Grow an array of elem-sized items to hold one more. */
 static int grow(void **arr, size_t *cap, size_t n, size_t elem)
@@ -102,73 +411,15 @@ static int grow(void **arr, size_t *cap, size_t n, size_t elem)
 	return 0;
 }
 
-/* Open-addressing table of uint32 indexes; rehash at 50 % load. */
-typedef uint64_t (*rehash_fn)(const dmls_stats *st, uint32_t idx);
-
-static int table_grow(const dmls_stats *st, uint32_t **tab, size_t *hcap, size_t n,
-		      rehash_fn fn)
-{
-	if (n * 2 < *hcap)
-		return 0;
-	size_t ncap = *hcap ? *hcap * 2 : 64;
-	uint32_t *nt = malloc(ncap * sizeof(*nt));
-	if (!nt)
-		return -1;
-	memset(nt, 0xff, ncap * sizeof(*nt));
-	for (size_t i = 0; i < *hcap; i++) {
-		if ((*tab)[i] == EMPTY)
-			continue;
-		size_t h = fn(st, (*tab)[i]) & (ncap - 1);
-		while (nt[h] != EMPTY)
-			h = (h + 1) & (ncap - 1);
-		nt[h] = (*tab)[i];
-	}
-	free(*tab);
-	*tab = nt;
-	*hcap = ncap;
-	return 0;
-}
-
-static uint64_t rehash_host(const dmls_stats *st, uint32_t i)
-{
-	return hash_addr(st->hosts[i].addr);
-}
-
-static uint64_t rehash_pair(const dmls_stats *st, uint32_t i)
-{
-	return hash_pair(st->pairs[i].src, st->pairs[i].dst);
-}
-
-static uint64_t rehash_flow(const dmls_stats *st, uint32_t i)
-{
-	const dmls_flow *f = &st->flows[i];
-	return hash_flow(f->src, f->dst, f->sport, f->dport, f->proto);
-}
-
 long dmls_stats_find_host(const dmls_stats *st, const uint8_t addr[16])
 {
-	if (!st->host_hcap)
-		return -1;
-	for (size_t h = hash_addr(addr) & (st->host_hcap - 1);; h = (h + 1) & (st->host_hcap - 1)) {
-		uint32_t i = st->host_idx[h];
-		if (i == EMPTY)
-			return -1;
-		if (!memcmp(st->hosts[i].addr, addr, 16))
-			return i;
-	}
+	return dmls_itable_find(&st->host_idx, hash_addr(addr), eq_host, st, addr);
 }
 
 long dmls_stats_find_pair(const dmls_stats *st, uint32_t src, uint32_t dst)
 {
-	if (!st->pair_hcap)
-		return -1;
-	for (size_t h = hash_pair(src, dst) & (st->pair_hcap - 1);; h = (h + 1) & (st->pair_hcap - 1)) {
-		uint32_t i = st->pair_idx[h];
-		if (i == EMPTY)
-			return -1;
-		if (st->pairs[i].src == src && st->pairs[i].dst == dst)
-			return i;
-	}
+	uint32_t k[2] = {src, dst};
+	return dmls_itable_find(&st->pair_idx, hash_pair(src, dst), eq_pair, st, k);
 }
 
 static long host_get(dmls_stats *st, const uint8_t addr[16])
@@ -176,8 +427,10 @@ static long host_get(dmls_stats *st, const uint8_t addr[16])
 	long i = dmls_stats_find_host(st, addr);
 	if (i >= 0)
 		return i;
+	if (st->nhosts >= st->max_hosts && fold_hosts(st))
+		return -1;
 	if (grow((void **)&st->hosts, &st->hosts_cap, st->nhosts, sizeof(dmls_host)) ||
-	    table_grow(st, &st->host_idx, &st->host_hcap, st->nhosts + 1, rehash_host))
+	    dmls_itable_insert(&st->host_idx, hash_addr(addr), (uint32_t)st->nhosts))
 		return -1;
 	dmls_host *h = &st->hosts[st->nhosts];
 	memset(h, 0, sizeof(*h));
@@ -185,11 +438,8 @@ static long host_get(dmls_stats *st, const uint8_t addr[16])
 	dmls_addr_format(addr, h->name, sizeof(h->name));
 	h->first_ns = INT64_MAX;
 	h->last_ns = INT64_MIN;
-	dmls_series_init(&h->tx_payload, st->t0_ns, DMLS_HOST_BIN_NS, HOST_CHUNK_BINS);
-	size_t k = hash_addr(addr) & (st->host_hcap - 1);
-	while (st->host_idx[k] != EMPTY)
-		k = (k + 1) & (st->host_hcap - 1);
-	st->host_idx[k] = (uint32_t)st->nhosts;
+	dmls_series_init(&h->tx_payload, st->t0_ns, st->cls[DMLS_CLASS_HOST].bin_ns,
+			 HOST_CHUNK_BINS);
 	return (long)st->nhosts++;
 }
 
@@ -198,8 +448,10 @@ static long pair_get(dmls_stats *st, uint32_t src, uint32_t dst)
 	long i = dmls_stats_find_pair(st, src, dst);
 	if (i >= 0)
 		return i;
+	if (st->npairs >= st->max_pairs && fold_pairs(st))
+		return -1;
 	if (grow((void **)&st->pairs, &st->pairs_cap, st->npairs, sizeof(dmls_pair)) ||
-	    table_grow(st, &st->pair_idx, &st->pair_hcap, st->npairs + 1, rehash_pair))
+	    dmls_itable_insert(&st->pair_idx, hash_pair(src, dst), (uint32_t)st->npairs))
 		return -1;
 	dmls_pair *p = &st->pairs[st->npairs];
 	memset(p, 0, sizeof(*p));
@@ -207,45 +459,33 @@ static long pair_get(dmls_stats *st, uint32_t src, uint32_t dst)
 	p->dst = dst;
 	p->first_ns = INT64_MAX;
 	p->last_ns = INT64_MIN;
-	dmls_series_init(&p->series, st->t0_ns, st->bin_ns, PAIR_CHUNK_BINS);
-	size_t k = hash_pair(src, dst) & (st->pair_hcap - 1);
-	while (st->pair_idx[k] != EMPTY)
-		k = (k + 1) & (st->pair_hcap - 1);
-	st->pair_idx[k] = (uint32_t)st->npairs;
+	dmls_series_init(&p->series, st->t0_ns, st->cls[DMLS_CLASS_PAIR].bin_ns, PAIR_CHUNK_BINS);
 	return (long)st->npairs++;
 }
 
-static long flow_get(dmls_stats *st, uint32_t src, uint32_t dst, const dmls_pkt *p)
+static long flow_get(dmls_stats *st, const flow_key *k)
 {
-	uint64_t hv = hash_flow(src, dst, p->sport, p->dport, p->proto);
-	if (st->flow_hcap) {
-		for (size_t h = hv & (st->flow_hcap - 1);; h = (h + 1) & (st->flow_hcap - 1)) {
-			uint32_t i = st->flow_idx[h];
-			if (i == EMPTY)
-				break;
-			const dmls_flow *f = &st->flows[i];
-			if (f->src == src && f->dst == dst && f->sport == p->sport &&
-			    f->dport == p->dport && f->proto == p->proto)
-				return i;
-		}
-	}
+	uint64_t hv = hash_flow(k);
+	long i = dmls_itable_find(&st->flow_idx, hv, eq_flow, st, k);
+	if (i >= 0)
+		return i;
+	if (st->nflows >= st->max_flows && fold_flows(st))
+		return -1;
 	if (grow((void **)&st->flows, &st->flows_cap, st->nflows, sizeof(dmls_flow)) ||
-	    table_grow(st, &st->flow_idx, &st->flow_hcap, st->nflows + 1, rehash_flow))
+	    dmls_itable_insert(&st->flow_idx, hv, (uint32_t)st->nflows))
 		return -1;
 	dmls_flow *f = &st->flows[st->nflows];
 	memset(f, 0, sizeof(*f));
-	f->src = src;
-	f->dst = dst;
-	f->sport = p->sport;
-	f->dport = p->dport;
-	f->proto = p->proto;
+	f->src = k->src;
+	f->dst = k->dst;
+	f->sport = k->sport;
+	f->dport = k->dport;
+	f->proto = k->proto;
 	f->first_ns = INT64_MAX;
 	f->last_ns = INT64_MIN;
-	dmls_series_init(&f->activity, st->t0_ns, DMLS_ACTIVITY_BIN_NS, FLOW_CHUNK_BINS);
-	size_t k = hv & (st->flow_hcap - 1);
-	while (st->flow_idx[k] != EMPTY)
-		k = (k + 1) & (st->flow_hcap - 1);
-	st->flow_idx[k] = (uint32_t)st->nflows;
+	dmls_series_init(&f->activity, st->t0_ns, st->cls[DMLS_CLASS_FLOW].bin_ns,
+			 FLOW_CHUNK_BINS);
+	st->flows_seen++;
 	return (long)st->nflows++;
 }
 
@@ -284,7 +524,8 @@ static int count_flow(dmls_stats *st, uint32_t s, uint32_t d, const dmls_pkt *p)
 	long fi = st->last_flow;
 	if (fi < 0 || st->flows[fi].src != s || st->flows[fi].dst != d || p->sport != st->last_sport ||
 	    p->dport != st->last_dport || p->proto != st->last_proto) {
-		fi = flow_get(st, s, d, p);
+		flow_key k = {s, d, p->sport, p->dport, p->proto};
+		fi = flow_get(st, &k);
 		if (fi < 0)
 			return -1;
 		st->last_flow = fi;
@@ -300,34 +541,69 @@ static int count_flow(dmls_stats *st, uint32_t s, uint32_t d, const dmls_pkt *p)
 		st->hosts[s].tx_retransmissions++;
 		st->retransmissions++;
 	}
-	return dmls_series_add(&f->activity, p->ts_ns, p->wire_bytes);
+	return class_add(st, DMLS_CLASS_FLOW, &f->activity, p->ts_ns, p->wire_bytes);
+}
+
+#define FINE_BIN_NS DMLS_FINE_BIN_NS
+
+static int first_packet(dmls_stats *st, int64_t ts)
+{
+	st->t0_ns = ts;
+	dmls_series_init(&st->total_wire, ts, st->cls[DMLS_CLASS_PAIR].bin_ns, TOTAL_CHUNK_BINS);
+	dmls_series_init(&st->total_payload, ts, st->cls[DMLS_CLASS_HOST].bin_ns, TOTAL_CHUNK_BINS);
+	st->fine_bin = 0;
+	st->fine_bytes = 0;
+	return dmls_burst_stream_init(&st->fine, FINE_BIN_NS);
+}
+
+/* The online burstiness window: bins close as time moves on. */
+static void fine_add(dmls_stats *st, int64_t ts, uint64_t bytes)
+{
+	int64_t d = ts - st->t0_ns, k = d >= 0 ? d / FINE_BIN_NS : -((-d + FINE_BIN_NS - 1) / FINE_BIN_NS);
+	if (k > st->fine_bin) {
+		if (st->fine_bytes)
+			dmls_burst_stream_push(&st->fine, st->fine_bin, (double)st->fine_bytes);
+		st->fine_bin = k;
+		st->fine_bytes = 0;
+	}
+	st->fine_bytes += bytes; /* a late packet joins the open bin */
+}
+
+/* Hosts and pair of a packet, through the one-entry cache. */
+static int lookup(dmls_stats *st, const dmls_pkt *p, long *s, long *d, long *pi)
+{
+	if (st->last_pair >= 0 && !memcmp(p->src, st->last_src, 16) &&
+	    !memcmp(p->dst, st->last_dst, 16)) {
+		*s = st->last_s, *d = st->last_d, *pi = st->last_pair;
+		return 0;
+	}
+	reset_cache(st);
+	*s = host_get(st, p->src);
+	uint64_t folds = st->fold_hosts.entries;
+	*d = *s < 0 ? -1 : host_get(st, p->dst);
+	if (*d >= 0 && st->fold_hosts.entries != folds)
+		*s = host_get(st, p->src); /* the fold renumbered src (or folded it) */
+	*pi = *s < 0 || *d < 0 ? -1 : pair_get(st, (uint32_t)*s, (uint32_t)*d);
+	if (*pi < 0)
+		return -1;
+	memcpy(st->last_src, p->src, 16);
+	memcpy(st->last_dst, p->dst, 16);
+	st->last_s = *s, st->last_d = *d, st->last_pair = *pi;
+	return 0;
 }
 
 int dmls_stats_add(dmls_stats *st, const dmls_pkt *p)
 {
-	if (st->t0_ns == INT64_MIN) {
-		st->t0_ns = p->ts_ns;
-		dmls_series_init(&st->total_wire, p->ts_ns, DMLS_FINE_BIN_NS, 0);
-		dmls_series_init(&st->total_payload, p->ts_ns, DMLS_FINE_BIN_NS, 0);
-	}
+	if (st->t0_ns == INT64_MIN && first_packet(st, p->ts_ns))
+		goto oom;
 	long s, d, pi;
-	if (st->last_pair >= 0 && !memcmp(p->src, st->last_src, 16) &&
-	    !memcmp(p->dst, st->last_dst, 16)) {
-		s = st->last_s, d = st->last_d, pi = st->last_pair;
-	} else {
-		s = host_get(st, p->src);
-		d = s < 0 ? -1 : host_get(st, p->dst);
-		pi = d < 0 ? -1 : pair_get(st, (uint32_t)s, (uint32_t)d);
-		if (pi < 0)
-			goto oom;
-		memcpy(st->last_src, p->src, 16);
-		memcpy(st->last_dst, p->dst, 16);
-		st->last_s = s, st->last_d = d, st->last_pair = pi;
-	}
+	if (lookup(st, p, &s, &d, &pi))
+		goto oom;
 	st->packets++;
 	st->wire_bytes += p->wire_bytes;
 	st->payload_bytes += p->payload_bytes;
 	span(&st->first_ns, &st->last_ns, p->ts_ns);
+	fine_add(st, p->ts_ns, p->wire_bytes);
 
 	dmls_host *hs = &st->hosts[s], *hd = &st->hosts[d];
 	hs->tx_packets++;
@@ -344,10 +620,10 @@ int dmls_stats_add(dmls_stats *st, const dmls_pkt *p)
 	pr->payload_bytes += p->payload_bytes;
 	span(&pr->first_ns, &pr->last_ns, p->ts_ns);
 
-	if (dmls_series_add(&pr->series, p->ts_ns, p->wire_bytes) ||
-	    dmls_series_add(&hs->tx_payload, p->ts_ns, p->payload_bytes) ||
-	    dmls_series_add(&st->total_wire, p->ts_ns, p->wire_bytes) ||
-	    dmls_series_add(&st->total_payload, p->ts_ns, p->payload_bytes))
+	if (class_add(st, DMLS_CLASS_PAIR, &pr->series, p->ts_ns, p->wire_bytes) ||
+	    class_add(st, DMLS_CLASS_PAIR, &st->total_wire, p->ts_ns, p->wire_bytes) ||
+	    class_add(st, DMLS_CLASS_HOST, &st->hosts[s].tx_payload, p->ts_ns, p->payload_bytes) ||
+	    class_add(st, DMLS_CLASS_HOST, &st->total_payload, p->ts_ns, p->payload_bytes))
 		goto oom;
 	if ((p->proto == 6 || p->proto == 17) && !p->is_fragment &&
 	    count_flow(st, (uint32_t)s, (uint32_t)d, p))
@@ -371,6 +647,21 @@ static int cmp_u64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* Nearest rank: ceil(q * n), 1-based (Hyndman & Fan 1996, definition 1). */
+static uint64_t nearest_rank(const uint64_t *v, size_t n, double q)
+{
+	if (q < 0)
+		q = 0;
+	if (q > 1)
+		q = 1;
+	size_t rank = (size_t)(q * (double)n + 0.999999999);
+	if (rank < 1)
+		rank = 1;
+	if (rank > n)
+		rank = n;
+	return v[rank - 1];
+}
+
 uint64_t dmls_stats_flow_quantile(const dmls_stats *st, double q)
 {
 	if (!st->nflows)
@@ -381,17 +672,46 @@ uint64_t dmls_stats_flow_quantile(const dmls_stats *st, double q)
 	for (size_t i = 0; i < st->nflows; i++)
 		v[i] = st->flows[i].wire_bytes;
 	qsort(v, st->nflows, sizeof(*v), cmp_u64);
-	if (q < 0)
-		q = 0;
-	if (q > 1)
-		q = 1;
-	/* nearest rank: ceil(q * n), 1-based (Hyndman & Fan 1996, definition 1) */
-	size_t rank = (size_t)(q * (double)st->nflows + 0.999999999);
-	if (rank < 1)
-		rank = 1;
-	if (rank > st->nflows)
-		rank = st->nflows;
-	uint64_t r = v[rank - 1];
+	uint64_t r = nearest_rank(v, st->nflows, q);
 	free(v);
 	return r;
+}
+
+static void peak_bin(int64_t bin, uint64_t bytes, void *ctx)
+{
+	uint64_t *peak = ctx;
+	(void)bin;
+	if (bytes > *peak)
+		*peak = bytes;
+}
+
+int dmls_stats_finish(dmls_stats *st)
+{
+	if (st->finished)
+		return 0;
+	st->finished = 1;
+	if (st->packets && st->fine_bytes) {
+		dmls_burst_stream_push(&st->fine, st->fine_bin, (double)st->fine_bytes);
+		st->fine_bytes = 0;
+	}
+	double dur = dmls_stats_duration_s(st), fine_s = (double)DMLS_FINE_BIN_NS * 1e-9;
+	dmls_burst_stream_result(&st->fine, dur >= fine_s ? dur : fine_s, &st->burst_total);
+	st->peak_bin_wire_bytes = 0;
+	if (st->packets)
+		dmls_series_foreach(&st->total_wire, peak_bin, &st->peak_bin_wire_bytes);
+	st->flow_p50_bytes = st->flow_p90_bytes = st->flow_p99_bytes = st->flow_max_bytes = 0;
+	if (!st->nflows)
+		return 0;
+	uint64_t *v = malloc(st->nflows * sizeof(*v));
+	if (!v)
+		return -1;
+	for (size_t i = 0; i < st->nflows; i++)
+		v[i] = st->flows[i].wire_bytes;
+	qsort(v, st->nflows, sizeof(*v), cmp_u64);
+	st->flow_p50_bytes = nearest_rank(v, st->nflows, 0.5);
+	st->flow_p90_bytes = nearest_rank(v, st->nflows, 0.9);
+	st->flow_p99_bytes = nearest_rank(v, st->nflows, 0.99);
+	st->flow_max_bytes = v[st->nflows - 1];
+	free(v);
+	return 0;
 }

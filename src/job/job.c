@@ -30,13 +30,17 @@ static int read_packets(dmls_job *job, const dmls_job_opts *opts, dmls_error *er
 	while (dmls_input_next(in, &p) == 1) {
 		if (dmls_stats_add(&job->stats, &p)) {
 			dmls_input_free(in);
-			return dmls_fail(err, DMLS_EIO, "out of memory after %llu packets",
+			return dmls_fail(err, DMLS_ENOMEM, "out of memory after %llu packets",
 					 (unsigned long long)job->stats.packets);
 		}
 	}
+	if (dmls_stats_finish(&job->stats)) {
+		dmls_input_free(in);
+		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
+	}
 	job->counts = *dmls_input_get_counts(in);
 	job->damage = *dmls_input_error(in);
-	rc = copy_files(job, in) ? dmls_fail(err, DMLS_EIO, "out of memory") : DMLS_OK;
+	rc = copy_files(job, in) ? dmls_fail(err, DMLS_ENOMEM, "out of memory") : DMLS_OK;
 	dmls_input_free(in);
 	return rc;
 }
@@ -44,11 +48,11 @@ static int read_packets(dmls_job *job, const dmls_job_opts *opts, dmls_error *er
 int dmls_job_analyze(dmls_job *job, const char *const *inputs, size_t n,
 		     const dmls_job_opts *opts, dmls_error *err)
 {
-	static const dmls_job_opts defaults = {0, NULL};
+	static const dmls_job_opts defaults = {0};
 	if (!opts)
 		opts = &defaults;
 	memset(job, 0, sizeof(*job));
-	dmls_stats_init(&job->stats, opts->bin_ns);
+	dmls_stats_init_limits(&job->stats, opts->bin_ns, &opts->limits);
 	int rc = dmls_run_open(&job->run, inputs, n, err);
 	if (rc)
 		return rc;
@@ -62,9 +66,12 @@ int dmls_job_analyze(dmls_job *job, const char *const *inputs, size_t n,
 		else if (job->damage.status == DMLS_OK)
 			job->damage = lerr;
 	}
-	if (dmls_analysis_run(&job->analysis, &job->stats, job->has_log ? &job->log : NULL,
-			      &job->analysis_error) != DMLS_OK)
+	rc = dmls_analysis_run(&job->analysis, &job->stats, job->has_log ? &job->log : NULL,
+			       &job->analysis_error);
+	if (rc != DMLS_OK)
 		job->analysis = NULL;
+	if (rc == DMLS_ENOMEM) /* not a property of the data: the job fails */
+		return dmls_fail(err, rc, "%s", job->analysis_error.msg);
 	return DMLS_OK;
 }
 

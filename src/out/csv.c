@@ -109,21 +109,18 @@ static void write_flow_cdf(const dmls_stats *st, FILE *fp)
  * bins that hold traffic (a missing bin is zero). */
 static void write_series(const dmls_stats *st, FILE *fp)
 {
-	double bin_s = (double)st->bin_ns / 1e9;
+	const dmls_series *agg = &st->total_wire;
+	double bin_s = (double)agg->bin_ns / 1e9;
 	double off = (double)(st->t0_ns - st->first_ns) / 1e9;
 	fprintf(fp, "t_s,src,dst,wire_bytes,bps\n");
-	dmls_series agg;
-	if (dmls_job_throughput(st, &agg) == 0) {
-		for (size_t c = 0; c < agg.nchunks; c++)
-			for (uint32_t j = 0; j < agg.chunk_bins; j++) {
-				uint64_t b = agg.chunks[c].v[j];
-				if (b)
-					fprintf(fp, "%.6f,*,*,%llu,%.1f\n",
-						off + (double)(agg.chunks[c].first_bin + j) * bin_s,
-						(unsigned long long)b, (double)b * 8 / bin_s);
-			}
-		dmls_series_release(&agg);
-	}
+	for (size_t c = 0; st->packets && c < agg->nchunks; c++)
+		for (uint32_t j = 0; j < agg->chunk_bins; j++) {
+			uint64_t b = agg->chunks[c].v[j];
+			if (b)
+				fprintf(fp, "%.6f,*,*,%llu,%.1f\n",
+					off + (double)(agg->chunks[c].first_bin + j) * bin_s,
+					(unsigned long long)b, (double)b * 8 / bin_s);
+		}
 	for (size_t i = 0; i < st->npairs; i++) {
 		const dmls_pair *p = &st->pairs[i];
 		const dmls_series *s = &p->series;
@@ -150,7 +147,7 @@ static void write_activity(const dmls_stats *st, FILE *fp)
 				if (s->chunks[c].v[j])
 					fprintf(fp, "%zu,%.3f,%llu\n", i,
 						off + (double)(s->chunks[c].first_bin + j) *
-							      (double)DMLS_ACTIVITY_BIN_NS / 1e9,
+							      (double)s->bin_ns / 1e9,
 						(unsigned long long)s->chunks[c].v[j]);
 	}
 }

@@ -91,35 +91,47 @@ static json_t *matrix_json(const dmls_stats *st)
 			 pay);
 }
 
+static json_t *fold_json(const dmls_fold *f, size_t cap, size_t kept)
+{
+	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "cap", u64(cap), "kept", u64(kept),
+			 "folded", u64(f->entries), "folded_packets", u64(f->packets),
+			 "folded_wire_bytes", u64(f->wire_bytes), "folded_payload_bytes",
+			 u64(f->payload_bytes));
+}
+
+/* What the bounded tables and series kept, and what they folded. */
+static json_t *limits_json(const dmls_stats *st)
+{
+	json_t *bins = json_object();
+	static const char *const names[DMLS_NCLASS] = {"host_bin_s", "pair_bin_s",
+						       "flow_activity_bin_s"};
+	for (int c = 0; c < DMLS_NCLASS; c++)
+		json_object_set_new(bins, names[c], json_real((double)st->cls[c].bin_ns / 1e9));
+	return json_pack("{s:o, s:o, s:o, s:o}", "hosts",
+			 fold_json(&st->fold_hosts, st->max_hosts, st->nhosts), "pairs",
+			 fold_json(&st->fold_pairs, st->max_pairs, st->npairs), "flows",
+			 fold_json(&st->fold_flows, st->max_flows, st->nflows), "series", bins);
+}
+
 static json_t *flows_json(const dmls_stats *st)
 {
-	json_t *q = json_pack("{s:o, s:o, s:o, s:o}", "p50",
-			      u64(dmls_stats_flow_quantile(st, 0.5)), "p90",
-			      u64(dmls_stats_flow_quantile(st, 0.9)), "p99",
-			      u64(dmls_stats_flow_quantile(st, 0.99)), "max",
-			      u64(dmls_stats_flow_quantile(st, 1.0)));
-	return json_pack("{s:o, s:o, s:o}", "count", u64(st->nflows), "size_quantiles", q,
+	json_t *q = json_pack("{s:o, s:o, s:o, s:o}", "p50", u64(st->flow_p50_bytes), "p90",
+			      u64(st->flow_p90_bytes), "p99", u64(st->flow_p99_bytes), "max",
+			      u64(st->flow_max_bytes));
+	return json_pack("{s:o, s:o, s:o}", "count", u64(st->flows_seen), "size_quantiles", q,
 			 "retransmissions", u64(st->retransmissions));
 }
 
 static json_t *throughput_json(const dmls_stats *st)
 {
-	double bin_s = (double)st->bin_ns / 1e9, dur = dmls_stats_duration_s(st);
-	dmls_series agg;
-	uint64_t peak = 0;
-	if (dmls_job_throughput(st, &agg) == 0) {
-		for (size_t c = 0; c < agg.nchunks; c++)
-			for (uint32_t j = 0; j < agg.chunk_bins; j++)
-				if (agg.chunks[c].v[j] > peak)
-					peak = agg.chunks[c].v[j];
-		dmls_series_release(&agg);
-	}
+	double bin_s = (double)st->total_wire.bin_ns / 1e9, dur = dmls_stats_duration_s(st);
 	json_t *o = json_object();
 	json_object_set_new(o, "bin_s", json_real(bin_s));
 	json_object_set_new(o, "mean_bps",
 			    dur > 0 ? json_real((double)st->wire_bytes * 8.0 / dur) : json_null());
 	json_object_set_new(o, "peak_bps",
-			    st->packets ? json_real((double)peak * 8.0 / bin_s) : json_null());
+			    st->packets ? json_real((double)st->peak_bin_wire_bytes * 8.0 / bin_s)
+					: json_null());
 	return o;
 }
 
@@ -143,24 +155,8 @@ json_t *dmls_job_json(const dmls_job *job)
 	json_object_set_new(root, "matrix", matrix_json(st));
 	json_object_set_new(root, "flows", flows_json(st));
 	json_object_set_new(root, "throughput", throughput_json(st));
+	json_object_set_new(root, "limits", limits_json(st));
 	if (job->analysis)
 		dmls_analysis_json(job->analysis, st, root);
 	return root;
-}
-
-int dmls_job_throughput(const dmls_stats *st, dmls_series *out)
-{
-	dmls_series_init(out, st->t0_ns, st->bin_ns, 0);
-	for (size_t i = 0; i < st->npairs; i++) {
-		const dmls_series *s = &st->pairs[i].series;
-		for (size_t c = 0; c < s->nchunks; c++)
-			for (uint32_t j = 0; j < s->chunk_bins; j++)
-				if (s->chunks[c].v[j] &&
-				    dmls_series_add_bin(out, s->chunks[c].first_bin + j,
-							s->chunks[c].v[j])) {
-					dmls_series_release(out);
-					return -1;
-				}
-	}
-	return 0;
 }

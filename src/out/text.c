@@ -130,23 +130,40 @@ static void top_pairs(const dmls_stats *st, FILE *fp)
 	free(idx);
 }
 
+/* What the bounded tables folded into `other`, and coarsened series. */
+static void folded(const dmls_stats *st, FILE *fp)
+{
+	const struct {
+		const char *what;
+		const dmls_fold *f;
+		size_t cap;
+	} t[] = {{"hosts", &st->fold_hosts, st->max_hosts},
+		 {"pairs", &st->fold_pairs, st->max_pairs},
+		 {"flows", &st->fold_flows, st->max_flows}};
+	char a[32];
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		if (t[i].f->entries)
+			fprintf(fp, "folded: %llu %s (%s, %llu packets) into other, past the "
+				    "cap of %zu\n",
+				(unsigned long long)t[i].f->entries, t[i].what,
+				fmt_bytes((double)t[i].f->wire_bytes, a, sizeof(a)),
+				(unsigned long long)t[i].f->packets, t[i].cap);
+	if (st->cls[DMLS_CLASS_PAIR].coarsened || st->cls[DMLS_CLASS_HOST].coarsened)
+		fprintf(fp, "series coarsened to stay in memory: pairs %g ms, hosts %g ms bins\n",
+			(double)st->cls[DMLS_CLASS_PAIR].bin_ns / 1e6,
+			(double)st->cls[DMLS_CLASS_HOST].bin_ns / 1e6);
+}
+
 static void flows_and_rate(const dmls_stats *st, FILE *fp)
 {
 	char a[32], b[32], c[32], d[32];
-	fprintf(fp, "\nflows: %zu (5-tuples, one per direction), size p50 %s, p90 %s, max %s\n",
-		st->nflows, fmt_bytes((double)dmls_stats_flow_quantile(st, 0.5), a, sizeof(a)),
-		fmt_bytes((double)dmls_stats_flow_quantile(st, 0.9), b, sizeof(b)),
-		fmt_bytes((double)dmls_stats_flow_quantile(st, 1.0), c, sizeof(c)));
-	double dur = dmls_stats_duration_s(st), bin_s = (double)st->bin_ns / 1e9;
-	uint64_t peak = 0;
-	dmls_series agg;
-	if (dmls_job_throughput(st, &agg) == 0) {
-		for (size_t i = 0; i < agg.nchunks; i++)
-			for (uint32_t j = 0; j < agg.chunk_bins; j++)
-				if (agg.chunks[i].v[j] > peak)
-					peak = agg.chunks[i].v[j];
-		dmls_series_release(&agg);
-	}
+	fprintf(fp, "\nflows: %llu (5-tuples, one per direction), size p50 %s, p90 %s, max %s\n",
+		(unsigned long long)st->flows_seen,
+		fmt_bytes((double)st->flow_p50_bytes, a, sizeof(a)),
+		fmt_bytes((double)st->flow_p90_bytes, b, sizeof(b)),
+		fmt_bytes((double)st->flow_max_bytes, c, sizeof(c)));
+	double dur = dmls_stats_duration_s(st), bin_s = (double)st->total_wire.bin_ns / 1e9;
+	uint64_t peak = st->peak_bin_wire_bytes;
 	fprintf(fp, "volume: %s on the wire, %s payload; throughput mean %s, peak %s (%g ms bins)\n",
 		fmt_bytes((double)st->wire_bytes, a, sizeof(a)),
 		fmt_bytes((double)st->payload_bytes, b, sizeof(b)),
@@ -155,6 +172,7 @@ static void flows_and_rate(const dmls_stats *st, FILE *fp)
 	if (st->retransmissions)
 		fprintf(fp, "retransmissions: %llu TCP segments\n",
 			(unsigned long long)st->retransmissions);
+	folded(st, fp);
 }
 
 void dmls_job_text(const dmls_job *job, FILE *fp)

@@ -175,3 +175,41 @@ void dmls_series_foreach(const dmls_series *s, dmls_series_visit_fn fn, void *ct
 			if (s->chunks[i].v[j])
 				fn(s->chunks[i].first_bin + j, s->chunks[i].v[j], ctx);
 }
+
+size_t dmls_series_mem_bytes(const dmls_series *s)
+{
+	return s->nchunks * (size_t)s->chunk_bins * sizeof(uint64_t);
+}
+
+/* Add src's bins into dst, bin k of src landing in bin floor(k * ratio)
+ * (ratio = dst width / src width, a power-of-two shift or a divisor). */
+static int add_scaled(dmls_series *dst, const dmls_series *src, int64_t ratio)
+{
+	for (size_t i = 0; i < src->nchunks; i++)
+		for (uint32_t j = 0; j < src->chunk_bins; j++) {
+			uint64_t v = src->chunks[i].v[j];
+			if (v && dmls_series_add_bin(dst, floor_div(src->chunks[i].first_bin + j, ratio), v))
+				return -1;
+		}
+	return 0;
+}
+
+int dmls_series_coarsen(dmls_series *s)
+{
+	dmls_series t;
+	dmls_series_init(&t, s->t0_ns, s->bin_ns * 2, s->chunk_bins);
+	if (add_scaled(&t, s, 2)) {
+		dmls_series_release(&t);
+		return -1;
+	}
+	dmls_series_release(s);
+	*s = t;
+	return 0;
+}
+
+int dmls_series_merge(dmls_series *dst, const dmls_series *src)
+{
+	if (dst->t0_ns != src->t0_ns || src->bin_ns <= 0 || dst->bin_ns % src->bin_ns)
+		return -1;
+	return add_scaled(dst, src, dst->bin_ns / src->bin_ns);
+}

@@ -57,8 +57,13 @@ static void test_hosts_pairs_flows(void **state)
 	assert_true(pi >= 0);
 	assert_int_equal(st.pairs[pi].payload_bytes, 10000);
 	assert_int_equal(dmls_series_get(&st.pairs[pi].series, 3), 1054);
-	assert_int_equal(dmls_series_get(&st.total_wire, 10), 1054); /* 1 ms = 10 fine bins */
-	assert_int_equal(dmls_series_get(&st.total_wire, 11), 0);
+	assert_int_equal(dmls_series_get(&st.total_wire, 1), 1054); /* --bin: 1 ms */
+	assert_int_equal(dmls_series_get(&st.total_wire, 5), 1054 + 54);
+	assert_int_equal(dmls_series_get(&st.total_wire, 10), 0);
+	assert_int_equal(dmls_stats_finish(&st), 0);
+	assert_int_equal(st.peak_bin_wire_bytes, 1054 + 54);
+	assert_int_equal(st.flow_max_bytes, 10540);
+	assert_int_equal(st.flow_p50_bytes, 54);
 	assert_int_equal(st.retransmissions, 0);
 	assert_int_equal(dmls_stats_flow_quantile(&st, 1.0), 10540);
 	assert_int_equal(dmls_stats_flow_quantile(&st, 0.5), 54);
@@ -117,6 +122,118 @@ static void test_u64_counters(void **state)
 	dmls_stats_release(&st);
 }
 
+static uint64_t rng_state = 88172645463325252ULL;
+static uint64_t rng(void) /* xorshift64 (Marsaglia 2003) */
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+
+/* A scan: every packet a new flow from a new host, with one heavy flow in
+ * the middle of it.  The tables stay at their caps, the heavy hitter stays
+ * exact, and every total adds up: kept + folded = all. */
+static void test_fold_at_caps(void **state)
+{
+	(void)state;
+	dmls_stats st;
+	dmls_stats_limits lim = {.max_hosts = 64, .max_flows = 128};
+	dmls_stats_init_limits(&st, 0, &lim);
+	uint64_t n = 0, heavy = 0, wire = 0;
+	for (int i = 0; i < 20000; i++) {
+		dmls_pkt p = mk(1000000LL * i, 0, 0, (uint16_t)rng(), 80, (uint32_t)rng(), 0);
+		uint64_t r = rng();
+		memcpy(p.src + 12, &r, 4);
+		p.src[12] = 10;
+		if (i % 4 == 0) { /* the heavy flow: 198.18.0.1:5000 -> 198.18.0.2:6000 */
+			p = mk(1000000LL * i, 1, 2, 5000, 6000, (uint32_t)i * 1000, 1000);
+			heavy++;
+		}
+		assert_int_equal(dmls_stats_add(&st, &p), 0);
+		n++;
+		wire += p.wire_bytes;
+		assert_true(st.nhosts <= 64 && st.nflows <= 128 && st.npairs <= 256);
+	}
+	assert_int_equal(dmls_stats_finish(&st), 0);
+	assert_int_equal(st.packets, n);
+	assert_int_equal(st.wire_bytes, wire);
+	uint64_t hp = 0, hb = 0, pp = 0, fp = 0;
+	for (size_t i = 0; i < st.nhosts; i++)
+		hp += st.hosts[i].tx_packets, hb += st.hosts[i].tx_wire_bytes;
+	for (size_t i = 0; i < st.npairs; i++)
+		pp += st.pairs[i].packets;
+	for (size_t i = 0; i < st.nflows; i++)
+		fp += st.flows[i].packets;
+	assert_int_equal(hp + st.fold_hosts.packets, n);
+	assert_int_equal(hb + st.fold_hosts.wire_bytes, wire);
+	assert_int_equal(pp + st.fold_pairs.packets, n);
+	assert_int_equal(fp + st.fold_flows.packets, n);
+	assert_true(st.fold_hosts.entries > 0 && st.fold_flows.entries > 0);
+	/* flows ever made: one per scan packet, plus the heavy flow once */
+	assert_int_equal(st.flows_seen, n - heavy + 1);
+	uint8_t a1[16] = {[10] = 0xff, [11] = 0xff, [12] = 198, [13] = 18, [15] = 1};
+	long h = dmls_stats_find_host(&st, a1);
+	assert_true(h >= 0);
+	assert_int_equal(st.hosts[h].tx_packets, heavy);
+	assert_int_equal(st.flow_max_bytes, heavy * 1054);
+	dmls_stats_release(&st);
+}
+
+/* A long job: the series classes coarsen past their budget, the counts
+ * stay, and memory stays near the budget. */
+static void test_series_budget(void **state)
+{
+	(void)state;
+	dmls_stats st;
+	dmls_stats_init(&st, 0);
+	uint64_t wire = 0;
+	/* a packet every 2 ms for 4000 s: 2 M bins of 1 ms in each of the
+	 * pair and the total wire series, past the class' budget */
+	for (int64_t t = 0; t < 4000LL * 1000; t += 2) {
+		dmls_pkt p = mk(t * 1000000LL, 1, 2, 1, 2, (uint32_t)t, 100);
+		assert_int_equal(dmls_stats_add(&st, &p), 0);
+		wire += p.wire_bytes;
+	}
+	assert_int_equal(dmls_stats_finish(&st), 0);
+	const dmls_series_class *k = &st.cls[DMLS_CLASS_PAIR];
+	assert_true(k->coarsened >= 1);
+	assert_true(k->mem_bytes <= k->budget_bytes);
+	assert_int_equal(st.total_wire.bin_ns, k->bin_ns);
+	assert_int_equal(st.pairs[0].series.bin_ns, k->bin_ns);
+	assert_int_equal(st.total_wire.total, wire);
+	assert_int_equal(st.pairs[0].series.total, wire);
+	assert_true(st.cls[DMLS_CLASS_HOST].mem_bytes <= st.cls[DMLS_CLASS_HOST].budget_bytes);
+	assert_int_equal(st.hosts[0].tx_payload.total, 100ull * 2000 * 1000);
+	/* the online 100 us window: one packet per 2 ms */
+	assert_true(st.burst_total.max_window_bytes[1] == 154.0);
+	assert_true(st.burst_total.max_window_bytes[5] == 154.0 * 500);
+	dmls_stats_release(&st);
+}
+
+static void test_series_coarsen_merge(void **state)
+{
+	(void)state;
+	dmls_series s, t;
+	dmls_series_init(&s, 0, 10, 16);
+	dmls_series_init(&t, 0, 40, 16);
+	for (int k = -5; k < 100; k++)
+		assert_int_equal(dmls_series_add_bin(&s, k, (uint64_t)(k + 10)), 0);
+	uint64_t total = s.total;
+	assert_int_equal(dmls_series_merge(&t, &s), 0);
+	assert_int_equal(dmls_series_coarsen(&s), 0);
+	assert_int_equal(s.bin_ns, 20);
+	assert_int_equal(s.total, total);
+	assert_int_equal(dmls_series_get(&s, -3), 5); /* bins -6 (empty) and -5 */
+	assert_int_equal(dmls_series_get(&s, -2), 6 + 7);
+	assert_int_equal(dmls_series_get(&s, 0), 10 + 11);
+	assert_int_equal(dmls_series_get(&s, 49), 108 + 109);
+	assert_int_equal(t.total, total);
+	assert_int_equal(dmls_series_get(&t, 0), 10 + 11 + 12 + 13);
+	dmls_series_release(&s);
+	dmls_series_release(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -124,6 +241,9 @@ int main(void)
 		cmocka_unit_test(test_retransmission),
 		cmocka_unit_test(test_series_sparse_far_apart),
 		cmocka_unit_test(test_u64_counters),
+		cmocka_unit_test(test_fold_at_caps),
+		cmocka_unit_test(test_series_budget),
+		cmocka_unit_test(test_series_coarsen_merge),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

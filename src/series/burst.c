@@ -1,0 +1,137 @@
+/*
+ * burst.c - E(tau) and B_max(r) online over a stream of bins (burst.h).
+ *
+ * The ring holds the non-empty bins of the last max-tau window (at most
+ * max_w bins, so cap >= max_w + 1 is enough).  For each time scale a head
+ * index marks the oldest bin still inside its window [bin - w + 1, bin];
+ * pushing a bin advances every head past the bins that left, then adds it:
+ * the window sum after each push is the sum of a window ending at a
+ * non-empty bin, and the largest window sum is reached at such a window.
+ * The backlog drains r * bin per bin, also across the empty bins between
+ * two pushes (q = max(0, q - r * idle)), as the batch recursion did.
+ */
+#include "dmlscope/burst.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const double dmls_burst_tau_s[DMLS_NTAU] = {100e-6, 1e-3, 5e-3, 10e-3, 100e-3, 1.0};
+const double dmls_burst_rate_bps[DMLS_NRATE] = {1e9, 10e9, 40e9, 100e9};
+
+int dmls_burst_stream_init(dmls_burst_stream *b, int64_t bin_ns)
+{
+	memset(b, 0, sizeof(*b));
+	b->bin_ns = bin_ns > 0 ? bin_ns : 1;
+	double bin_s = (double)b->bin_ns * 1e-9;
+	int64_t maxw = 1;
+	for (int i = 0; i < DMLS_NTAU; i++) {
+		double tau = dmls_burst_tau_s[i];
+		int64_t w = llround(tau / bin_s);
+		b->w[i] = (w < 1 || tau < bin_s * 0.999) ? 0 : w;
+		maxw = b->w[i] > maxw ? b->w[i] : maxw;
+	}
+	b->cap = 2;
+	while (b->cap < (size_t)maxw + 1)
+		b->cap *= 2;
+	b->bin = malloc(b->cap * sizeof(*b->bin));
+	b->v = malloc(b->cap * sizeof(*b->v));
+	b->last_bin = INT64_MIN;
+	if (!b->bin || !b->v) {
+		b->oom = 1;
+		return -1;
+	}
+	return 0;
+}
+
+void dmls_burst_stream_release(dmls_burst_stream *b)
+{
+	free(b->bin);
+	free(b->v);
+	b->bin = NULL;
+	b->v = NULL;
+}
+
+static void drain(dmls_burst_stream *b, int64_t idle_bins)
+{
+	double bin_s = (double)b->bin_ns * 1e-9;
+	for (int i = 0; i < DMLS_NRATE; i++) {
+		double d = (double)idle_bins * dmls_burst_rate_bps[i] / 8 * bin_s;
+		b->q[i] = b->q[i] > d ? b->q[i] - d : 0;
+	}
+}
+
+void dmls_burst_stream_push(dmls_burst_stream *b, int64_t bin, double bytes)
+{
+	if (b->oom || bytes <= 0)
+		return;
+	double bin_s = (double)b->bin_ns * 1e-9;
+	size_t mask = b->cap - 1;
+	if (b->tail > 0 && bin <= b->last_bin) {
+		/* late: into the last bin, which is inside every window */
+		b->v[(b->tail - 1) & mask] += bytes;
+		for (int i = 0; i < DMLS_NTAU; i++)
+			if (b->w[i]) {
+				b->sum[i] += bytes;
+				b->best[i] = b->sum[i] > b->best[i] ? b->sum[i] : b->best[i];
+			}
+		for (int i = 0; i < DMLS_NRATE; i++) {
+			b->q[i] += bytes;
+			b->qbest[i] = b->q[i] > b->qbest[i] ? b->q[i] : b->qbest[i];
+		}
+		b->total += bytes;
+		return;
+	}
+	if (b->tail > 0)
+		drain(b, bin - b->last_bin - 1);
+	for (int i = 0; i < DMLS_NTAU; i++) {
+		if (!b->w[i])
+			continue;
+		while (b->head[i] < b->tail && b->bin[b->head[i] & mask] <= bin - b->w[i])
+			b->sum[i] -= b->v[b->head[i]++ & mask];
+		if (b->head[i] == b->tail)
+			b->sum[i] = 0; /* no rounding residue in an empty window */
+	}
+	/* the oldest head frees the ring; every live entry is within max_w */
+	b->bin[b->tail & mask] = bin;
+	b->v[b->tail & mask] = bytes;
+	b->tail++;
+	for (int i = 0; i < DMLS_NTAU; i++) {
+		if (!b->w[i]) {
+			b->head[i] = b->tail;
+			continue;
+		}
+		b->sum[i] += bytes;
+		b->best[i] = b->sum[i] > b->best[i] ? b->sum[i] : b->best[i];
+	}
+	for (int i = 0; i < DMLS_NRATE; i++) {
+		b->q[i] += bytes - dmls_burst_rate_bps[i] / 8 * bin_s;
+		b->q[i] = b->q[i] > 0 ? b->q[i] : 0;
+		b->qbest[i] = b->q[i] > b->qbest[i] ? b->q[i] : b->qbest[i];
+	}
+	b->last_bin = bin;
+	b->total += bytes;
+}
+
+void dmls_burst_stream_result(const dmls_burst_stream *b, double span_s, dmls_burst *out)
+{
+	for (int i = 0; i < DMLS_NTAU; i++)
+		out->max_window_bytes[i] = out->peak_to_mean[i] = NAN;
+	for (int i = 0; i < DMLS_NRATE; i++)
+		out->max_backlog_bytes[i] = NAN;
+	out->mean_bps = NAN;
+	if (b->oom || b->tail == 0)
+		return;
+	double rate = span_s > 0 ? b->total / span_s : NAN; /* bytes/s */
+	out->mean_bps = 8 * rate;
+	for (int i = 0; i < DMLS_NTAU; i++) {
+		if (!b->w[i])
+			continue;
+		out->max_window_bytes[i] = b->best[i];
+		double tau = dmls_burst_tau_s[i];
+		if (tau <= span_s && rate > 0)
+			out->peak_to_mean[i] = b->best[i] / (rate * tau);
+	}
+	for (int i = 0; i < DMLS_NRATE; i++)
+		out->max_backlog_bytes[i] = b->qbest[i];
+}
