@@ -219,11 +219,11 @@ int dmls_pattern_find(dmls_pattern *p, const dmls_stats *st, dmls_error *err)
 	size_t *par = malloc(nh * sizeof(size_t));
 	dmls_graph g = {0};
 	if (!par)
-		return dmls_fail(err, DMLS_EBAD, "out of memory");
+		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
 	size_t root = pick_job(st, thr, par, &p->components);
 	int rc = 0;
 	if (root == nh || build_graph(&g, st, par, root, thr) < 0) {
-		rc = root == nh ? 0 : dmls_fail(err, DMLS_EBAD, "out of memory");
+		rc = root == nh ? 0 : dmls_fail(err, DMLS_ENOMEM, "out of memory");
 		goto out;
 	}
 	size_t n = g.n;
@@ -233,7 +233,7 @@ int dmls_pattern_find(dmls_pattern *p, const dmls_stats *st, dmls_error *err)
 	size_t *tmp = malloc(n * sizeof(size_t));
 	if (!p->members || !p->hubs || !p->order || !tmp) {
 		free(tmp);
-		rc = dmls_fail(err, DMLS_EBAD, "out of memory");
+		rc = dmls_fail(err, DMLS_ENOMEM, "out of memory");
 		goto out;
 	}
 	memcpy(p->members, g.node, n * sizeof(size_t));

@@ -132,7 +132,7 @@ int dmls_trainlog_metrics_compute(dmls_trainlog_metrics *m, const dmls_stats *st
 			m->period_error = (period_s - m->mean_step_s) / m->mean_step_s;
 	}
 	if (st->packets > 0 && accuracy_points(m, st, log) < 0)
-		return dmls_fail(err, DMLS_EBAD, "out of memory");
+		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
 	return 0;
 }
 

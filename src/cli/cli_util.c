@@ -11,9 +11,11 @@ int cli_write_json(json_t *doc, const char *dest, const char *cmd, int precision
 {
 	size_t flags = JSON_INDENT(2) | JSON_REAL_PRECISION(precision) | JSON_ENSURE_ASCII;
 	int rc;
-	if (!doc) {
-		rc = -1;
-	} else if (!strcmp(dest, "-")) {
+	if (!doc) { /* the library could not build it */
+		fprintf(stderr, "dmlscope %s: out of memory\n", cmd);
+		return DMLS_ENOMEM;
+	}
+	if (!strcmp(dest, "-")) {
 		rc = json_dumpf(doc, stdout, flags);
 		fputc('\n', stdout);
 		rc |= fflush(stdout);

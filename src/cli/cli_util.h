@@ -9,7 +9,8 @@
 
 /* Write doc (reference stolen) to dest ("-" = stdout) with precision
  * significant digits for reals.  Returns 0, or prints "dmlscope CMD: 'dest':
- * cannot write" and returns DMLS_EIO. */
+ * cannot write" and returns DMLS_EIO (DMLS_ENOMEM and "out of memory" when
+ * doc is NULL: building it failed). */
 int cli_write_json(json_t *doc, const char *dest, const char *cmd, int precision);
 
 /* Flush standard output; on failure print "dmlscope CMD: cannot write to

@@ -57,8 +57,9 @@ static int render(const dmls_compare *c, const struct compare_opts *o)
 	dmls_error err;
 	if (!o->quiet && !(o->json && !strcmp(o->json, "-")))
 		dmls_compare_text(c, stdout);
-	if (o->json && cli_write_json(dmls_compare_json(c), o->json, "compare", 12))
-		return DMLS_EIO;
+	int rc;
+	if (o->json && (rc = cli_write_json(dmls_compare_json(c), o->json, "compare", 12)))
+		return rc;
 	if (o->csv && dmls_compare_csv(c, o->csv, &err)) {
 		fprintf(stderr, "dmlscope compare: %s\n", err.msg);
 		return err.status;

@@ -2,8 +2,9 @@
  * commands.h - one handler per subcommand (src/cli/cmd_NAME.c).
  *
  * Each takes the subcommand's own argv (argv[0] is its name), prints one-line
- * errors as "dmlscope NAME: ..." on stderr and returns the exit code of the
- * contract: 0 success, 1 bad input, 2 usage, 3 I/O.
+ * errors as "dmlscope NAME: ..." on stderr and returns a status
+ * (dmlscope/error.h); main() turns it into the exit code of doc/contract.md
+ * (0 success, 1 bad input, 2 usage, 3 I/O or out of memory).
  */
 #ifndef DMLSCOPE_CLI_COMMANDS_H
 #define DMLSCOPE_CLI_COMMANDS_H

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "dmlscope/error.h"
 
 #ifndef DMLS_VERSION
 #define DMLS_VERSION "dev"
@@ -49,7 +50,7 @@ int main(int argc, char **argv)
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(argv[1], commands[i].name))
-			return commands[i].run(argc - 1, argv + 1);
+			return dmls_exit_code(commands[i].run(argc - 1, argv + 1));
 	fprintf(stderr, "dmlscope: '%s' is not a command; see 'dmlscope --help'\n", argv[1]);
 	return 2;
 }

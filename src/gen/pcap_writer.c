@@ -249,7 +249,7 @@ int dmls_gen_write_pcap_fp(const dmls_gen_schedule *s, FILE *fp, int snaplen,
 	w.base = calloc(s->nmsgs + 1, sizeof(*w.base));
 	int rc = DMLS_OK;
 	if (!w.nxt || !w.acked || !w.ip_id || !w.base || run(&w))
-		rc = dmls_fail(err, DMLS_EBAD, "out of memory");
+		rc = dmls_fail(err, DMLS_ENOMEM, "out of memory");
 	if (!rc && (pcap_dump_flush(w.d) || ferror(pcap_dump_file(w.d))))
 		rc = dmls_fail(err, DMLS_EIO, "cannot write the capture");
 	pcap_dump_close(w.d);

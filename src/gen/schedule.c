@@ -245,7 +245,7 @@ static int size_period(layout *L, gen_plan *p, dmls_error *err)
 		/* the shape repeats, the jitter does not: every iteration */
 		int64_t c = lay_iteration(L, p, k, 0, 0);
 		if (c < 0)
-			return dmls_fail(err, DMLS_EBAD, "out of memory");
+			return dmls_fail(err, DMLS_ENOMEM, "out of memory");
 		C = c > C ? c : C;
 	}
 	s->collective_ns = C;
@@ -284,7 +284,7 @@ static int lay_all(layout *L, gen_plan *p, dmls_error *err)
 					  (double)(K - 1) / sum);
 		int64_t end = lay_iteration(L, p, k, t0, 1);
 		if (end < 0)
-			return dmls_fail(err, DMLS_EBAD, "out of memory");
+			return dmls_fail(err, DMLS_ENOMEM, "out of memory");
 		s->end_ns = end > s->end_ns ? end : s->end_ns;
 		if (s->nmsgs > DMLS_GEN_MAX_MSGS)
 			return dmls_fail(err, DMLS_EUSAGE, "more than %u messages: fewer "
@@ -307,7 +307,7 @@ int dmls_gen_schedule_build(dmls_gen_schedule *s, const dmls_gen_job *job, dmls_
 	L.fan_out = calloc(s->nhosts, sizeof(*L.fan_out));
 	L.fan_in = calloc(s->nhosts, sizeof(*L.fan_in));
 	if (!L.conn_of || !L.fan_out || !L.fan_in) {
-		rc = dmls_fail(err, DMLS_EBAD, "out of memory");
+		rc = dmls_fail(err, DMLS_ENOMEM, "out of memory");
 	} else {
 		memset(L.conn_of, 0xff, s->nhosts * s->nhosts * sizeof(*L.conn_of));
 		rc = size_period(&L, &p, err);

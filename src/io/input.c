@@ -110,7 +110,7 @@ static bool advance(dmls_input *in, size_t i)
 	if (rc == 1 && rec.caplen > s->datacap) {
 		uint8_t *d = realloc(s->data, rec.caplen);
 		if (!d) {
-			dmls_fail(&e, DMLS_EIO, "'%s': out of memory", in->files[i].path);
+			dmls_fail(&e, DMLS_ENOMEM, "'%s': out of memory", in->files[i].path);
 			rc = -1;
 		} else {
 			s->data = d;
@@ -159,7 +159,7 @@ static filter *get_filter(dmls_input *in, int linktype, dmls_error *err)
 			return &in->filters[in->last_filter = i];
 	filter *nf = realloc(in->filters, (in->nfilters + 1) * sizeof(*nf));
 	if (!nf) {
-		dmls_fail(err, DMLS_EIO, "out of memory");
+		dmls_fail(err, DMLS_ENOMEM, "out of memory");
 		return NULL;
 	}
 	in->filters = nf;
@@ -168,7 +168,7 @@ static filter *get_filter(dmls_input *in, int linktype, dmls_error *err)
 	f->linktype = linktype;
 	pcap_t *p = pcap_open_dead(linktype_to_dlt(linktype), 262144);
 	if (!p) {
-		dmls_fail(err, DMLS_EIO, "out of memory");
+		dmls_fail(err, DMLS_ENOMEM, "out of memory");
 		return NULL;
 	}
 	if (pcap_compile(p, &f->prog, in->bpf, 1, PCAP_NETMASK_UNKNOWN) == 0)
@@ -303,7 +303,7 @@ static int setup_filter(dmls_input *in, const char *bpf, dmls_error *err)
 		}
 	in->bpf = strdup(bpf);
 	if (!in->bpf)
-		return dmls_fail(err, DMLS_EIO, "out of memory");
+		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
 	filter *f = get_filter(in, lt, err);
 	if (!f)
 		return err ? err->status : DMLS_EIO;
@@ -318,13 +318,13 @@ int dmls_input_open(dmls_input **out, const char *const *paths, size_t n,
 		return dmls_fail(err, DMLS_EUSAGE, "no input files");
 	dmls_input *in = calloc(1, sizeof(*in));
 	if (!in)
-		return dmls_fail(err, DMLS_EIO, "out of memory");
+		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
 	in->files = calloc(n, sizeof(*in->files));
 	in->srcs = calloc(n, sizeof(*in->srcs));
 	in->heap = calloc(n, sizeof(*in->heap));
 	if (!in->files || !in->srcs || !in->heap) {
 		input_free_all(in);
-		return dmls_fail(err, DMLS_EIO, "out of memory");
+		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
 	}
 	in->n = n;
 	dmls_error_clear(&in->first_err);
@@ -334,7 +334,7 @@ int dmls_input_open(dmls_input **out, const char *const *paths, size_t n,
 		in->files[i].path = strdup(paths[i]);
 		if (!in->files[i].path) {
 			input_free_all(in);
-			return dmls_fail(err, DMLS_EIO, "out of memory");
+			return dmls_fail(err, DMLS_ENOMEM, "out of memory");
 		}
 		nopen += open_one(in, i);
 	}
@@ -358,7 +358,7 @@ int dmls_input_open(dmls_input **out, const char *const *paths, size_t n,
 		if (dmls_dedup_init(&in->dedup, DEDUP_WINDOW_NS, DEDUP_MAX_ENTRIES, DEDUP_MAX_FLOWS,
 				    (uint32_t)n)) {
 			input_free_all(in);
-			return dmls_fail(err, DMLS_EIO, "out of memory");
+			return dmls_fail(err, DMLS_ENOMEM, "out of memory");
 		}
 		in->dedup_on = true;
 	}

@@ -50,7 +50,7 @@ int64_t dmls_rd_fill(dmls_reader *r, size_t n, dmls_error *err)
 			ncap *= 2;
 		uint8_t *nb = malloc(ncap);
 		if (!nb)
-			return dmls_fail(err, DMLS_EIO, "'%s': out of memory", r->name), -1;
+			return dmls_fail(err, DMLS_ENOMEM, "'%s': out of memory", r->name), -1;
 		memcpy(nb, r->buf + r->start, have);
 		free(r->own_buf);
 		r->own_buf = nb;
@@ -186,7 +186,7 @@ static dmls_reader *reader_new(const char *name, dmls_error *err)
 		r->name = strdup(name ? name : "(buffer)");
 	if (!r || !r->name) {
 		free(r);
-		dmls_fail(err, DMLS_EIO, "out of memory");
+		dmls_fail(err, DMLS_ENOMEM, "out of memory");
 		return NULL;
 	}
 	r->linktype = -1;
@@ -227,7 +227,7 @@ int dmls_reader_open_stream(dmls_reader **out, FILE *fp, const char *name,
 	r->own_buf = malloc(r->cap);
 	if (!r->own_buf) {
 		dmls_reader_free(r);
-		return dmls_fail(err, DMLS_EIO, "out of memory");
+		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
 	}
 	r->buf = r->own_buf;
 	return finish_open(out, r, err);

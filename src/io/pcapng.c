@@ -100,7 +100,7 @@ static int add_iface(dmls_reader *r, const uint8_t *b, uint32_t blen, uint64_t p
 		uint32_t ncap = r->ifcap ? r->ifcap * 2 : 4;
 		dmls_iface *n = realloc(r->ifaces, ncap * sizeof(*n));
 		if (!n)
-			return dmls_fail(err, DMLS_EIO, "'%s': out of memory", r->name);
+			return dmls_fail(err, DMLS_ENOMEM, "'%s': out of memory", r->name);
 		r->ifaces = n;
 		r->ifcap = ncap;
 	}

@@ -120,7 +120,7 @@ static int parse_row(dmls_trainlog *log, char *line, const char *name, size_t li
 		return dmls_fail(err, DMLS_EBAD, "'%s': line %zu: not a number", name, lineno);
 	r.id = (long)id;
 	if (log_push(log, &r))
-		return dmls_fail(err, DMLS_EIO, "'%s': out of memory", name);
+		return dmls_fail(err, DMLS_ENOMEM, "'%s': out of memory", name);
 	if (r.is_epoch)
 		log->epochs++;
 	else
@@ -302,7 +302,7 @@ static int open_folder(dmls_run *run, const char *dir, dmls_error *err)
 	while ((e = readdir(d)) && rc == DMLS_OK) {
 		if (is_capture_name(e->d_name)) {
 			if (add_capture(run, path_join(dir, e->d_name)))
-				rc = dmls_fail(err, DMLS_EIO, "'%s': out of memory", dir);
+				rc = dmls_fail(err, DMLS_ENOMEM, "'%s': out of memory", dir);
 		} else if (!strcmp(e->d_name, "train_history.log")) {
 			run->log_path = path_join(dir, e->d_name);
 		} else if (!strcmp(e->d_name, "truth.json")) {
@@ -345,7 +345,7 @@ int dmls_run_open(dmls_run *run, const char *const *inputs, size_t n, dmls_error
 				rc = dmls_fail(err, DMLS_EUSAGE,
 					       "'%s': a run folder must be the only input", inputs[i]);
 			else if (add_capture(run, strdup(inputs[i])))
-				rc = dmls_fail(err, DMLS_EIO, "out of memory");
+				rc = dmls_fail(err, DMLS_ENOMEM, "out of memory");
 		}
 		if (rc == DMLS_OK) {
 			const char *b = strrchr(inputs[0], '/');

@@ -59,7 +59,7 @@ int dmls_runlist_add(dmls_runlist *rl, const char *path, dmls_error *err)
 {
 	char *p = strdup(path);
 	if (!p || push(rl, p))
-		return dmls_fail(err, DMLS_EIO, "out of memory");
+		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
 	return DMLS_OK;
 }
 
@@ -105,7 +105,7 @@ int dmls_runlist_find(dmls_runlist *rl, const char *dir, int depth, dmls_error *
 {
 	size_t first = rl->n;
 	if (find(rl, dir, depth))
-		return dmls_fail(err, DMLS_EIO, "out of memory");
+		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
 	if (rl->n > first)
 		qsort(rl->paths + first, rl->n - first, sizeof(*rl->paths), cmp_str);
 	return DMLS_OK;

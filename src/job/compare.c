@@ -293,12 +293,12 @@ static int fill(dmls_compare *c, dmls_compare_run *r, const dmls_job *job, dmls_
 {
 	json_t *doc = dmls_job_json(job);
 	if (!doc)
-		return dmls_fail(err, DMLS_EIO, "out of memory");
+		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
 	r->row = make_row(doc, r->name, r->path);
 	r->figures = make_figures(doc, &job->stats);
 	json_decref(doc);
 	if (!r->row || !r->figures)
-		return dmls_fail(err, DMLS_EIO, "out of memory");
+		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
 	if (job->damage.status)
 		set_error(c, r, &job->damage);
 	else if (job->stats.packets == 0) {
@@ -313,7 +313,7 @@ int dmls_compare_add_job(dmls_compare *c, const dmls_job *job, dmls_error *err)
 {
 	dmls_compare_run *r = push(c, job->run.path, job->run.name ? job->run.name : "run");
 	if (!r)
-		return dmls_fail(err, DMLS_EIO, "out of memory");
+		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
 	return fill(c, r, job, err);
 }
 
@@ -322,7 +322,7 @@ static int analyze_one(dmls_compare *c, const char *path, const char *name,
 {
 	dmls_compare_run *r = push(c, path, name);
 	if (!r)
-		return dmls_fail(err, DMLS_EIO, "out of memory");
+		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
 	dmls_job job;
 	dmls_error e;
 	const char *in[1] = {path};
@@ -360,7 +360,7 @@ static int expand_dataset(dmls_compare *c, const char *dir, const dmls_job_opts 
 		base_name(dir, name, sizeof(name));
 		dmls_compare_run *r = push(c, dir, name);
 		if (!r)
-			rc = dmls_fail(err, DMLS_EIO, "out of memory");
+			rc = dmls_fail(err, DMLS_ENOMEM, "out of memory");
 		else
 			set_error(c, r, (dmls_fail(&e, DMLS_EBAD, "'%s': no captures and no run "
 						   "folders below it", dir), &e));

@@ -268,7 +268,7 @@ int dmls_design_code(dmls_design *d, dmls_error *err)
 oom:
 	free(idx);
 	free(used);
-	return dmls_fail(err, DMLS_EIO, "out of memory");
+	return dmls_fail(err, DMLS_ENOMEM, "out of memory");
 }
 
 void dmls_design_row(const dmls_design *d, const double *num, const size_t *level, double *x)

@@ -181,7 +181,7 @@ static int fill_matrices(dmls_design *d, const dmls_table *t, const long *cols,
 	d->X = malloc((d->n * d->ncols + 1) * sizeof(double));
 	d->y = malloc((d->n ? d->n : 1) * sizeof(double));
 	if (!d->X || !d->y)
-		return dmls_fail(err, DMLS_EIO, "out of memory");
+		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
 	for (size_t i = 0, r = 0; i < t->nrows; i++) {
 		if (!used[i])
 			continue;
@@ -242,7 +242,7 @@ int dmls_design_build(dmls_design *d, const char *formula, const dmls_table *t,
 	free(used);
 	return DMLS_OK;
 oom:
-	st = dmls_fail(err, DMLS_EIO, "out of memory");
+	st = dmls_fail(err, DMLS_ENOMEM, "out of memory");
 fail:
 	free(used);
 	dmls_design_release(d);

@@ -118,7 +118,7 @@ int dmls_fit_design(dmls_fit *fit, const dmls_design *d, int folds, dmls_error *
 				     DMLS_ROWS_PER_PARAM);
 	if (bad) {
 		dmls_fit_release(fit);
-		return dmls_fail(err, DMLS_EIO, "out of memory");
+		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
 	}
 	return DMLS_OK;
 }

@@ -50,6 +50,16 @@ static int pfail(parser *ps, const char *what)
 	return -1;
 }
 
+/* Out of memory while parsing: not the formula's fault, so not a usage error. */
+static int poom(parser *ps)
+{
+	if (!ps->failed) {
+		ps->failed = 1;
+		dmls_fail(ps->err, DMLS_ENOMEM, "out of memory");
+	}
+	return -1;
+}
+
 static void skip_ws(parser *ps)
 {
 	while (isspace((unsigned char)*ps->p))
@@ -128,7 +138,7 @@ static long intern_factor(parser *ps, const dmls_factor *f)
 		return pfail(ps, "too many factors");
 	dmls_factor *n = realloc(fm->factors, (fm->nfactors + 1) * sizeof(*n));
 	if (!n)
-		return pfail(ps, "out of memory");
+		return poom(ps);
 	fm->factors = n;
 	n[fm->nfactors] = *f;
 	n[fm->nfactors].code = strdup(f->code);
@@ -239,7 +249,7 @@ static int interact(parser *ps, tlist *a, const tlist *b)
 			}
 			if (tl_add(&r, &t)) {
 				free(r.t);
-				return pfail(ps, "out of memory");
+				return poom(ps);
 			}
 		}
 	free(a->t);
@@ -292,7 +302,7 @@ static int parse_prod(parser *ps, tlist *out)
 		free(b.t);
 		free(ab.t);
 		if (rc)
-			return pfail(ps, "out of memory");
+			return poom(ps);
 	}
 }
 
@@ -332,7 +342,7 @@ static int parse_sum(parser *ps, tlist *out)
 		int rc = combine(out, &b, minus);
 		free(b.t);
 		if (rc)
-			return pfail(ps, "out of memory");
+			return poom(ps);
 		skip_ws(ps);
 		if (*ps->p != '+' && *ps->p != '-')
 			return 0;
@@ -351,7 +361,7 @@ int dmls_formula_parse(dmls_formula *fm, const char *text, dmls_error *err)
 
 	memset(fm, 0, sizeof(*fm));
 	if (!(fm->text = strdup(text)))
-		return dmls_fail(err, DMLS_EIO, "out of memory");
+		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
 	if (parse_factor(&ps, &y, code, var))
 		goto fail;
 	fm->response = y;
@@ -380,7 +390,7 @@ fail:
 	free(rhs.t);
 	fm->terms = NULL;
 	if (!ps.failed)
-		dmls_fail(err, DMLS_EIO, "out of memory");
+		dmls_fail(err, DMLS_ENOMEM, "out of memory");
 	dmls_formula_release(fm);
 	return err ? err->status : DMLS_EUSAGE;
 }

@@ -96,7 +96,7 @@ static int load_levels(dmls_factor *f, json_t *o, const char *name, dmls_error *
 	f->levels = calloc(n, sizeof(char *));
 	f->level_num = calloc(n, sizeof(double));
 	if (!f->levels || !f->level_num)
-		return dmls_fail(err, DMLS_EIO, "out of memory");
+		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
 	for (size_t i = 0; i < n; i++) {
 		const char *s = json_string_value(json_array_get(lv, i));
 		if (!s || !(f->levels[i] = strdup(s)))
@@ -138,7 +138,7 @@ static int load_numbers(dmls_model *m, json_t *root, const char *name, dmls_erro
 	m->beta = calloc(k ? k : 1, sizeof(double));
 	m->cov_unscaled = calloc(k * k + 1, sizeof(double));
 	if (!m->beta || !m->cov_unscaled)
-		return dmls_fail(err, DMLS_EIO, "out of memory");
+		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
 	for (size_t j = 0; j < k; j++) {
 		const char *cn = json_string_value(json_array_get(cols, j));
 		json_t *r = json_array_get(cov, j);

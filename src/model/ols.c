@@ -264,7 +264,7 @@ oom:
 	free(b);
 	free(e);
 	dmls_fit_release(fit);
-	return dmls_fail(err, DMLS_EIO, "out of memory");
+	return dmls_fail(err, DMLS_ENOMEM, "out of memory");
 }
 
 int dmls_ols_cv(dmls_fit *fit, const double *X, const double *y, size_t n, size_t k,
@@ -283,7 +283,7 @@ int dmls_ols_cv(dmls_fit *fit, const double *X, const double *y, size_t n, size_
 	if (!keep || !b) {
 		free(keep);
 		free(b);
-		return dmls_fail(err, DMLS_EIO, "out of memory");
+		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
 	}
 	for (int f = 0; f < folds; f++) {
 		svd s;
@@ -292,7 +292,7 @@ int dmls_ols_cv(dmls_fit *fit, const double *X, const double *y, size_t n, size_
 		if (svd_compute(&s, X, n, k, keep, 0)) {
 			free(keep);
 			free(b);
-			return dmls_fail(err, DMLS_EIO, "out of memory");
+			return dmls_fail(err, DMLS_ENOMEM, "out of memory");
 		}
 		svd_solve(&s, y, n, keep, b);
 		svd_release(&s);

@@ -112,7 +112,7 @@ int dmls_model_predict(const dmls_model *m, const char *const *kv, size_t nkv,
 	size_t k = d->ncols;
 	double *x = malloc((k ? k : 1) * sizeof(double));
 	if (!x)
-		return dmls_fail(err, DMLS_EIO, "out of memory");
+		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
 	dmls_design_row(d, num, level, x);
 	double mean = 0, q = 0;
 	for (size_t a = 0; a < k; a++) {

@@ -79,7 +79,7 @@ int dmls_table_init(dmls_table *t, const char *name, const char *const *names, s
 	return DMLS_OK;
 oom:
 	dmls_table_release(t);
-	return dmls_fail(err, DMLS_EIO, "out of memory");
+	return dmls_fail(err, DMLS_ENOMEM, "out of memory");
 }
 
 int dmls_table_append(dmls_table *t, const char *const *cells, dmls_error *err)
@@ -89,7 +89,7 @@ int dmls_table_append(dmls_table *t, const char *const *cells, dmls_error *err)
 		for (size_t j = 0; j < t->ncols; j++) {
 			char **c = realloc(t->cols[j].cells, cap * sizeof(*c));
 			if (!c)
-				return dmls_fail(err, DMLS_EIO, "out of memory");
+				return dmls_fail(err, DMLS_ENOMEM, "out of memory");
 			t->cols[j].cells = c;
 		}
 		t->cap = cap;
@@ -99,7 +99,7 @@ int dmls_table_append(dmls_table *t, const char *const *cells, dmls_error *err)
 		if (!is_missing(cells[j]) && !(c = strdup(cells[j]))) {
 			for (size_t i = 0; i < j; i++)
 				free(t->cols[i].cells[t->nrows]);
-			return dmls_fail(err, DMLS_EIO, "out of memory");
+			return dmls_fail(err, DMLS_ENOMEM, "out of memory");
 		}
 		t->cols[j].cells[t->nrows] = c;
 	}
@@ -311,7 +311,7 @@ int dmls_table_read_csv(dmls_table *t, FILE *f, const char *name, dmls_error *er
 	dmls_table_finish(t);
 	goto out;
 bad:
-	st = rc == -1 ? dmls_fail(err, DMLS_EIO, "out of memory")
+	st = rc == -1 ? dmls_fail(err, DMLS_ENOMEM, "out of memory")
 		      : dmls_fail(err, DMLS_EBAD, "'%s' line %zu: unterminated quoted field",
 				  name, line + 1);
 out:

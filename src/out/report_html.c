@@ -59,7 +59,7 @@ static int write_data(const dmls_compare *c, FILE *fp, dmls_error *err)
 		      : NULL;
 	json_decref(doc);
 	if (!s)
-		return dmls_fail(err, DMLS_EIO, "out of memory");
+		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
 	for (const char *p = s; *p; p++) {
 		if (*p == '<')
 			fputs("\\u003c", fp);

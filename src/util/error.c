@@ -22,3 +22,8 @@ void dmls_error_clear(dmls_error *err)
 		err->msg[0] = '\0';
 	}
 }
+
+int dmls_exit_code(int status)
+{
+	return status == DMLS_ENOMEM ? DMLS_EIO : status;
+}
