@@ -362,7 +362,7 @@ def main():
         st = truth.get("step_times") or []
         if len(st) > 1:
             truth["mean_step_s"] = (st[-1] - st[0]) / (len(st) - 1)
-        # expected payload bytes per step, the formulas of the mission
+        # expected payload bytes per step, the formulas of doc/analysis.md
         S, N = truth["gradient_bytes"], a.ranks
         if a.framework == "ddp":
             truth["expected_tx_bytes_per_step"] = {"worker": 2 * (N - 1) / N * S}

@@ -6,8 +6,8 @@
  *      size S, iterations K, period T, link rate, seed) becomes a list of
  *      messages: who sends how many bytes to whom, when, in which iteration
  *      and phase of the collective.  Every iteration is a compute gap and
- *      then the collective, as the formulas of ../shared/spec/mission.md
- *      make it (Thakur, Rabenseifner & Gropp 2005; Patarasuk & Yuan 2009).
+ *      then the collective, as the formulas of doc/analysis.md make it
+ *      (Thakur, Rabenseifner & Gropp 2005; Patarasuk & Yuan 2009).
  *   2. writers: pcap (pcap_writer.c, tcp_seg.c: each message cut into TCP
  *      segments of MSS 1448 on one long-lived connection per pair, paced at
  *      the link rate, ACKed every second segment), and flow lists
@@ -114,7 +114,7 @@ void dmls_gen_host_addr(uint32_t h, char *buf, size_t len);
 
 /*
  * Bytes host h sends (tx) and receives (rx) in iteration k: the quantity the
- * mission's formulas give (ring 2(N-1)/N S each way, ...).
+ * formulas of doc/analysis.md give (ring 2(N-1)/N S each way, ...).
  */
 void dmls_gen_host_bytes(const dmls_gen_schedule *s, uint32_t h, uint32_t k, uint64_t *tx,
 			 uint64_t *rx);

@@ -214,7 +214,7 @@ double dmls_t975(double df);
 
 /* statsmodels-like summary(). */
 void dmls_fit_print_text(FILE *f, const dmls_design *d, const dmls_fit *fit);
-/* The contract's `fit --json` object (a new reference). */
+/* The `fit --json` object of doc/contract.md (a new reference). */
 struct json_t;
 struct json_t *dmls_fit_to_json(const dmls_design *d, const dmls_fit *fit);
 

@@ -23,7 +23,8 @@
  *   hierarchical  contiguous groups, each a ring or a tree inside, joined
  *              by a few leaders (Horovod hierarchical all-reduce)
  * A confidence in (0,1] grows with how balanced the volumes are, the way
- * the formulas of ../shared/spec/mission.md make them.
+ * the formulas of doc/analysis.md ("The volumes a collective moves") make
+ * them.
  */
 #include <math.h>
 #include <stdlib.h>

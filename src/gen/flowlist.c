@@ -2,7 +2,7 @@
  * flowlist.c - the schedule as a flow list: one row per message.
  *
  * CSV (dmls_gen_write_csv):
- * Columns (../shared/spec/contract.md): src,dst,sport,dport,start_s,bytes,
+ * Columns (doc/contract.md): src,dst,sport,dport,start_s,bytes,
  * iteration,phase.  Addresses in dotted form, ports of the message's
  * sender and receiver on their connection, start_s the first segment's
  * time in seconds from the start of the capture (9 decimals), bytes the

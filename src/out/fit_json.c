@@ -1,5 +1,5 @@
 /*
- * fit_json.c - the `fit --json` document (../shared/spec/contract.md).
+ * fit_json.c - the `fit --json` document (doc/contract.md).
  *
  * Contract keys: n, k, formula, response, coefficients[] {name, coef,
  * std_err, t, p, ci_low, ci_high}, r2, adj_r2, f_stat, f_p, log_likelihood,

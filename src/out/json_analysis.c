@@ -3,7 +3,7 @@
  *
  * Adds pattern, iterations, model, burstiness, phases, loss, notes and (when a
  * train_history.log was read) train_log to the document built by json.c.
- * Keys follow ../shared/spec/contract.md; numbers are bytes, seconds and
+ * Keys follow doc/contract.md; numbers are bytes, seconds and
  * bits per second; unknown values are null, never NaN.
  */
 #include <math.h>

@@ -3,7 +3,7 @@
  * page (script#dmls-data, written by src/out/report_html.c) with uPlot,
  * inlined before this script.  Embedded by cmake/embed.cmake.
  *
- * The figures are the study's cross-run figures (../shared/spec/mission.md):
+ * The figures are the study's cross-run figures (README.md, doc/compare.md):
  * total volume per run beside the gradient size, the communication-pattern
  * heatmap, flows per run, link throughput in 10 ms bins, burstiness
  * (peak-to-mean vs timescale), accuracy vs data transmitted, bytes per

@@ -1,6 +1,6 @@
 #!/bin/bash
 # fit_bad_input.sh - `dmlscope fit` and `predict` refuse bad input with one
-# clear line on stderr and the contract's exit code: 1 for data the formula
+# clear line on stderr and the exit code of doc/contract.md: 1 for data the formula
 # cannot use, 2 for usage (bad option, formula syntax), 3 for I/O.
 set -u
 : "${DMLSCOPE:?set DMLSCOPE to the dmlscope binary}"

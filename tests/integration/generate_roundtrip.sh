@@ -61,7 +61,7 @@ else echo "FAIL same seed gave different files"; fail=1; fi
 if cmp -s "$tmp/a.pcap" "$tmp/c.pcap"; then echo "FAIL another seed gave the same file"; fail=1
 else echo "ok   another seed, other bytes"; fi
 
-# CSV: one row per message, the contract's columns, bytes add up to the formula
+# CSV: one row per message, the columns of doc/contract.md, bytes add up to the formula
 gen --seed 5 -o "$tmp/a.csv" || { echo "FAIL csv: generate failed"; fail=1; }
 $py - "$tmp/a.csv" <<'PY' || fail=1
 import csv, sys
