@@ -56,13 +56,16 @@ fuzz: deps-test
 	@cmake --build build-fuzz -j$(JOBS)
 
 # Run the ingest fuzzer briefly (FUZZ_SECONDS), seeded from the samples and,
-# when present, tcpdump's test captures; new inputs go to a temporary dir.
+# when present, tcpdump's test captures (DMLS_CORPUS, else
+# ../shared/corpus/tcpdump-tests beside the source tree; optional); new
+# inputs go to a temporary dir.
 FUZZ_SECONDS ?= 30
-CORPUS_DIR ?= ../shared/corpus/tcpdump-tests
+SRCDIR := $(patsubst %/,%,$(dir $(abspath $(lastword $(MAKEFILE_LIST)))))
+DMLS_CORPUS ?= $(SRCDIR)/../shared/corpus/tcpdump-tests
 fuzz-smoke: fuzz
 	@tmp=$$(mktemp -d); seeds="$$(ls -d samples/*/ tests/data 2>/dev/null)"; \
-	for d in "$(CORPUS_DIR)" /work/shared/corpus/tcpdump-tests; do \
-	  [ -d "$$d" ] && { seeds="$$seeds $$d"; break; }; done; \
+	if [ -d "$(DMLS_CORPUS)" ]; then seeds="$$seeds $(DMLS_CORPUS)"; \
+	else echo "fuzz-smoke: no corpus at '$(DMLS_CORPUS)' (set DMLS_CORPUS): samples only"; fi; \
 	./build-fuzz/fuzz_ingest -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 -timeout=10 \
 	  -print_final_stats=1 $$tmp $$seeds 2>&1 | tail -4; rc=$${PIPESTATUS[0]}; rm -rf $$tmp; exit $$rc
 

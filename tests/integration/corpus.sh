@@ -5,15 +5,17 @@
 # (analyzed) or 1 (read but bad or unusable), within a timeout, and without
 # a sanitizer report; anything else (a crash, exit 2/3, a hang) fails.
 #
-# Env: DMLSCOPE (the binary), SRCDIR; DMLS_CORPUS overrides the corpus dir;
-# DMLS_CORPUS_TIMEOUT the seconds per file (default 20).  Skipped (77) when
-# the corpus is absent.
+# The corpus is optional: the directory DMLS_CORPUS names, else
+# ../shared/corpus/tcpdump-tests beside the source tree (SRCDIR/..).
+# Skipped (77) when it is absent.
+#
+# Env: DMLSCOPE (the binary), SRCDIR; DMLS_CORPUS the corpus dir;
+# DMLS_CORPUS_TIMEOUT the seconds per file (default 20).
 set -u
 corpus=${DMLS_CORPUS:-$SRCDIR/../shared/corpus/tcpdump-tests}
-[ -d "$corpus" ] || [ -n "${DMLS_CORPUS:-}" ] || corpus=/work/shared/corpus/tcpdump-tests
 limit=${DMLS_CORPUS_TIMEOUT:-20}
 if [ ! -d "$corpus" ]; then
-	echo "corpus '$corpus' not found: skipped"
+	echo "SKIP: corpus '$corpus' not found (set DMLS_CORPUS to tcpdump's test captures)"
 	exit 77
 fi
 log=$(mktemp)
