@@ -7,10 +7,7 @@
 
 #include "cli/commands.h"
 #include "dmlscope/error.h"
-
-#ifndef DMLS_VERSION
-#define DMLS_VERSION "dev"
-#endif
+#include "dmlscope/version.h"
 
 struct command {
 	const char *name;

@@ -14,6 +14,7 @@
  * every '<' in the JSON is written as \u003c (it can only occur in strings).
  */
 #include "dmlscope/compare.h"
+#include "dmlscope/version.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -47,7 +48,7 @@ static json_t *data_json(const dmls_compare *c)
 		json_array_append_new(runs, o);
 	}
 	return json_pack("{s:{s:s, s:s}, s:o, s:o}", "tool", "name", "dmlscope", "version",
-			 "0.1.0", "columns", columns_json(), "runs", runs);
+			 DMLS_VERSION, "columns", columns_json(), "runs", runs);
 }
 
 /* The JSON with '<' escaped (see the top of the file). */
