@@ -196,7 +196,8 @@ typedef struct dmls_fit {
 
 /* Fit y = X b by least squares through the SVD (minimum-norm solution, the
  * statsmodels pinv method) and fill every statistic.  DMLS_EBAD when there are
- * not more rows than columns. */
+ * not more rows than columns.  These and dmls_t975 turn GSL's error handler
+ * off while GSL runs and restore the caller's before they return. */
 int dmls_ols(dmls_fit *fit, const double *X, const double *y, size_t n, size_t k,
 	     dmls_error *err);
 /* Cross-validate: row i is held out in fold i mod folds. */

@@ -161,7 +161,12 @@ static int detect_constant(const double *X, size_t n, size_t k, size_t rank)
 
 double dmls_t975(double df)
 {
-	return df > 0 ? gsl_cdf_tdist_Qinv(0.025, df) : NAN;
+	if (!(df > 0))
+		return NAN;
+	gsl_error_handler_t *old = gsl_set_error_handler_off();
+	double q = gsl_cdf_tdist_Qinv(0.025, df);
+	gsl_set_error_handler(old);
+	return q;
 }
 
 static void coef_stats(dmls_fit *fit, const double *b)
@@ -201,13 +206,12 @@ static void model_stats(dmls_fit *fit, const double *y)
 	fit->bic = -2 * fit->llf + log(n) * p;
 }
 
-int dmls_ols(dmls_fit *fit, const double *X, const double *y, size_t n, size_t k,
-	     dmls_error *err)
+static int ols(dmls_fit *fit, const double *X, const double *y, size_t n, size_t k,
+	       dmls_error *err)
 {
 	svd s, su;
 	double *b = NULL, *e = NULL;
 	memset(fit, 0, sizeof(*fit));
-	gsl_set_error_handler_off(); /* GSL must not abort the caller */
 	fit->cv_rmse = fit->cv_mape = NAN;
 	if (k == 0)
 		return dmls_fail(err, DMLS_EBAD, "the model has no columns");
@@ -267,8 +271,22 @@ oom:
 	return dmls_fail(err, DMLS_ENOMEM, "out of memory");
 }
 
-int dmls_ols_cv(dmls_fit *fit, const double *X, const double *y, size_t n, size_t k,
-		int folds, dmls_error *err)
+/*
+ * GSL's default error handler aborts the process: the public entry points
+ * turn it off while GSL runs (the results are checked instead) and restore
+ * the caller's handler before they return.
+ */
+int dmls_ols(dmls_fit *fit, const double *X, const double *y, size_t n, size_t k,
+	     dmls_error *err)
+{
+	gsl_error_handler_t *old = gsl_set_error_handler_off();
+	int rc = ols(fit, X, y, n, k, err);
+	gsl_set_error_handler(old);
+	return rc;
+}
+
+static int ols_cv(dmls_fit *fit, const double *X, const double *y, size_t n, size_t k,
+		  int folds, dmls_error *err)
 {
 	if (folds > (int)n)
 		folds = (int)n;
@@ -315,6 +333,15 @@ int dmls_ols_cv(dmls_fit *fit, const double *X, const double *y, size_t n, size_
 	fit->cv_rmse = sqrt(sse / (double)n);
 	fit->cv_mape = nape ? 100.0 * ape / (double)nape : NAN;
 	return DMLS_OK;
+}
+
+int dmls_ols_cv(dmls_fit *fit, const double *X, const double *y, size_t n, size_t k,
+		int folds, dmls_error *err)
+{
+	gsl_error_handler_t *old = gsl_set_error_handler_off();
+	int rc = ols_cv(fit, X, y, n, k, folds, err);
+	gsl_set_error_handler(old);
+	return rc;
 }
 
 int dmls_fit_warn(dmls_fit *fit, const char *fmt, ...)

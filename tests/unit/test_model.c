@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <gsl/gsl_errno.h>
 
 #include "dmlscope/model.h"
 
@@ -183,6 +184,33 @@ static void test_ols_too_few_rows(void **state)
 	assert_non_null(strstr(err.msg, "2 rows for 2 parameters"));
 }
 
+static void caller_handler(const char *reason, const char *file, int line, int gsl_errno)
+{
+}
+
+/* The library turns GSL's aborting handler off only while it runs: the
+ * caller's handler is back afterwards, after success and failure alike. */
+static void test_gsl_handler_restored(void **state)
+{
+	double X[10], y[5] = {2, 4, 5, 4, 5};
+	for (int i = 0; i < 5; i++) {
+		X[2 * i] = 1;
+		X[2 * i + 1] = i + 1;
+	}
+	dmls_fit fit;
+	dmls_error err = {0};
+	gsl_error_handler_t *orig = gsl_set_error_handler(caller_handler);
+	assert_int_equal(dmls_ols(&fit, X, y, 5, 2, &err), DMLS_OK);
+	assert_ptr_equal(gsl_set_error_handler(caller_handler), caller_handler);
+	assert_int_equal(dmls_ols_cv(&fit, X, y, 5, 2, 5, &err), DMLS_OK);
+	assert_ptr_equal(gsl_set_error_handler(caller_handler), caller_handler);
+	assert_true(fabs(dmls_t975(3) - 3.182446305284263) < 1e-9);
+	assert_ptr_equal(gsl_set_error_handler(caller_handler), caller_handler);
+	dmls_fit_release(&fit);
+	assert_int_equal(dmls_ols(&fit, X, y, 2, 2, &err), DMLS_EBAD);
+	assert_ptr_equal(gsl_set_error_handler(orig), caller_handler);
+}
+
 static void test_predict_roundtrip(void **state)
 {
 	dmls_table t;
@@ -225,6 +253,7 @@ int main(void)
 		cmocka_unit_test(test_csv),             cmocka_unit_test(test_coding_names),
 		cmocka_unit_test(test_ols_exact),       cmocka_unit_test(test_ols_known),
 		cmocka_unit_test(test_ols_too_few_rows), cmocka_unit_test(test_predict_roundtrip),
+		cmocka_unit_test(test_gsl_handler_restored),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
