@@ -140,7 +140,7 @@ struct dmls_analysis;
  * jitter from the spread of iteration durations, and the link rate from
  * the busiest millisecond shared by the ranks that send at once.
  * Fails with DMLS_EBAD when the run does not tell a needed value (a
- * butterfly pattern, a tree's S) and says which option gives it.
+ * butterfly pattern, a tree's S) and says which value must be given.
  */
 int dmls_gen_calibrate(dmls_gen_job *job, unsigned set, const struct dmls_analysis *a,
 		       const char *name, dmls_error *err);

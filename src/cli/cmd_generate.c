@@ -224,7 +224,9 @@ static const char *out_format(const struct gen_opts *o)
 	return NULL;
 }
 
-static int calibrate(struct gen_opts *o, dmls_error *err)
+/* Take what is not given from the run --like names; *hint names the options
+ * that give it when the run does not tell. */
+static int calibrate(struct gen_opts *o, dmls_error *err, const char **hint)
 {
 	dmls_job run;
 	dmls_job_opts jo = {0, NULL};
@@ -232,8 +234,8 @@ static int calibrate(struct gen_opts *o, dmls_error *err)
 	int rc = dmls_job_analyze(&run, in, 1, &jo, err);
 	if (!rc && !run.analysis)
 		rc = dmls_fail(err, DMLS_EBAD, "'%s': %s", o->like, run.analysis_error.msg);
-	if (!rc)
-		rc = dmls_gen_calibrate(&o->job, o->set, run.analysis, o->like, err);
+	if (!rc && (rc = dmls_gen_calibrate(&o->job, o->set, run.analysis, o->like, err)))
+		*hint = " (options --pattern, --workers, --gradient-bytes, --iterations)";
 	dmls_job_release(&run);
 	return rc;
 }
@@ -274,14 +276,15 @@ int cmd_generate(int argc, char **argv)
 	}
 	dmls_error err = {0};
 	dmls_gen_schedule s = {0};
+	const char *hint = ""; /* the library names values, not options */
 	if (o.like)
-		rc = calibrate(&o, &err);
-	if (!rc)
-		rc = dmls_gen_schedule_build(&s, &o.job, &err);
+		rc = calibrate(&o, &err, &hint);
+	if (!rc && (rc = dmls_gen_schedule_build(&s, &o.job, &err)) == DMLS_EUSAGE)
+		hint = "; see 'dmlscope generate --help'";
 	if (!rc)
 		rc = write_out(&s, &o, fmt, &err);
 	dmls_gen_schedule_release(&s);
 	if (rc)
-		fprintf(stderr, "dmlscope generate: %s\n", err.msg);
+		fprintf(stderr, "dmlscope generate: %s%s\n", err.msg, hint);
 	return rc;
 }

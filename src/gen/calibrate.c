@@ -3,7 +3,7 @@
  * (`dmlscope generate --like RUN`).
  *
  * What the analysis measures is what the generator needs: the pattern and
- * its ranks, S as the contract derives it from the bytes per worker (ring
+ * its ranks, S as doc/analysis.md derives it from the bytes per worker (ring
  * and clique S = b N / (2(N-1)), star S = b), the number of iterations and
  * the mean period, and how much the iteration durations vary (their robust
  * coefficient of variation becomes --jitter) and the link rate (below).
@@ -42,7 +42,7 @@ int dmls_gen_calibrate(dmls_gen_job *job, unsigned set, const struct dmls_analys
 		const char *kind = dmls_pattern_name(p->kind);
 		if (dmls_gen_pattern_parse(kind) < 0)
 			return dmls_fail(err, DMLS_EBAD,
-					 "'%s': pattern '%s' cannot be generated; give --pattern",
+					 "'%s': pattern '%s' cannot be generated; give the pattern",
 					 name, kind);
 		job->pattern = p->kind;
 	}
@@ -54,21 +54,21 @@ int dmls_gen_calibrate(dmls_gen_job *job, unsigned set, const struct dmls_analys
 		job->servers = hubs;
 	if (!(set & DMLS_GEN_SET_WORKERS)) {
 		if (p->ranks < hubs + 1)
-			return dmls_fail(err, DMLS_EBAD, "'%s': no ranks found; give --workers",
-					 name);
+			return dmls_fail(err, DMLS_EBAD,
+					 "'%s': no ranks found; give the number of workers", name);
 		job->workers = p->ranks - hubs;
 	}
 	if (!(set & DMLS_GEN_SET_GRADIENT)) {
 		if (!isfinite(a->gradient_bytes) || a->gradient_bytes < 1)
 			return dmls_fail(err, DMLS_EBAD,
 					 "'%s': gradient size unknown for a %s; give "
-					 "--gradient-bytes", name, dmls_pattern_name(p->kind));
+					 "the gradient size", name, dmls_pattern_name(p->kind));
 		job->gradient_bytes = (uint64_t)llround(a->gradient_bytes);
 	}
 	if (!(set & DMLS_GEN_SET_ITERATIONS)) {
 		if (a->iter.count < 1)
 			return dmls_fail(err, DMLS_EBAD, "'%s': no iterations found; give "
-					 "--iterations", name);
+					 "the number of iterations", name);
 		job->iterations = a->iter.count;
 	}
 	if (!(set & DMLS_GEN_SET_PERIOD) && isfinite(a->iter.period_s) && a->iter.period_s > 0)

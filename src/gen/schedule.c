@@ -86,7 +86,7 @@ static int check_job(dmls_gen_job *job, size_t *nhosts, dmls_error *err)
 		return dmls_fail(err, DMLS_EUSAGE, "pattern %d cannot be generated", job->pattern);
 	size_t min = job->pattern == DMLS_PAT_HIERARCHICAL ? 4 : star ? 1 : 2;
 	if (job->workers < min)
-		return dmls_fail(err, DMLS_EUSAGE, "--workers: %s needs at least %zu",
+		return dmls_fail(err, DMLS_EUSAGE, "workers: %s needs at least %zu",
 				 dmls_pattern_name(job->pattern), min);
 	if (!star)
 		job->servers = 0;
@@ -94,26 +94,26 @@ static int check_job(dmls_gen_job *job, size_t *nhosts, dmls_error *err)
 		job->servers = 1;
 	*nhosts = job->workers + job->servers;
 	if (*nhosts > DMLS_GEN_MAX_HOSTS)
-		return dmls_fail(err, DMLS_EUSAGE, "--workers: at most %d hosts",
+		return dmls_fail(err, DMLS_EUSAGE, "workers: at most %d hosts",
 				 DMLS_GEN_MAX_HOSTS);
 	if (job->gradient_bytes == 0)
-		return dmls_fail(err, DMLS_EUSAGE, "--gradient-bytes must be positive");
+		return dmls_fail(err, DMLS_EUSAGE, "the gradient size must be positive");
 	if (job->iterations == 0)
-		return dmls_fail(err, DMLS_EUSAGE, "--iterations must be positive");
+		return dmls_fail(err, DMLS_EUSAGE, "the number of iterations must be positive");
 	if (job->link_gbps == 0)
 		job->link_gbps = 10;
 	if (!(job->link_gbps > 0 && job->link_gbps <= 10000))
-		return dmls_fail(err, DMLS_EUSAGE, "--link-gbps must be in (0, 10000]");
+		return dmls_fail(err, DMLS_EUSAGE, "the link rate must be in (0, 10000] Gbit/s");
 	if (!(job->jitter >= 0 && job->jitter <= 2))
-		return dmls_fail(err, DMLS_EUSAGE, "--jitter must be in [0, 2]");
+		return dmls_fail(err, DMLS_EUSAGE, "the jitter must be in [0, 2]");
 	if (job->iteration_ns < 0)
-		return dmls_fail(err, DMLS_EUSAGE, "--iteration-time must be positive");
+		return dmls_fail(err, DMLS_EUSAGE, "the iteration time must be positive");
 	if (job->pattern == DMLS_PAT_HIERARCHICAL) {
 		if (job->group_size == 0)
 			job->group_size = auto_group(job->workers);
 		if (job->group_size < 2 || job->group_size * 2 > job->workers)
 			return dmls_fail(err, DMLS_EUSAGE,
-					 "--group-size: need 2 or more groups of 2 or more ranks");
+					 "group size: need 2 or more groups of 2 or more ranks");
 	}
 	return DMLS_OK;
 }
@@ -254,8 +254,8 @@ static int size_period(layout *L, gen_plan *p, dmls_error *err)
 	double T = (double)s->job.iteration_ns;
 	if ((double)(C + GEN_STEP_GAP_NS) >= T)
 		return dmls_fail(err, DMLS_EUSAGE,
-				 "--iteration-time %.6g s is not longer than the collective "
-				 "(%.6g s at %g Gbit/s); raise it or --link-gbps",
+				 "the iteration time %.6g s is not longer than the collective "
+				 "(%.6g s at %g Gbit/s); raise it or the link rate",
 				 T / 1e9, (double)C / 1e9, s->job.link_gbps);
 	return DMLS_OK;
 }
@@ -288,7 +288,7 @@ static int lay_all(layout *L, gen_plan *p, dmls_error *err)
 		s->end_ns = end > s->end_ns ? end : s->end_ns;
 		if (s->nmsgs > DMLS_GEN_MAX_MSGS)
 			return dmls_fail(err, DMLS_EUSAGE, "more than %u messages: fewer "
-					 "--iterations or --workers", DMLS_GEN_MAX_MSGS);
+					 "iterations or workers", DMLS_GEN_MAX_MSGS);
 	}
 	qsort(s->msgs, s->nmsgs, sizeof(*s->msgs), by_start);
 	return DMLS_OK;
