@@ -208,6 +208,24 @@ static int class_add(dmls_stats *st, int c, dmls_series *s, int64_t ts, uint64_t
 	return k->mem_bytes > k->trigger_bytes ? class_coarsen(st, c) : 0;
 }
 
+/*
+ * The series of one host, pair or flow, from its second packet on: a scan
+ * or a flood makes an entry per packet, and an entry of one packet needs no
+ * series until the end (dmls_stats_finish adds it then, for the entries
+ * kept).  At the second packet the first one is added too, at its own time
+ * (the other end of the entry's span), so the series stays exact.
+ * count and total include the packet being added (ts, bytes).
+ */
+static int entry_series(dmls_stats *st, int c, dmls_series *s, uint64_t count, int64_t first,
+			int64_t last, uint64_t total, int64_t ts, uint64_t bytes)
+{
+	if (count < 2)
+		return 0;
+	if (count == 2 && class_add(st, c, s, ts == first ? last : first, total - bytes))
+		return -1;
+	return class_add(st, c, s, ts, bytes);
+}
+
 static void class_forget(dmls_stats *st, int c, dmls_series *s)
 {
 	st->cls[c].mem_bytes -= dmls_series_mem_bytes(s);
@@ -221,24 +239,59 @@ typedef struct rank_item {
 	uint32_t idx;
 } rank_item;
 
-static int cmp_rank_desc(const void *a, const void *b)
+static int rank_before(const rank_item *x, const rank_item *y)
 {
-	const rank_item *x = a, *y = b;
-	if (x->bytes != y->bytes)
-		return x->bytes < y->bytes ? 1 : -1;
-	return (x->idx > y->idx) - (x->idx < y->idx); /* the earlier first */
+	return x->bytes != y->bytes ? x->bytes > y->bytes : x->idx < y->idx;
 }
 
-/* keep[i] = 1 for the larger half of n entries by bytes(i).  -1 on OOM. */
+static void rank_swap(rank_item *a, rank_item *b)
+{
+	rank_item t = *a;
+	*a = *b;
+	*b = t;
+}
+
+/* Put the k items that come first (more bytes, then the earlier) in
+ * r[0..k), in no order: Hoare's selection (FIND, CACM 4(7), 1961) with a
+ * median-of-three pivot, O(n) on average. */
+static void select_first(rank_item *r, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n; /* the k-th boundary lies in [lo, hi) */
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (rank_before(&r[hi - 1], &r[lo]))
+			rank_swap(&r[hi - 1], &r[lo]);
+		if (rank_before(&r[mid], &r[lo]))
+			rank_swap(&r[mid], &r[lo]);
+		if (rank_before(&r[hi - 1], &r[mid]))
+			rank_swap(&r[hi - 1], &r[mid]);
+		rank_item pivot = r[mid];
+		rank_swap(&r[mid], &r[hi - 1]);
+		size_t store = lo;
+		for (size_t i = lo; i < hi - 1; i++)
+			if (rank_before(&r[i], &pivot))
+				rank_swap(&r[i], &r[store++]);
+		rank_swap(&r[store], &r[hi - 1]);
+		if (store == k)
+			return;
+		if (store < k)
+			lo = store + 1;
+		else
+			hi = store;
+	}
+}
+
+/* keep[i] = 1 for the larger half of n entries by bytes(i) (ties: the
+ * earlier).  -1 on OOM. */
 static int larger_half(size_t n, uint64_t (*bytes)(const dmls_stats *, size_t),
 		       const dmls_stats *st, uint8_t *keep)
 {
-	rank_item *r = malloc(n * sizeof(*r));
+	rank_item *r = malloc((n ? n : 1) * sizeof(*r));
 	if (!r)
 		return -1;
 	for (size_t i = 0; i < n; i++)
 		r[i] = (rank_item){bytes(st, i), (uint32_t)i};
-	qsort(r, n, sizeof(*r), cmp_rank_desc);
+	select_first(r, n, n / 2);
 	memset(keep, 0, n);
 	for (size_t i = 0; i < n / 2; i++)
 		keep[r[i].idx] = 1;
@@ -434,8 +487,7 @@ static long host_get(dmls_stats *st, const uint8_t addr[16])
 		return -1;
 	dmls_host *h = &st->hosts[st->nhosts];
 	memset(h, 0, sizeof(*h));
-	memcpy(h->addr, addr, 16);
-	dmls_addr_format(addr, h->name, sizeof(h->name));
+	memcpy(h->addr, addr, 16); /* name: dmls_stats_finish, for the hosts kept */
 	h->first_ns = INT64_MAX;
 	h->last_ns = INT64_MIN;
 	dmls_series_init(&h->tx_payload, st->t0_ns, st->cls[DMLS_CLASS_HOST].bin_ns,
@@ -541,7 +593,8 @@ static int count_flow(dmls_stats *st, uint32_t s, uint32_t d, const dmls_pkt *p)
 		st->hosts[s].tx_retransmissions++;
 		st->retransmissions++;
 	}
-	return class_add(st, DMLS_CLASS_FLOW, &f->activity, p->ts_ns, p->wire_bytes);
+	return entry_series(st, DMLS_CLASS_FLOW, &f->activity, f->packets, f->first_ns, f->last_ns,
+			    f->wire_bytes, p->ts_ns, p->wire_bytes);
 }
 
 #define FINE_BIN_NS DMLS_FINE_BIN_NS
@@ -620,10 +673,12 @@ int dmls_stats_add(dmls_stats *st, const dmls_pkt *p)
 	pr->payload_bytes += p->payload_bytes;
 	span(&pr->first_ns, &pr->last_ns, p->ts_ns);
 
-	if (class_add(st, DMLS_CLASS_PAIR, &pr->series, p->ts_ns, p->wire_bytes) ||
-	    class_add(st, DMLS_CLASS_PAIR, &st->total_wire, p->ts_ns, p->wire_bytes) ||
-	    class_add(st, DMLS_CLASS_HOST, &st->hosts[s].tx_payload, p->ts_ns, p->payload_bytes) ||
-	    class_add(st, DMLS_CLASS_HOST, &st->total_payload, p->ts_ns, p->payload_bytes))
+	if (class_add(st, DMLS_CLASS_PAIR, &st->total_wire, p->ts_ns, p->wire_bytes) ||
+	    class_add(st, DMLS_CLASS_HOST, &st->total_payload, p->ts_ns, p->payload_bytes) ||
+	    entry_series(st, DMLS_CLASS_PAIR, &pr->series, pr->packets, pr->first_ns, pr->last_ns,
+			 pr->wire_bytes, p->ts_ns, p->wire_bytes) ||
+	    entry_series(st, DMLS_CLASS_HOST, &hs->tx_payload, hs->tx_packets, hs->first_ns,
+			 hs->last_ns, hs->tx_payload_bytes, p->ts_ns, p->payload_bytes))
 		goto oom;
 	if ((p->proto == 6 || p->proto == 17) && !p->is_fragment &&
 	    count_flow(st, (uint32_t)s, (uint32_t)d, p))
@@ -690,6 +745,25 @@ int dmls_stats_finish(dmls_stats *st)
 	if (st->finished)
 		return 0;
 	st->finished = 1;
+	for (size_t i = 0; i < st->nhosts; i++) {
+		dmls_host *h = &st->hosts[i];
+		dmls_addr_format(h->addr, h->name, sizeof(h->name));
+		if (h->tx_packets == 1 &&
+		    class_add(st, DMLS_CLASS_HOST, &h->tx_payload, h->first_ns, h->tx_payload_bytes))
+			return -1;
+	}
+	for (size_t i = 0; i < st->npairs; i++) {
+		dmls_pair *p = &st->pairs[i];
+		if (p->packets == 1 &&
+		    class_add(st, DMLS_CLASS_PAIR, &p->series, p->first_ns, p->wire_bytes))
+			return -1;
+	}
+	for (size_t i = 0; i < st->nflows; i++) {
+		dmls_flow *f = &st->flows[i];
+		if (f->packets == 1 &&
+		    class_add(st, DMLS_CLASS_FLOW, &f->activity, f->first_ns, f->wire_bytes))
+			return -1;
+	}
 	if (st->packets && st->fine_bytes) {
 		dmls_burst_stream_push(&st->fine, st->fine_bin, (double)st->fine_bytes);
 		st->fine_bytes = 0;

@@ -73,20 +73,74 @@ static json_t *hosts_json(const dmls_stats *st)
 	return a;
 }
 
+/* Hosts named in the matrix: every host up to DMLS_MATRIX_MAX_HOSTS;
+ * beyond, the busiest DMLS_MATRIX_MAX_HOSTS - 1 (tx + rx wire bytes, ties to
+ * the earlier) and one `other` row and column for the rest, folded pairs
+ * included (their ends are unknown: other -> other). */
+#define DMLS_MATRIX_MAX_HOSTS 64
+
+static int cmp_busy(const void *a, const void *b, void *ctx)
+{
+	const dmls_stats *st = ctx;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	uint64_t bx = st->hosts[x].tx_wire_bytes + st->hosts[x].rx_wire_bytes;
+	uint64_t by = st->hosts[y].tx_wire_bytes + st->hosts[y].rx_wire_bytes;
+	if (bx != by)
+		return bx < by ? 1 : -1;
+	return (x > y) - (x < y);
+}
+
+static int cmp_index(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	return (x > y) - (x < y);
+}
+
 static json_t *matrix_json(const dmls_stats *st)
 {
+	int fold = st->nhosts > DMLS_MATRIX_MAX_HOSTS || st->fold_pairs.entries > 0;
+	size_t k = st->nhosts > DMLS_MATRIX_MAX_HOSTS ? DMLS_MATRIX_MAX_HOSTS - 1 : st->nhosts;
+	size_t n = k + (fold ? 1 : 0);
+	size_t *order = malloc((st->nhosts ? st->nhosts : 1) * sizeof(*order));
+	size_t *row = malloc((st->nhosts ? st->nhosts : 1) * sizeof(*row));
+	size_t cells = n ? n * n : 1;
+	uint64_t *w = calloc(cells, sizeof(*w)), *pl = calloc(cells, sizeof(*pl));
 	json_t *names = json_array(), *wire = json_array(), *pay = json_array();
-	for (size_t i = 0; i < st->nhosts; i++) {
-		json_array_append_new(names, json_string(st->hosts[i].name));
+	if (!order || !row || !w || !pl)
+		goto out;
+	for (size_t i = 0; i < st->nhosts; i++)
+		order[i] = i, row[i] = k; /* k: other */
+	if (st->nhosts > k) {
+		qsort_r(order, st->nhosts, sizeof(*order), cmp_busy, (void *)st);
+		qsort(order, k, sizeof(*order), cmp_index); /* the busiest, in table order */
+	}
+	for (size_t i = 0; i < k; i++)
+		row[order[i]] = i;
+	for (size_t i = 0; i < st->npairs; i++) {
+		const dmls_pair *p = &st->pairs[i];
+		size_t c = row[p->src] * n + row[p->dst];
+		w[c] += p->wire_bytes;
+		pl[c] += p->payload_bytes;
+	}
+	if (fold) {
+		w[n * n - 1] += st->fold_pairs.wire_bytes;
+		pl[n * n - 1] += st->fold_pairs.payload_bytes;
+	}
+	for (size_t i = 0; i < n; i++) {
+		json_array_append_new(names, json_string(i < k ? st->hosts[order[i]].name : "other"));
 		json_t *rw = json_array(), *rp = json_array();
-		for (size_t j = 0; j < st->nhosts; j++) {
-			long p = dmls_stats_find_pair(st, (uint32_t)i, (uint32_t)j);
-			json_array_append_new(rw, u64(p < 0 ? 0 : st->pairs[p].wire_bytes));
-			json_array_append_new(rp, u64(p < 0 ? 0 : st->pairs[p].payload_bytes));
+		for (size_t j = 0; j < n; j++) {
+			json_array_append_new(rw, u64(w[i * n + j]));
+			json_array_append_new(rp, u64(pl[i * n + j]));
 		}
 		json_array_append_new(wire, rw);
 		json_array_append_new(pay, rp);
 	}
+out:
+	free(order);
+	free(row);
+	free(w);
+	free(pl);
 	return json_pack("{s:o, s:o, s:o}", "hosts", names, "wire_bytes", wire, "payload_bytes",
 			 pay);
 }
