@@ -55,6 +55,9 @@ int64_t dmls_series_span_bins(const dmls_series *s);
  */
 void dmls_series_dense(const dmls_series *s, int64_t from, size_t n,
 		       uint32_t factor, double *out);
+/* The same, adding scale times the bins to out (not zeroed first). */
+void dmls_series_dense_add(const dmls_series *s, int64_t from, size_t n, uint32_t factor,
+			   double scale, double *out);
 
 /* Bytes of counters the series holds (its chunks). */
 size_t dmls_series_mem_bytes(const dmls_series *s);

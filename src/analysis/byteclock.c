@@ -186,6 +186,46 @@ static double family_len(const bgap *g, size_t ng, double B, double phi)
 	return m;
 }
 
+/* Phase, first anchor, then anchor after anchor (steps 3 and 4 above).
+ * *span and *steps: bytes between the first and the last anchor and the
+ * lattice steps between them (an empty window is a step too). */
+static size_t track(const double *x, size_t n, double thr, const bgap *g, size_t ng, double B,
+		    double total, double end_on, size_t *starts, double *span, double *steps)
+{
+	double phi = fold_phase(g, ng, B, end_on), min_len = family_len(g, ng, B, phi) * FIRST_SHARE;
+	size_t i = 0, ns = 0;
+	long a = -1;
+	for (double c = phi; c <= total + B && a < 0; c += B)
+		a = best_in(g, ng, &i, c, FIRST_WIN * B, min_len);
+	if (a < 0)
+		return 0;
+	if (g[a].pos >= 0.75 * B) { /* a whole iteration before the first gap */
+		size_t k = 0;
+		while (k < n && !(x[k] >= thr && x[k] > 0))
+			k++;
+		starts[ns++] = k;
+	}
+	starts[ns++] = g[a].bin;
+	double expect = g[a].pos + B, first = g[a].pos, k = 0;
+	i = (size_t)a + 1;
+	while (expect <= total) {
+		long b = best_in(g, ng, &i, expect, WIN * B, 0);
+		if (b >= 0 && total - g[b].pos < TAIL * B)
+			break; /* the tail of the last iteration, not a new one */
+		k++;
+		if (b < 0) {
+			expect += B;
+			continue;
+		}
+		starts[ns++] = g[b].bin;
+		expect = g[b].pos + B;
+		i = (size_t)b + 1;
+		*span = g[b].pos - first;
+		*steps = k;
+	}
+	return ns;
+}
+
 size_t dmls_byteclock_starts(const double *x, size_t n, double thr, size_t *starts,
 			     double *B_out, double *peak)
 {
@@ -217,35 +257,20 @@ size_t dmls_byteclock_starts(const double *x, size_t n, double thr, size_t *star
 	}
 	if (!(lag > 0) || !(*peak >= 0.15))
 		goto out;
-	double B = lag * d, phi = fold_phase(g, ng, B, end_on);
+	/* B from the histogram is quantized by its bin (1 / lag of B): over a
+	 * long capture's thousands of iterations that drifts the fold by
+	 * several B.  The anchors' own spacing does not drift: track once,
+	 * take B as their mean spacing, then fold and track again. */
+	double B = lag * d;
+	for (int pass = 0; pass < 2; pass++) {
+		double span = 0, steps = 0;
+		ns = track(x, n, thr, g, ng, B, total, end_on, starts, &span, &steps);
+		if (pass > 0 || !(steps >= 2) || !(span > 0))
+			break;
+		double B1 = span / steps;
+		B = B1;
+	}
 	*B_out = B;
-	size_t i = 0;
-	long a = -1;
-	for (double c = phi; c <= total + B && a < 0; c += B)
-		a = best_in(g, ng, &i, c, FIRST_WIN * B, family_len(g, ng, B, phi) * FIRST_SHARE);
-	if (a < 0)
-		goto out;
-	if (g[a].pos >= 0.75 * B) { /* a whole iteration before the first gap */
-		size_t k = 0;
-		while (k < n && !(x[k] >= thr && x[k] > 0))
-			k++;
-		starts[ns++] = k;
-	}
-	starts[ns++] = g[a].bin;
-	double expect = g[a].pos + B;
-	i = (size_t)a + 1;
-	while (expect <= total) {
-		long b = best_in(g, ng, &i, expect, WIN * B, 0);
-		if (b >= 0 && total - g[b].pos < TAIL * B)
-			break; /* the tail of the last iteration, not a new one */
-		if (b < 0) {
-			expect += B;
-			continue;
-		}
-		starts[ns++] = g[b].bin;
-		expect = g[b].pos + B;
-		i = (size_t)b + 1;
-	}
 out:
 	free(g);
 	free(h);

@@ -115,17 +115,10 @@ static int job_series_build(job_series *js, const dmls_stats *st, const dmls_ser
 	js->bin_s = (double)s0->bin_ns * (double)f * 1e-9;
 	js->off_s = ((double)(s0->t0_ns - st->t0_ns) + (double)from * (double)s0->bin_ns) * 1e-9;
 	js->x = calloc(js->n, sizeof(double));
-	double *tmp = malloc(js->n * sizeof(double));
-	if (!js->x || !tmp) {
-		free(tmp);
+	if (!js->x)
 		return -1;
-	}
-	for (size_t i = 0; i < n; i++) {
-		dmls_series_dense(ser[i], from, js->n, js->factor, tmp);
-		for (size_t k = 0; k < js->n; k++)
-			js->x[k] += tmp[k];
-	}
-	free(tmp);
+	for (size_t i = 0; i < n; i++)
+		dmls_series_dense_add(ser[i], from, js->n, js->factor, 1.0, js->x);
 	return 0;
 }
 
@@ -283,19 +276,13 @@ static void worker_series(const dmls_stats *st, const job_series *js, size_t h, 
 		return;
 	}
 	memset(out, 0, js->n * sizeof(double));
-	double *tmp = malloc(js->n * sizeof(double));
-	if (!tmp)
-		return;
 	for (size_t i = 0; i < js->npairs; i++) {
 		const dmls_pair *pr = &st->pairs[js->pairs[i]];
 		if (pr->src != h || pr->wire_bytes == 0)
 			continue;
 		double f = (double)pr->payload_bytes / (double)pr->wire_bytes;
-		dmls_series_dense(&pr->series, js->from, js->n, js->factor, tmp);
-		for (size_t k = 0; k < js->n; k++)
-			out[k] += f * tmp[k];
+		dmls_series_dense_add(&pr->series, js->from, js->n, js->factor, f, out);
 	}
-	free(tmp);
 }
 
 /* Per-worker per-iteration bytes; fills it->bytes_per_worker, bytes_spread. */
@@ -467,7 +454,7 @@ int dmls_iterations_find_pairs(dmls_iterations *it, const dmls_stats *st, const 
 		return 0;
 	if (build_series(&js, st, hosts, nh, pairs, np) < 0) {
 		free(js.x);
-		return dmls_fail(err, DMLS_EBAD, "out of memory");
+		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
 	}
 	if (js.n == 0)
 		return 0;
@@ -483,7 +470,7 @@ int dmls_iterations_find_pairs(dmls_iterations *it, const dmls_stats *st, const 
 	/* Halves only exist where some host is not a worker (a parameter
 	 * server): a ring, every rank a worker, is never merged. */
 	if (ns >= 6 && nw < nh && merge_halves(&js, st, hosts, nh, thr, starts, &ns) < 0)
-		rc = dmls_fail(err, DMLS_EBAD, "out of memory");
+		rc = dmls_fail(err, DMLS_ENOMEM, "out of memory");
 	if (rc == 0 && ns > 0) {
 		it->starts_s = malloc(ns * sizeof(double));
 		it->bytes = malloc(ns * sizeof(double));
@@ -491,7 +478,7 @@ int dmls_iterations_find_pairs(dmls_iterations *it, const dmls_stats *st, const 
 		it->bounds_s = malloc(ns * sizeof(double));
 		if (!it->starts_s || !it->bytes || !it->comm_end_s || !it->bounds_s ||
 		    worker_bytes(it, st, &js, starts, ns, last_on, workers, nw) < 0) {
-			rc = dmls_fail(err, DMLS_EBAD, "out of memory");
+			rc = dmls_fail(err, DMLS_ENOMEM, "out of memory");
 		} else {
 			fill_times(it, &js, starts, ns, last_on);
 		}

@@ -229,7 +229,7 @@ static const char *out_format(const struct gen_opts *o)
 static int calibrate(struct gen_opts *o, dmls_error *err, const char **hint)
 {
 	dmls_job run;
-	dmls_job_opts jo = {0, NULL};
+	dmls_job_opts jo = {0};
 	const char *in[1] = {o->like};
 	int rc = dmls_job_analyze(&run, in, 1, &jo, err);
 	if (!rc && !run.analysis)

@@ -29,10 +29,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PAIR_CHUNK_BINS 64u
-#define HOST_CHUNK_BINS 64u
+/* Small chunks: a training job's traffic is a burst per step and quiet in
+ * between, and a chunk costs its bins wherever one of them holds bytes. */
+#define PAIR_CHUNK_BINS 16u
+#define HOST_CHUNK_BINS 16u
 #define FLOW_CHUNK_BINS 16u
-#define TOTAL_CHUNK_BINS 256u
+#define TOTAL_CHUNK_BINS 64u
 
 typedef struct flow_key {
 	uint32_t src, dst;

@@ -5,6 +5,7 @@
  * train_log, ...) are added by json_analysis.c.
  */
 #include "dmlscope/render.h"
+#include "dmlscope/version.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -194,7 +195,7 @@ json_t *dmls_job_json(const dmls_job *job)
 	const dmls_stats *st = &job->stats;
 	json_t *root = json_object();
 	json_object_set_new(root, "tool", json_pack("{s:s, s:s}", "name", "dmlscope", "version",
-						    "0.1.0"));
+						    DMLS_VERSION));
 	json_object_set_new(root, "input", input_json(job));
 	if (job->run.attrs.parsed) {
 		const dmls_run_attrs *a = &job->run.attrs;

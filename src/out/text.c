@@ -94,7 +94,7 @@ static void hosts(const dmls_stats *st, FILE *fp)
 			(unsigned long long)h->tx_retransmissions);
 	}
 	if (st->nhosts > shown)
-		fprintf(fp, "  ... %zu more, less busy (see --csv hosts.csv)\n", st->nhosts - shown);
+		fprintf(fp, "  ... %zu more, less busy (all of them in hosts.csv)\n", st->nhosts - shown);
 	free(idx);
 }
 

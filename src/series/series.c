@@ -149,10 +149,9 @@ int64_t dmls_series_span_bins(const dmls_series *s)
 	return dmls_series_empty(s) ? 0 : s->max_bin - s->min_bin + 1;
 }
 
-void dmls_series_dense(const dmls_series *s, int64_t from, size_t n, uint32_t factor,
-		       double *out)
+void dmls_series_dense_add(const dmls_series *s, int64_t from, size_t n, uint32_t factor,
+			   double scale, double *out)
 {
-	memset(out, 0, n * sizeof(*out));
 	if (factor == 0)
 		factor = 1;
 	int64_t end = from + (int64_t)n * factor;
@@ -163,9 +162,16 @@ void dmls_series_dense(const dmls_series *s, int64_t from, size_t n, uint32_t fa
 			int64_t k = c->first_bin + j;
 			if (k < from || k >= end || !c->v[j])
 				continue;
-			out[(k - from) / factor] += (double)c->v[j];
+			out[(k - from) / factor] += scale * (double)c->v[j];
 		}
 	}
+}
+
+void dmls_series_dense(const dmls_series *s, int64_t from, size_t n, uint32_t factor,
+		       double *out)
+{
+	memset(out, 0, n * sizeof(*out));
+	dmls_series_dense_add(s, from, n, factor, 1.0, out);
 }
 
 void dmls_series_foreach(const dmls_series *s, dmls_series_visit_fn fn, void *ctx)
