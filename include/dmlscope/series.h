@@ -2,14 +2,21 @@
  * series.h - binned byte counts over capture time, sparse in time.
  *
  * A dmls_series counts bytes in bins of bin_ns nanoseconds, bin k covering
- * [t0_ns + k*bin_ns, t0_ns + (k+1)*bin_ns).  Bins live in fixed-size chunks
- * allocated only where traffic falls, so memory grows with the time that
- * holds traffic, never with packets and never with the span of the capture
- * (a capture whose clock jumps by years costs two chunks, not years of bins).
- * Bin indexes are signed: a packet before t0 (out of order input) still lands.
+ * [t0_ns + k*bin_ns, t0_ns + (k+1)*bin_ns).  Only bins near traffic are
+ * held: consecutive bins form runs (a run takes in up to join_bins empty
+ * bins rather than start a new run), and the values of all runs share one
+ * growing buffer.  A burst of traffic costs its bins plus one run header
+ * (16 bytes), so memory follows the bins that hold traffic: never the
+ * packets, never the span of the capture (a clock that jumps by years costs
+ * one more run, not years of bins).  Bin indexes are signed: a packet before
+ * t0 (out of order input) still lands.
+ *
+ * Data arrive in time order almost always: the last run is then extended in
+ * place, in O(1).  A bin elsewhere is found by binary search over the runs,
+ * and a new run is inserted there (rare: out-of-order input).
  *
  * Ownership: dmls_series_init/dmls_series_release; the struct is the
- * caller's, the chunks are the series'.
+ * caller's, the buffers are the series'.
  */
 #ifndef DMLSCOPE_SERIES_H
 #define DMLSCOPE_SERIES_H
@@ -17,24 +24,27 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef struct dmls_series_chunk {
-	int64_t first_bin;   /* multiple of the chunk size */
-	uint64_t *v;         /* chunk_bins counters */
-} dmls_series_chunk;
+typedef struct dmls_series_run {
+	int64_t first;       /* first bin */
+	uint32_t off;        /* index of its first value in v */
+	uint32_t len;        /* bins */
+} dmls_series_run;
 
 typedef struct dmls_series {
 	int64_t t0_ns;       /* time of bin 0 */
 	int64_t bin_ns;      /* bin width */
-	uint32_t chunk_bins; /* bins per chunk (power of two) */
-	size_t nchunks, cap; /* chunks sorted by first_bin */
-	dmls_series_chunk *chunks;
-	size_t last;         /* index of the chunk hit last (fast path) */
+	uint32_t join;       /* empty bins a run takes in rather than end */
+	uint64_t *v;         /* the runs' values */
+	size_t nv, vcap;
+	dmls_series_run *runs; /* sorted by first, disjoint */
+	size_t nruns, rcap;
+	size_t last;         /* index of the run hit last (fast path) */
 	int64_t min_bin, max_bin; /* range holding traffic; min > max when empty */
 	uint64_t total;      /* sum of all bins */
 } dmls_series;
 
-/* chunk_bins: 0 for the default (4096); rounded up to a power of two. */
-void dmls_series_init(dmls_series *s, int64_t t0_ns, int64_t bin_ns, uint32_t chunk_bins);
+/* join_bins: 0 for the default (4). */
+void dmls_series_init(dmls_series *s, int64_t t0_ns, int64_t bin_ns, uint32_t join_bins);
 void dmls_series_release(dmls_series *s);
 
 /* Add bytes at time ts_ns.  Returns 0, or -1 when out of memory. */
@@ -55,11 +65,14 @@ int64_t dmls_series_span_bins(const dmls_series *s);
  */
 void dmls_series_dense(const dmls_series *s, int64_t from, size_t n,
 		       uint32_t factor, double *out);
+/* Sum of bins [a, b); *ksum (may be NULL) = sum of bytes x (k + 0.5), for a
+ * byte-weighted mean time.  Visits the chunks in the range only. */
+double dmls_series_range(const dmls_series *s, int64_t a, int64_t b, double *ksum);
 /* The same, adding scale times the bins to out (not zeroed first). */
 void dmls_series_dense_add(const dmls_series *s, int64_t from, size_t n, uint32_t factor,
 			   double scale, double *out);
 
-/* Bytes of counters the series holds (its chunks). */
+/* Bytes the series holds (values and run headers, allocated). */
 size_t dmls_series_mem_bytes(const dmls_series *s);
 
 /*

@@ -72,6 +72,7 @@ typedef struct dmls_pair {
 
 typedef struct dmls_flow {
 	uint32_t src, dst;     /* host indexes */
+	uint32_t pair;         /* its pair's index (internal; UINT32_MAX: refind) */
 	uint16_t sport, dport;
 	uint8_t proto;
 	uint64_t packets, wire_bytes, payload_bytes;
@@ -86,9 +87,10 @@ typedef struct dmls_flow {
 #define DMLS_DEFAULT_MAX_HOSTS 8192
 #define DMLS_DEFAULT_MAX_FLOWS 131072
 /* Series budgets per class, bytes of bins (8 bytes each). */
-#define DMLS_HOST_SERIES_BUDGET (12u << 20)
-#define DMLS_PAIR_SERIES_BUDGET (12u << 20)
-#define DMLS_FLOW_SERIES_BUDGET (8u << 20)
+#define DMLS_HOST_SERIES_BUDGET (8u << 20)
+#define DMLS_PAIR_SERIES_BUDGET (8u << 20)
+#define DMLS_FLOW_SERIES_BUDGET (4u << 20)
+#define DMLS_MAX_BIN_NS (1LL << 36)  /* coarsening stops at about 69 s bins */
 
 typedef struct dmls_stats_limits {
 	size_t max_hosts;      /* 0 = default */
@@ -155,9 +157,6 @@ typedef struct dmls_stats {
 	 * runs of one flow, so most packets skip the host and pair lookups */
 	uint8_t last_src[16], last_dst[16];
 	long last_s, last_d, last_pair; /* -1 when not set */
-	long last_flow;
-	uint16_t last_sport, last_dport;
-	uint8_t last_proto;
 } dmls_stats;
 
 /* bin_ns <= 0 selects the default 1 ms; limits NULL: the defaults. */

@@ -262,9 +262,7 @@ static double pair_median(const dmls_pair *pr, const dmls_stats *st, const doubl
 	for (size_t i = 0; i + 1 < count; i++) {
 		int64_t a = (int64_t)floor((starts_s[i] - off_s) / bin_s);
 		int64_t b = (int64_t)floor((starts_s[i + 1] - off_s) / bin_s);
-		v[i] = 0;
-		for (int64_t k = a; k < b; k++)
-			v[i] += (double)dmls_series_get(&pr->series, k);
+		v[i] = dmls_series_range(&pr->series, a, b, NULL);
 	}
 	return dmls_median(v, count - 1);
 }

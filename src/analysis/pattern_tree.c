@@ -25,12 +25,7 @@ static double mean_time(const dmls_pair *pr, const dmls_stats *st, double a, dou
 	double off_s = (double)(pr->series.t0_ns - st->t0_ns) * 1e-9;
 	int64_t ka = (int64_t)floor((a - off_s) / bin_s);
 	int64_t kb = (int64_t)floor((b - off_s) / bin_s);
-	double sum = 0, w = 0;
-	for (int64_t k = ka; k < kb; k++) {
-		double x = (double)dmls_series_get(&pr->series, k);
-		sum += x * ((double)k + 0.5);
-		w += x;
-	}
+	double sum = 0, w = dmls_series_range(&pr->series, ka, kb, &sum);
 	return w > 0 ? off_s + bin_s * sum / w : NAN;
 }
 

@@ -29,18 +29,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Small chunks: a training job's traffic is a burst per step and quiet in
- * between, and a chunk costs its bins wherever one of them holds bytes. */
-#define PAIR_CHUNK_BINS 16u
-#define HOST_CHUNK_BINS 16u
-#define FLOW_CHUNK_BINS 16u
-#define TOTAL_CHUNK_BINS 64u
-
+/* A flow is found by its addresses and ports, before its hosts: one
+ * lookup serves most packets (the flow knows its hosts and pair). */
 typedef struct flow_key {
-	uint32_t src, dst;
+	const uint8_t *src, *dst; /* 16 bytes each */
 	uint16_t sport, dport;
 	uint8_t proto;
 } flow_key;
+
+#define NO_PAIR UINT32_MAX
 
 static uint64_t hash_addr(const uint8_t a[16])
 {
@@ -55,10 +52,20 @@ static uint64_t hash_pair(uint32_t s, uint32_t d)
 	return dmls_mix64(((uint64_t)s << 32) | d);
 }
 
+/* Multiply-xor of the key's words with distinct odd constants, then the
+ * splitmix64 finalizer for the avalanche. */
 static uint64_t hash_flow(const flow_key *k)
 {
-	return dmls_mix64(hash_pair(k->src, k->dst) ^
-			  (((uint64_t)k->sport << 24) | ((uint64_t)k->dport << 8) | k->proto));
+	uint64_t a0, a1, b0, b1;
+	memcpy(&a0, k->src, 8);
+	memcpy(&a1, k->src + 8, 8);
+	memcpy(&b0, k->dst, 8);
+	memcpy(&b1, k->dst + 8, 8);
+	uint64_t h = a0 * 0x9e3779b97f4a7c15ULL ^ a1 * 0xc2b2ae3d27d4eb4fULL ^
+		     b0 * 0x165667b19e3779f9ULL ^ b1 * 0xd6e8feb86659fd93ULL ^
+		     (((uint64_t)k->sport << 24 | (uint64_t)k->dport << 8 | k->proto) *
+		      0xff51afd7ed558ccdULL);
+	return dmls_mix64(h);
 }
 
 static int eq_host(const void *ctx, uint32_t i, const void *key)
@@ -75,15 +82,17 @@ static int eq_pair(const void *ctx, uint32_t i, const void *key)
 
 static int eq_flow(const void *ctx, uint32_t i, const void *key)
 {
-	const dmls_flow *f = &((const dmls_stats *)ctx)->flows[i];
+	const dmls_stats *st = ctx;
+	const dmls_flow *f = &st->flows[i];
 	const flow_key *k = key;
-	return f->src == k->src && f->dst == k->dst && f->sport == k->sport &&
-	       f->dport == k->dport && f->proto == k->proto;
+	return f->sport == k->sport && f->dport == k->dport && f->proto == k->proto &&
+	       !memcmp(st->hosts[f->src].addr, k->src, 16) &&
+	       !memcmp(st->hosts[f->dst].addr, k->dst, 16);
 }
 
 static void reset_cache(dmls_stats *st)
 {
-	st->last_s = st->last_d = st->last_pair = st->last_flow = -1;
+	st->last_s = st->last_d = st->last_pair = -1;
 }
 
 static void class_init(dmls_series_class *c, int64_t bin_ns, size_t budget)
@@ -174,15 +183,20 @@ static size_t class_mem(dmls_stats *st, int c)
 	return m;
 }
 
-/* Double the class' bin width until it fits its budget, or until doubling
- * stops paying (one chunk per series and per busy stretch is the floor):
- * then the next attempt waits until the memory has doubled. */
+/* Double the class' bin width until it fits its budget.  Sparse traffic
+ * (a burst per step) shrinks only once bins grow past a burst, so a doubling
+ * that gains nothing is followed by the next; past DMLS_MAX_BIN_NS the class
+ * stays as it is until its memory has doubled again (a floor of one run per
+ * series and burst, bounded by the table caps). */
 static int class_coarsen(dmls_stats *st, int c)
 {
 	dmls_series_class *k = &st->cls[c];
 	k->trigger_bytes = k->budget_bytes;
 	while (k->mem_bytes > k->budget_bytes) {
-		size_t before = k->mem_bytes;
+		if (k->bin_ns > DMLS_MAX_BIN_NS / 2) {
+			k->trigger_bytes = 2 * k->mem_bytes;
+			break;
+		}
 		dmls_series *s;
 		for (size_t i = 0; (s = class_series(st, c, i)); i++)
 			if (dmls_series_coarsen(s))
@@ -190,23 +204,20 @@ static int class_coarsen(dmls_stats *st, int c)
 		k->bin_ns *= 2;
 		k->coarsened++;
 		k->mem_bytes = class_mem(st, c);
-		if (k->mem_bytes * 10 > before * 9) {
-			k->trigger_bytes = 2 * k->mem_bytes;
-			break;
-		}
 	}
 	return 0;
 }
 
 static int class_add(dmls_stats *st, int c, dmls_series *s, int64_t ts, uint64_t bytes)
 {
-	size_t before = s->nchunks;
+	size_t before = dmls_series_mem_bytes(s);
 	if (dmls_series_add(s, ts, bytes))
 		return -1;
-	if (s->nchunks == before)
+	size_t after = dmls_series_mem_bytes(s);
+	if (after == before)
 		return 0;
 	dmls_series_class *k = &st->cls[c];
-	k->mem_bytes += (s->nchunks - before) * (size_t)s->chunk_bins * sizeof(uint64_t);
+	k->mem_bytes += after - before;
 	return k->mem_bytes > k->trigger_bytes ? class_coarsen(st, c) : 0;
 }
 
@@ -339,7 +350,8 @@ static int reindex_flows(dmls_stats *st)
 	dmls_itable_clear(&st->flow_idx);
 	for (size_t i = 0; i < st->nflows; i++) {
 		const dmls_flow *f = &st->flows[i];
-		flow_key k = {f->src, f->dst, f->sport, f->dport, f->proto};
+		flow_key k = {st->hosts[f->src].addr, st->hosts[f->dst].addr, f->sport, f->dport,
+			      f->proto};
 		if (dmls_itable_insert(&st->flow_idx, hash_flow(&k), (uint32_t)i))
 			return -1;
 	}
@@ -347,8 +359,10 @@ static int reindex_flows(dmls_stats *st)
 }
 
 /* Keep the flows with keep[i] (or, with host_map, the flows whose hosts
- * both survive, renumbered), fold the rest. */
-static void compact_flows(dmls_stats *st, const uint8_t *keep, const uint32_t *host_map)
+ * both survive, renumbered), fold the rest; pair_map renumbers their pairs
+ * (NO_PAIR: folded, found again at the flow's next packet). */
+static void compact_flows(dmls_stats *st, const uint8_t *keep, const uint32_t *host_map,
+			  const uint32_t *pair_map)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < st->nflows; i++) {
@@ -362,12 +376,16 @@ static void compact_flows(dmls_stats *st, const uint8_t *keep, const uint32_t *h
 		}
 		if (host_map)
 			f->src = host_map[f->src], f->dst = host_map[f->dst];
+		if (pair_map && f->pair != NO_PAIR)
+			f->pair = pair_map[f->pair];
 		st->flows[n++] = *f;
 	}
 	st->nflows = n;
 }
 
-static void compact_pairs(dmls_stats *st, const uint8_t *keep, const uint32_t *host_map)
+/* The same for pairs; map[old] = new index or NO_PAIR. */
+static void compact_pairs(dmls_stats *st, const uint8_t *keep, const uint32_t *host_map,
+			  uint32_t *map)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < st->npairs; i++) {
@@ -375,12 +393,14 @@ static void compact_pairs(dmls_stats *st, const uint8_t *keep, const uint32_t *h
 		int k = keep ? keep[i]
 			     : host_map[p->src] != UINT32_MAX && host_map[p->dst] != UINT32_MAX;
 		if (!k) {
+			map[i] = NO_PAIR;
 			fold_add(&st->fold_pairs, p->packets, p->wire_bytes, p->payload_bytes);
 			class_forget(st, DMLS_CLASS_PAIR, &p->series);
 			continue;
 		}
 		if (host_map)
 			p->src = host_map[p->src], p->dst = host_map[p->dst];
+		map[i] = (uint32_t)n;
 		st->pairs[n++] = *p;
 	}
 	st->npairs = n;
@@ -393,7 +413,7 @@ static int fold_flows(dmls_stats *st)
 		free(keep);
 		return -1;
 	}
-	compact_flows(st, keep, NULL);
+	compact_flows(st, keep, NULL, NULL);
 	free(keep);
 	reset_cache(st);
 	return reindex_flows(st);
@@ -402,12 +422,18 @@ static int fold_flows(dmls_stats *st)
 static int fold_pairs(dmls_stats *st)
 {
 	uint8_t *keep = malloc(st->npairs ? st->npairs : 1);
-	if (!keep || larger_half(st->npairs, pair_bytes, st, keep)) {
+	uint32_t *map = malloc((st->npairs ? st->npairs : 1) * sizeof(*map));
+	if (!keep || !map || larger_half(st->npairs, pair_bytes, st, keep)) {
 		free(keep);
+		free(map);
 		return -1;
 	}
-	compact_pairs(st, keep, NULL);
+	compact_pairs(st, keep, NULL, map);
+	for (size_t i = 0; i < st->nflows; i++)
+		if (st->flows[i].pair != NO_PAIR)
+			st->flows[i].pair = map[st->flows[i].pair];
 	free(keep);
+	free(map);
 	reset_cache(st);
 	return reindex_pairs(st);
 }
@@ -419,9 +445,11 @@ static int fold_hosts(dmls_stats *st)
 	size_t n = st->nhosts;
 	uint8_t *keep = malloc(n ? n : 1);
 	uint32_t *map = malloc((n ? n : 1) * sizeof(*map));
-	if (!keep || !map || larger_half(n, host_bytes, st, keep)) {
+	uint32_t *pmap = malloc((st->npairs ? st->npairs : 1) * sizeof(*pmap));
+	if (!keep || !map || !pmap || larger_half(n, host_bytes, st, keep)) {
 		free(keep);
 		free(map);
+		free(pmap);
 		return -1;
 	}
 	size_t m = 0;
@@ -438,8 +466,9 @@ static int fold_hosts(dmls_stats *st)
 		st->hosts[m++] = *h;
 	}
 	st->nhosts = m;
-	compact_pairs(st, NULL, map);
-	compact_flows(st, NULL, map);
+	compact_pairs(st, NULL, map, pmap);
+	compact_flows(st, NULL, map, pmap);
+	free(pmap);
 	free(keep);
 	free(map);
 	reset_cache(st);
@@ -493,7 +522,7 @@ static long host_get(dmls_stats *st, const uint8_t addr[16])
 	h->first_ns = INT64_MAX;
 	h->last_ns = INT64_MIN;
 	dmls_series_init(&h->tx_payload, st->t0_ns, st->cls[DMLS_CLASS_HOST].bin_ns,
-			 HOST_CHUNK_BINS);
+			 0);
 	return (long)st->nhosts++;
 }
 
@@ -513,16 +542,14 @@ static long pair_get(dmls_stats *st, uint32_t src, uint32_t dst)
 	p->dst = dst;
 	p->first_ns = INT64_MAX;
 	p->last_ns = INT64_MIN;
-	dmls_series_init(&p->series, st->t0_ns, st->cls[DMLS_CLASS_PAIR].bin_ns, PAIR_CHUNK_BINS);
+	dmls_series_init(&p->series, st->t0_ns, st->cls[DMLS_CLASS_PAIR].bin_ns, 0);
 	return (long)st->npairs++;
 }
 
-static long flow_get(dmls_stats *st, const flow_key *k)
+/* A new flow of hosts s, d and pair pi (the caller found it absent). */
+static long flow_new(dmls_stats *st, const flow_key *k, uint64_t hv, uint32_t s, uint32_t d,
+		     uint32_t pi)
 {
-	uint64_t hv = hash_flow(k);
-	long i = dmls_itable_find(&st->flow_idx, hv, eq_flow, st, k);
-	if (i >= 0)
-		return i;
 	if (st->nflows >= st->max_flows && fold_flows(st))
 		return -1;
 	if (grow((void **)&st->flows, &st->flows_cap, st->nflows, sizeof(dmls_flow)) ||
@@ -530,15 +557,16 @@ static long flow_get(dmls_stats *st, const flow_key *k)
 		return -1;
 	dmls_flow *f = &st->flows[st->nflows];
 	memset(f, 0, sizeof(*f));
-	f->src = k->src;
-	f->dst = k->dst;
+	f->src = s;
+	f->dst = d;
+	f->pair = pi;
 	f->sport = k->sport;
 	f->dport = k->dport;
 	f->proto = k->proto;
 	f->first_ns = INT64_MAX;
 	f->last_ns = INT64_MIN;
 	dmls_series_init(&f->activity, st->t0_ns, st->cls[DMLS_CLASS_FLOW].bin_ns,
-			 FLOW_CHUNK_BINS);
+			 0);
 	st->flows_seen++;
 	return (long)st->nflows++;
 }
@@ -573,18 +601,8 @@ static int tcp_retransmission(dmls_flow *f, const dmls_pkt *p)
 	return retrans;
 }
 
-static int count_flow(dmls_stats *st, uint32_t s, uint32_t d, const dmls_pkt *p)
+static int count_flow(dmls_stats *st, long fi, const dmls_pkt *p)
 {
-	long fi = st->last_flow;
-	if (fi < 0 || st->flows[fi].src != s || st->flows[fi].dst != d || p->sport != st->last_sport ||
-	    p->dport != st->last_dport || p->proto != st->last_proto) {
-		flow_key k = {s, d, p->sport, p->dport, p->proto};
-		fi = flow_get(st, &k);
-		if (fi < 0)
-			return -1;
-		st->last_flow = fi;
-		st->last_sport = p->sport, st->last_dport = p->dport, st->last_proto = p->proto;
-	}
 	dmls_flow *f = &st->flows[fi];
 	f->packets++;
 	f->wire_bytes += p->wire_bytes;
@@ -592,7 +610,7 @@ static int count_flow(dmls_stats *st, uint32_t s, uint32_t d, const dmls_pkt *p)
 	span(&f->first_ns, &f->last_ns, p->ts_ns);
 	if (p->proto == 6 && !p->is_fragment && tcp_retransmission(f, p)) {
 		f->retransmissions++;
-		st->hosts[s].tx_retransmissions++;
+		st->hosts[f->src].tx_retransmissions++;
 		st->retransmissions++;
 	}
 	return entry_series(st, DMLS_CLASS_FLOW, &f->activity, f->packets, f->first_ns, f->last_ns,
@@ -604,8 +622,8 @@ static int count_flow(dmls_stats *st, uint32_t s, uint32_t d, const dmls_pkt *p)
 static int first_packet(dmls_stats *st, int64_t ts)
 {
 	st->t0_ns = ts;
-	dmls_series_init(&st->total_wire, ts, st->cls[DMLS_CLASS_PAIR].bin_ns, TOTAL_CHUNK_BINS);
-	dmls_series_init(&st->total_payload, ts, st->cls[DMLS_CLASS_HOST].bin_ns, TOTAL_CHUNK_BINS);
+	dmls_series_init(&st->total_wire, ts, st->cls[DMLS_CLASS_PAIR].bin_ns, 0);
+	dmls_series_init(&st->total_payload, ts, st->cls[DMLS_CLASS_HOST].bin_ns, 0);
 	st->fine_bin = 0;
 	st->fine_bytes = 0;
 	return dmls_burst_stream_init(&st->fine, FINE_BIN_NS);
@@ -647,12 +665,41 @@ static int lookup(dmls_stats *st, const dmls_pkt *p, long *s, long *d, long *pi)
 	return 0;
 }
 
+/* Hosts, pair and (TCP/UDP) flow of a packet: the flow first, which
+ * knows the rest; hosts and pair only for a new flow or another protocol. */
+static int locate(dmls_stats *st, const dmls_pkt *p, long *s, long *d, long *pi, long *fi)
+{
+	*fi = -1;
+	int is_flow = (p->proto == 6 || p->proto == 17) && !p->is_fragment;
+	if (!is_flow)
+		return lookup(st, p, s, d, pi);
+	flow_key k = {p->src, p->dst, p->sport, p->dport, p->proto};
+	uint64_t hv = hash_flow(&k);
+	*fi = dmls_itable_find(&st->flow_idx, hv, eq_flow, st, &k);
+	if (*fi >= 0) {
+		dmls_flow *f = &st->flows[*fi];
+		*s = f->src, *d = f->dst;
+		if (f->pair == NO_PAIR) {
+			long q = pair_get(st, f->src, f->dst);
+			if (q < 0)
+				return -1;
+			st->flows[*fi].pair = (uint32_t)q;
+		}
+		*pi = st->flows[*fi].pair;
+		return 0;
+	}
+	if (lookup(st, p, s, d, pi))
+		return -1;
+	*fi = flow_new(st, &k, hv, (uint32_t)*s, (uint32_t)*d, (uint32_t)*pi);
+	return *fi < 0 ? -1 : 0;
+}
+
 int dmls_stats_add(dmls_stats *st, const dmls_pkt *p)
 {
 	if (st->t0_ns == INT64_MIN && first_packet(st, p->ts_ns))
 		goto oom;
-	long s, d, pi;
-	if (lookup(st, p, &s, &d, &pi))
+	long s, d, pi, fi;
+	if (locate(st, p, &s, &d, &pi, &fi))
 		goto oom;
 	st->packets++;
 	st->wire_bytes += p->wire_bytes;
@@ -682,8 +729,7 @@ int dmls_stats_add(dmls_stats *st, const dmls_pkt *p)
 	    entry_series(st, DMLS_CLASS_HOST, &hs->tx_payload, hs->tx_packets, hs->first_ns,
 			 hs->last_ns, hs->tx_payload_bytes, p->ts_ns, p->payload_bytes))
 		goto oom;
-	if ((p->proto == 6 || p->proto == 17) && !p->is_fragment &&
-	    count_flow(st, (uint32_t)s, (uint32_t)d, p))
+	if (fi >= 0 && count_flow(st, fi, p))
 		goto oom;
 	return 0;
 oom:

@@ -105,50 +105,50 @@ static void write_flow_cdf(const dmls_stats *st, FILE *fp)
 	free(v);
 }
 
+typedef struct series_rows {
+	FILE *fp;
+	double off, bin_s;
+	const char *src, *dst; /* NULL: a flow's activity */
+	size_t flow;
+} series_rows;
+
+static void series_row(int64_t bin, uint64_t b, void *ctx)
+{
+	const series_rows *r = ctx;
+	double t = r->off + (double)bin * r->bin_s;
+	if (r->src)
+		fprintf(r->fp, "%.6f,%s,%s,%llu,%.1f\n", t, r->src, r->dst, (unsigned long long)b,
+			(double)b * 8 / r->bin_s);
+	else
+		fprintf(r->fp, "%zu,%.3f,%llu\n", r->flow, t, (unsigned long long)b);
+}
+
 /* Throughput per bin: the aggregate and every host pair, long format, only
  * bins that hold traffic (a missing bin is zero). */
 static void write_series(const dmls_stats *st, FILE *fp)
 {
-	const dmls_series *agg = &st->total_wire;
-	double bin_s = (double)agg->bin_ns / 1e9;
-	double off = (double)(st->t0_ns - st->first_ns) / 1e9;
+	series_rows r = {fp, (double)(st->t0_ns - st->first_ns) / 1e9,
+			 (double)st->total_wire.bin_ns / 1e9, "*", "*", 0};
 	fprintf(fp, "t_s,src,dst,wire_bytes,bps\n");
-	for (size_t c = 0; st->packets && c < agg->nchunks; c++)
-		for (uint32_t j = 0; j < agg->chunk_bins; j++) {
-			uint64_t b = agg->chunks[c].v[j];
-			if (b)
-				fprintf(fp, "%.6f,*,*,%llu,%.1f\n",
-					off + (double)(agg->chunks[c].first_bin + j) * bin_s,
-					(unsigned long long)b, (double)b * 8 / bin_s);
-		}
+	if (st->packets)
+		dmls_series_foreach(&st->total_wire, series_row, &r);
 	for (size_t i = 0; i < st->npairs; i++) {
 		const dmls_pair *p = &st->pairs[i];
-		const dmls_series *s = &p->series;
-		for (size_t c = 0; c < s->nchunks; c++)
-			for (uint32_t j = 0; j < s->chunk_bins; j++) {
-				uint64_t b = s->chunks[c].v[j];
-				if (b)
-					fprintf(fp, "%.6f,%s,%s,%llu,%.1f\n",
-						off + (double)(s->chunks[c].first_bin + j) * bin_s,
-						st->hosts[p->src].name, st->hosts[p->dst].name,
-						(unsigned long long)b, (double)b * 8 / bin_s);
-			}
+		r.src = st->hosts[p->src].name;
+		r.dst = st->hosts[p->dst].name;
+		r.bin_s = (double)p->series.bin_ns / 1e9;
+		dmls_series_foreach(&p->series, series_row, &r);
 	}
 }
 
 static void write_activity(const dmls_stats *st, FILE *fp)
 {
+	series_rows r = {fp, (double)(st->t0_ns - st->first_ns) / 1e9, 0, NULL, NULL, 0};
 	fprintf(fp, "flow,t_s,wire_bytes\n");
-	double off = (double)(st->t0_ns - st->first_ns) / 1e9;
 	for (size_t i = 0; i < st->nflows; i++) {
-		const dmls_series *s = &st->flows[i].activity;
-		for (size_t c = 0; c < s->nchunks; c++)
-			for (uint32_t j = 0; j < s->chunk_bins; j++)
-				if (s->chunks[c].v[j])
-					fprintf(fp, "%zu,%.3f,%llu\n", i,
-						off + (double)(s->chunks[c].first_bin + j) *
-							      (double)s->bin_ns / 1e9,
-						(unsigned long long)s->chunks[c].v[j]);
+		r.flow = i;
+		r.bin_s = (double)st->flows[i].activity.bin_ns / 1e9;
+		dmls_series_foreach(&st->flows[i].activity, series_row, &r);
 	}
 }
 

@@ -1,46 +1,38 @@
 /*
- * series.c - sparse chunked time series of byte counts.
+ * series.c - sparse time series of byte counts in runs of bins (series.h).
  *
- * Bins are grouped in chunks of chunk_bins counters (a power of two).  The
- * chunk array is kept sorted by first_bin; captures arrive in time order,
- * so the chunk hit last, or a new one appended at the end, serves almost
- * every packet in O(1); anything else falls back to a binary search and an
- * insertion (out-of-order input, rare).  Memory is one chunk per stretch of
- * time that holds traffic: independent of packet count and of the span
- * between first and last timestamp.
+ * Runs are sorted by their first bin and disjoint; their values live in one
+ * buffer v, each run a contiguous slice.  Only the run whose slice ends the
+ * buffer can grow in place, and in time-ordered input that is the run being
+ * written, so almost every packet costs a comparison and an addition.  A
+ * bin outside every run starts a new one (its slice appended to v, its
+ * header inserted in order); a bin up to `join` past the end of the last
+ * run extends it with zeros, which costs less than a run header.
  */
 #include "dmlscope/series.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#define DEFAULT_CHUNK_BINS 4096u
+#define DEFAULT_JOIN 4u
 
-static uint32_t round_pow2(uint32_t v)
-{
-	uint32_t p = 1;
-	while (p < v && p < (1u << 24))
-		p <<= 1;
-	return p;
-}
-
-void dmls_series_init(dmls_series *s, int64_t t0_ns, int64_t bin_ns, uint32_t chunk_bins)
+void dmls_series_init(dmls_series *s, int64_t t0_ns, int64_t bin_ns, uint32_t join_bins)
 {
 	memset(s, 0, sizeof(*s));
 	s->t0_ns = t0_ns;
 	s->bin_ns = bin_ns > 0 ? bin_ns : 1;
-	s->chunk_bins = round_pow2(chunk_bins ? chunk_bins : DEFAULT_CHUNK_BINS);
+	s->join = join_bins ? join_bins : DEFAULT_JOIN;
 	s->min_bin = INT64_MAX;
 	s->max_bin = INT64_MIN;
 }
 
 void dmls_series_release(dmls_series *s)
 {
-	for (size_t i = 0; i < s->nchunks; i++)
-		free(s->chunks[i].v);
-	free(s->chunks);
-	s->chunks = NULL;
-	s->nchunks = s->cap = 0;
+	free(s->v);
+	free(s->runs);
+	s->v = NULL;
+	s->runs = NULL;
+	s->nv = s->vcap = s->nruns = s->rcap = 0;
 }
 
 /* Floor division that rounds toward minus infinity. */
@@ -52,73 +44,96 @@ static int64_t floor_div(int64_t a, int64_t b)
 	return q;
 }
 
-/* Index of the first chunk with first_bin >= key. */
-static size_t lower_bound(const dmls_series *s, int64_t key)
+/* Index of the last run with first <= k, or nruns when none. */
+static size_t run_at(const dmls_series *s, int64_t k)
 {
-	size_t lo = 0, hi = s->nchunks;
+	if (s->last < s->nruns && s->runs[s->last].first <= k &&
+	    (s->last + 1 == s->nruns || s->runs[s->last + 1].first > k))
+		return s->last;
+	size_t lo = 0, hi = s->nruns; /* first run with first > k */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (s->chunks[mid].first_bin < key)
+		if (s->runs[mid].first <= k)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo;
+	return lo == 0 ? s->nruns : lo - 1;
 }
 
-static dmls_series_chunk *find_chunk(const dmls_series *s, int64_t first)
+/* Room for n more values. */
+static int reserve_values(dmls_series *s, size_t n)
 {
-	if (s->nchunks && s->last < s->nchunks && s->chunks[s->last].first_bin == first)
-		return &s->chunks[s->last];
-	size_t i = lower_bound(s, first);
-	if (i < s->nchunks && s->chunks[i].first_bin == first)
-		return &s->chunks[i];
-	return NULL;
-}
-
-static dmls_series_chunk *get_chunk(dmls_series *s, int64_t first)
-{
-	if (s->nchunks) {
-		if (s->chunks[s->last].first_bin == first)
-			return &s->chunks[s->last];
-		if (s->chunks[s->nchunks - 1].first_bin == first) {
-			s->last = s->nchunks - 1;
-			return &s->chunks[s->last];
-		}
-	}
-	size_t i = (s->nchunks && s->chunks[s->nchunks - 1].first_bin < first)
-			   ? s->nchunks
-			   : lower_bound(s, first);
-	if (i < s->nchunks && s->chunks[i].first_bin == first) {
-		s->last = i;
-		return &s->chunks[i];
-	}
-	if (s->nchunks == s->cap) {
-		size_t ncap = s->cap ? s->cap * 2 : 8;
-		dmls_series_chunk *nc = realloc(s->chunks, ncap * sizeof(*nc));
-		if (!nc)
-			return NULL;
-		s->chunks = nc;
-		s->cap = ncap;
-	}
-	uint64_t *v = calloc(s->chunk_bins, sizeof(*v));
+	if (s->nv + n <= s->vcap)
+		return 0;
+	if (s->nv + n > UINT32_MAX)
+		return -1;
+	size_t cap = s->vcap ? s->vcap : 16;
+	while (cap < s->nv + n)
+		cap *= 2;
+	uint64_t *v = realloc(s->v, cap * sizeof(*v));
 	if (!v)
-		return NULL;
-	memmove(&s->chunks[i + 1], &s->chunks[i], (s->nchunks - i) * sizeof(*s->chunks));
-	s->chunks[i].first_bin = first;
-	s->chunks[i].v = v;
-	s->nchunks++;
-	s->last = i;
-	return &s->chunks[i];
+		return -1;
+	s->v = v;
+	s->vcap = cap;
+	return 0;
+}
+
+/* Extend run r (its slice ends v) to hold bin k. */
+static int extend(dmls_series *s, size_t r, int64_t k)
+{
+	dmls_series_run *u = &s->runs[r];
+	size_t add = (size_t)(k - (u->first + u->len)) + 1;
+	if (reserve_values(s, add))
+		return -1;
+	memset(s->v + s->nv, 0, add * sizeof(*s->v));
+	s->nv += add;
+	s->runs[r].len += (uint32_t)add;
+	return 0;
+}
+
+/* A new run holding bin k, inserted at index r. */
+static int insert_run(dmls_series *s, size_t r, int64_t k)
+{
+	if (s->nruns == s->rcap) {
+		size_t cap = s->rcap ? s->rcap * 2 : 4;
+		dmls_series_run *n = realloc(s->runs, cap * sizeof(*n));
+		if (!n)
+			return -1;
+		s->runs = n;
+		s->rcap = cap;
+	}
+	if (reserve_values(s, 1))
+		return -1;
+	memmove(&s->runs[r + 1], &s->runs[r], (s->nruns - r) * sizeof(*s->runs));
+	s->runs[r] = (dmls_series_run){k, (uint32_t)s->nv, 1};
+	s->v[s->nv++] = 0;
+	s->nruns++;
+	return 0;
 }
 
 int dmls_series_add_bin(dmls_series *s, int64_t k, uint64_t bytes)
 {
-	int64_t first = k & ~(int64_t)(s->chunk_bins - 1);
-	dmls_series_chunk *c = get_chunk(s, first);
-	if (!c)
+	size_t r = run_at(s, k);
+	if (r < s->nruns) {
+		dmls_series_run *u = &s->runs[r];
+		int64_t end = u->first + u->len;
+		if (k >= end) {
+			int tail = u->off + u->len == s->nv;
+			int room = r + 1 == s->nruns || s->runs[r + 1].first > k;
+			if (tail && room && k - end < (int64_t)s->join &&
+			    (uint64_t)(k - u->first) < UINT32_MAX) {
+				if (extend(s, r, k))
+					return -1;
+			} else if (insert_run(s, ++r, k)) {
+				return -1;
+			}
+		}
+	} else if (insert_run(s, r = 0, k)) {
 		return -1;
-	c->v[k - first] += bytes;
+	}
+	s->last = r;
+	s->v[s->runs[r].off + (k - s->runs[r].first)] += bytes;
 	if (k < s->min_bin)
 		s->min_bin = k;
 	if (k > s->max_bin)
@@ -134,9 +149,10 @@ int dmls_series_add(dmls_series *s, int64_t ts_ns, uint64_t bytes)
 
 uint64_t dmls_series_get(const dmls_series *s, int64_t k)
 {
-	int64_t first = k & ~(int64_t)(s->chunk_bins - 1);
-	const dmls_series_chunk *c = find_chunk(s, first);
-	return c ? c->v[k - first] : 0;
+	size_t r = run_at(s, k);
+	if (r >= s->nruns || k >= s->runs[r].first + s->runs[r].len)
+		return 0;
+	return s->v[s->runs[r].off + (k - s->runs[r].first)];
 }
 
 int dmls_series_empty(const dmls_series *s)
@@ -149,22 +165,43 @@ int64_t dmls_series_span_bins(const dmls_series *s)
 	return dmls_series_empty(s) ? 0 : s->max_bin - s->min_bin + 1;
 }
 
+/* Calls fn for every non-zero bin of [a, b) in order. */
+#define FOR_RANGE(s, a, b, k, val, body)                                                      \
+	do {                                                                                  \
+		size_t r_ = run_at((s), (a));                                                 \
+		r_ = r_ >= (s)->nruns ? 0 : r_;                                               \
+		for (; r_ < (s)->nruns && (s)->runs[r_].first < (b); r_++) {                  \
+			const dmls_series_run *u_ = &(s)->runs[r_];                           \
+			int64_t lo_ = u_->first > (a) ? u_->first : (a);                      \
+			int64_t hi_ = u_->first + u_->len < (b) ? u_->first + u_->len : (b);  \
+			for (int64_t k = lo_; k < hi_; k++) {                                 \
+				uint64_t val = (s)->v[u_->off + (k - u_->first)];             \
+				if (val) {                                                    \
+					body;                                                 \
+				}                                                             \
+			}                                                                     \
+		}                                                                             \
+	} while (0)
+
+double dmls_series_range(const dmls_series *s, int64_t a, int64_t b, double *ksum)
+{
+	double sum = 0, ks = 0;
+	FOR_RANGE(s, a, b, k, val, {
+		sum += (double)val;
+		ks += (double)val * ((double)k + 0.5);
+	});
+	if (ksum)
+		*ksum = ks;
+	return sum;
+}
+
 void dmls_series_dense_add(const dmls_series *s, int64_t from, size_t n, uint32_t factor,
 			   double scale, double *out)
 {
 	if (factor == 0)
 		factor = 1;
 	int64_t end = from + (int64_t)n * factor;
-	size_t i = lower_bound(s, from & ~(int64_t)(s->chunk_bins - 1));
-	for (; i < s->nchunks && s->chunks[i].first_bin < end; i++) {
-		const dmls_series_chunk *c = &s->chunks[i];
-		for (uint32_t j = 0; j < s->chunk_bins; j++) {
-			int64_t k = c->first_bin + j;
-			if (k < from || k >= end || !c->v[j])
-				continue;
-			out[(k - from) / factor] += scale * (double)c->v[j];
-		}
-	}
+	FOR_RANGE(s, from, end, k, val, out[(k - from) / factor] += scale * (double)val);
 }
 
 void dmls_series_dense(const dmls_series *s, int64_t from, size_t n, uint32_t factor,
@@ -176,34 +213,43 @@ void dmls_series_dense(const dmls_series *s, int64_t from, size_t n, uint32_t fa
 
 void dmls_series_foreach(const dmls_series *s, dmls_series_visit_fn fn, void *ctx)
 {
-	for (size_t i = 0; i < s->nchunks; i++)
-		for (uint32_t j = 0; j < s->chunk_bins; j++)
-			if (s->chunks[i].v[j])
-				fn(s->chunks[i].first_bin + j, s->chunks[i].v[j], ctx);
+	for (size_t r = 0; r < s->nruns; r++) {
+		const dmls_series_run *u = &s->runs[r];
+		for (uint32_t j = 0; j < u->len; j++)
+			if (s->v[u->off + j])
+				fn(u->first + j, s->v[u->off + j], ctx);
+	}
 }
 
 size_t dmls_series_mem_bytes(const dmls_series *s)
 {
-	return s->nchunks * (size_t)s->chunk_bins * sizeof(uint64_t);
+	return s->vcap * sizeof(*s->v) + s->rcap * sizeof(*s->runs);
 }
 
-/* Add src's bins into dst, bin k of src landing in bin floor(k * ratio)
- * (ratio = dst width / src width, a power-of-two shift or a divisor). */
+/* Add src's non-zero bins into dst, bin k of src landing in bin
+ * floor(k / ratio); the range holding traffic follows. */
 static int add_scaled(dmls_series *dst, const dmls_series *src, int64_t ratio)
 {
-	for (size_t i = 0; i < src->nchunks; i++)
-		for (uint32_t j = 0; j < src->chunk_bins; j++) {
-			uint64_t v = src->chunks[i].v[j];
-			if (v && dmls_series_add_bin(dst, floor_div(src->chunks[i].first_bin + j, ratio), v))
+	for (size_t r = 0; r < src->nruns; r++) {
+		const dmls_series_run *u = &src->runs[r];
+		for (uint32_t j = 0; j < u->len; j++) {
+			uint64_t v = src->v[u->off + j];
+			if (v && dmls_series_add_bin(dst, floor_div(u->first + j, ratio), v))
 				return -1;
 		}
+	}
+	if (!dmls_series_empty(src)) { /* bins of zero bytes still hold traffic */
+		int64_t lo = floor_div(src->min_bin, ratio), hi = floor_div(src->max_bin, ratio);
+		dst->min_bin = lo < dst->min_bin ? lo : dst->min_bin;
+		dst->max_bin = hi > dst->max_bin ? hi : dst->max_bin;
+	}
 	return 0;
 }
 
 int dmls_series_coarsen(dmls_series *s)
 {
 	dmls_series t;
-	dmls_series_init(&t, s->t0_ns, s->bin_ns * 2, s->chunk_bins);
+	dmls_series_init(&t, s->t0_ns, s->bin_ns * 2, s->join);
 	if (add_scaled(&t, s, 2)) {
 		dmls_series_release(&t);
 		return -1;

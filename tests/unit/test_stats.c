@@ -93,11 +93,11 @@ static void test_series_sparse_far_apart(void **state)
 	(void)state;
 	dmls_series s;
 	dmls_series_init(&s, 0, 1000, 0);
-	/* years apart: two chunks, not years of bins */
+	/* years apart: three runs, not years of bins */
 	assert_int_equal(dmls_series_add(&s, 5000, 7), 0);
 	assert_int_equal(dmls_series_add(&s, 400000000000000000LL, 9), 0);
 	assert_int_equal(dmls_series_add(&s, -3000, 1), 0); /* before t0 */
-	assert_int_equal(s.nchunks, 3);
+	assert_int_equal(s.nruns, 3);
 	assert_int_equal(dmls_series_get(&s, 5), 7);
 	assert_int_equal(dmls_series_get(&s, -3), 1);
 	assert_int_equal(s.total, 17);
