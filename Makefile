@@ -69,7 +69,9 @@ fuzz-smoke: fuzz
 	./build-fuzz/fuzz_ingest -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 -timeout=10 \
 	  -print_final_stats=1 $$tmp $$seeds 2>&1 | tail -4; rc=$${PIPESTATUS[0]}; rm -rf $$tmp; exit $$rc
 
+# tcpdump is the yardstick: installed when root (run.sh skips it when missing)
 bench: build
+	-$(call ensure_pkgs,tcpdump)
 	bash bench/run.sh
 
 testbed: build
