@@ -22,6 +22,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "dmlscope/decode.h"
 #include "dmlscope/error.h"
@@ -50,12 +51,25 @@ typedef struct dmls_input_counts {
 
 typedef struct dmls_input dmls_input;
 
-/* Open n captures.  bpf may be NULL.  Fails (DMLS_EIO/DMLS_EBAD) only when no
+/* Where one capture comes from: a path (fp and buf NULL), an open stream
+ * (read to its end, not closed) or a buffer (which must outlive the input).
+ * name is the path, or what messages call the capture. */
+typedef struct dmls_source {
+	const char *name;
+	FILE *fp;
+	const uint8_t *buf;
+	size_t len;
+} dmls_source;
+
+/* Open n captures by path ("-" is standard input).  bpf may be NULL.  Fails (DMLS_EIO/DMLS_EBAD) only when no
  * file can be read at all or the filter does not compile (DMLS_EUSAGE);
  * a file that cannot be opened among readable ones is recorded in its
  * dmls_input_file and reported by dmls_input_error. */
 int dmls_input_open(dmls_input **out, const char *const *paths, size_t n,
 		    const char *bpf, dmls_error *err);
+/* The same from sources (a fuzzer's buffers, a stream). */
+int dmls_input_open_sources(dmls_input **out, const dmls_source *sources, size_t n,
+			    const char *bpf, dmls_error *err);
 
 /* Next IP packet in time order: 1 and *pkt filled, 0 at the end. */
 int dmls_input_next(dmls_input *in, dmls_pkt *pkt);

@@ -275,13 +275,16 @@ static void input_free_all(dmls_input *in)
 	free(in);
 }
 
-/* Open file i and buffer its first record; returns true if it opened. */
-static bool open_one(dmls_input *in, size_t i)
+/* Open source i and buffer its first record; returns true if it opened. */
+static bool open_one(dmls_input *in, size_t i, const dmls_source *sc)
 {
 	dmls_input_file *f = &in->files[i];
 	dmls_error e;
 	dmls_error_clear(&e);
-	if (dmls_reader_open_file(&in->srcs[i].r, f->path, &e)) {
+	int rc = sc->buf  ? dmls_reader_open_buffer(&in->srcs[i].r, sc->buf, sc->len, f->path, &e)
+		 : sc->fp ? dmls_reader_open_stream(&in->srcs[i].r, sc->fp, f->path, &e)
+			  : dmls_reader_open_file(&in->srcs[i].r, f->path, &e);
+	if (rc) {
 		note_error(in, i, &e);
 		return false;
 	}
@@ -314,6 +317,22 @@ int dmls_input_open(dmls_input **out, const char *const *paths, size_t n,
 		    const char *bpf, dmls_error *err)
 {
 	*out = NULL;
+	dmls_source *sc = calloc(n ? n : 1, sizeof(*sc));
+	if (!sc)
+		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		sc[i].name = paths[i];
+		sc[i].fp = strcmp(paths[i], "-") ? NULL : stdin;
+	}
+	int rc = dmls_input_open_sources(out, sc, n, bpf, err);
+	free(sc);
+	return rc;
+}
+
+int dmls_input_open_sources(dmls_input **out, const dmls_source *sources, size_t n,
+			    const char *bpf, dmls_error *err)
+{
+	*out = NULL;
 	if (n == 0)
 		return dmls_fail(err, DMLS_EUSAGE, "no input files");
 	dmls_input *in = calloc(1, sizeof(*in));
@@ -331,12 +350,12 @@ int dmls_input_open(dmls_input **out, const char *const *paths, size_t n,
 	size_t nopen = 0;
 	for (size_t i = 0; i < n; i++) {
 		in->files[i].linktype = -1;
-		in->files[i].path = strdup(paths[i]);
+		in->files[i].path = strdup(sources[i].name ? sources[i].name : "(memory)");
 		if (!in->files[i].path) {
 			input_free_all(in);
 			return dmls_fail(err, DMLS_ENOMEM, "out of memory");
 		}
-		nopen += open_one(in, i);
+		nopen += open_one(in, i, &sources[i]);
 	}
 	if (nopen == 0) {
 		if (err)

@@ -339,7 +339,10 @@ int dmls_run_open(dmls_run *run, const char *const *inputs, size_t n, dmls_error
 	} else {
 		for (size_t i = 0; i < n && rc == DMLS_OK; i++) {
 			struct stat sb;
-			if (stat(inputs[i], &sb))
+			if (!strcmp(inputs[i], "-")) { /* standard input */
+				if (add_capture(run, strdup(inputs[i])))
+					rc = dmls_fail(err, DMLS_ENOMEM, "out of memory");
+			} else if (stat(inputs[i], &sb))
 				rc = dmls_fail(err, DMLS_EIO, "'%s': %s", inputs[i], strerror(errno));
 			else if (S_ISDIR(sb.st_mode))
 				rc = dmls_fail(err, DMLS_EUSAGE,

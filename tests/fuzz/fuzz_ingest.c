@@ -1,8 +1,11 @@
 /*
- * fuzz_ingest.c - libFuzzer target for the ingest path: the capture reader
- * (pcap, pcapng) on the whole input, the decoder on every record it yields,
- * and the decoder alone on the raw input under each supported link type
- * (so packet bytes are fuzzed even when no file header survives).
+ * fuzz_ingest.c - libFuzzer target for the ingest path and what follows it:
+ * the capture reader (pcap, pcapng) on the whole input, the decoder on every
+ * record it yields, the decoder alone on the raw input under each supported
+ * link type (so packet bytes are fuzzed even when no file header survives),
+ * and the whole pipeline on the input cut in two captures "of one job":
+ * merge on time, dedup across the two, the sinks with tiny table caps (so
+ * folding runs), then the analysis.
  *
  *   CC=clang cmake -S . -B build-fuzz -DDMLS_FUZZ=ON -DDMLS_SANITIZE=ON
  *   cmake --build build-fuzz --target fuzz_ingest
@@ -13,12 +16,42 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dmlscope/analysis.h"
 #include "dmlscope/capture.h"
 #include "dmlscope/decode.h"
+#include "dmlscope/input.h"
+#include "dmlscope/stats.h"
 
 static const int linktypes[] = {0, 1, 12, 14, 101, 108, 113, 228, 229, 276};
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* Two captures from one input: the cut is the position of the second
+ * capture's magic number, when there is one past the start. */
+static void pipeline(const uint8_t *data, size_t size)
+{
+	size_t cut = size;
+	for (size_t i = 24; i + 4 <= size && cut == size; i++)
+		if ((data[i] == 0xd4 && data[i + 1] == 0xc3 && data[i + 2] == 0xb2) ||
+		    (data[i] == 0x0a && data[i + 1] == 0x0d && data[i + 2] == 0x0d && data[i + 3] == 0x0a))
+			cut = i;
+	dmls_source sc[2] = {{"a", NULL, data, cut}, {"b", NULL, data + cut, size - cut}};
+	dmls_input *in;
+	dmls_error err;
+	if (dmls_input_open_sources(&in, sc, cut < size ? 2 : 1, NULL, &err))
+		return;
+	dmls_stats st;
+	dmls_stats_limits lim = {.max_hosts = 8, .max_flows = 16};
+	dmls_stats_init_limits(&st, 0, &lim);
+	dmls_pkt p;
+	while (dmls_input_next(in, &p) == 1 && dmls_stats_add(&st, &p) == 0)
+		;
+	dmls_input_free(in);
+	dmls_analysis *a;
+	if (dmls_analysis_run(&a, &st, NULL, &err) == 0)
+		dmls_analysis_free(a);
+	dmls_stats_release(&st);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -36,6 +69,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		dmls_reader_free(r);
 	}
+	pipeline(data, size);
 	if (size >= 1 && size <= 512) {
 		uint8_t *copy = malloc(size - 1 ? size - 1 : 1);
 		memcpy(copy, data + 1, size - 1);
