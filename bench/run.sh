@@ -126,22 +126,24 @@ row() {
 	fi
 	if [ -z "$target" ]; then
 		echo
-		return
-	fi
-	if [ -z "$ref" ]; then
+	elif [ -z "$ref" ]; then
 		printf " %7s %7s  %-21s %s\n" "-" "-" "<= ${target}x tcpdump" "not measured (no tcpdump)"
-		return
+	else
+		read -r rt rc rkb rst <<<"$ref"
+		if [ "$st" != 0 ] || [ "$rst" != 0 ]; then
+			printf " %7s %7s  %-21s %s\n" "-" "-" "<= ${target}x tcpdump" \
+				"misses target ($([ "$st" != 0 ] && echo dmlscope || echo tcpdump) failed)"
+		else
+			read -r wx cx verdict < <(awk -v t="$t" -v c="$c" -v rt="$rt" -v rc="$rc" -v x="$target" 'BEGIN{
+				w = rt > 0 ? t / rt : 1e9; u = rc > 0 ? c / rc : (c > 0 ? 1e9 : 1)
+				printf "%.2f %.2f %s\n", w, u, (w <= x && u <= x) ? "meets" : "misses" }')
+			printf " %7s %7s  %-21s %s target\n" "$wx" "$cx" "<= ${target}x tcpdump" "$verdict"
+		fi
 	fi
-	read -r rt rc rkb rst <<<"$ref"
-	if [ "$st" != 0 ] || [ "$rst" != 0 ]; then
-		printf " %7s %7s  %-21s %s\n" "-" "-" "<= ${target}x tcpdump" \
-			"misses target ($([ "$st" != 0 ] && echo dmlscope || echo tcpdump) failed)"
-		return
+	# why a run failed: the last line it wrote on stderr
+	if [ "$st" != 0 ] && [ -s "$dir/stderr.txt" ]; then
+		echo "    stderr: $(tail -n 1 "$dir/stderr.txt" | cut -c1-150)"
 	fi
-	read -r wx cx verdict < <(awk -v t="$t" -v c="$c" -v rt="$rt" -v rc="$rc" -v x="$target" 'BEGIN{
-		w = rt > 0 ? t / rt : 1e9; u = rc > 0 ? c / rc : (c > 0 ? 1e9 : 1)
-		printf "%.2f %.2f %s\n", w, u, (w <= x && u <= x) ? "meets" : "misses" }')
-	printf " %7s %7s  %-21s %s target\n" "$wx" "$cx" "<= ${target}x tcpdump" "$verdict"
 }
 # check LABEL VALUE TARGET VERDICT: a line that is not a timing
 check() { printf "%-${W}s %-42s %-21s %s\n" "$1" "$2" "$3" "$4"; }
