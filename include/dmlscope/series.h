@@ -52,6 +52,22 @@ int dmls_series_add(dmls_series *s, int64_t ts_ns, uint64_t bytes);
 /* Add bytes at bin index k. */
 int dmls_series_add_bin(dmls_series *s, int64_t k, uint64_t bytes);
 
+/* The fast path of dmls_series_add_bin: bin k inside the run hit last
+ * (nothing to allocate, the range holding traffic already covers k).
+ * Returns 1 when done, 0 when the caller must call dmls_series_add_bin. */
+static inline int dmls_series_add_fast(dmls_series *s, int64_t k, uint64_t bytes)
+{
+	if (s->last >= s->nruns)
+		return 0;
+	const dmls_series_run *u = &s->runs[s->last];
+	uint64_t j = (uint64_t)(k - u->first);
+	if (j >= u->len)
+		return 0;
+	s->v[u->off + j] += bytes;
+	s->total += bytes;
+	return 1;
+}
+
 /* Value of bin k (0 where nothing was counted). */
 uint64_t dmls_series_get(const dmls_series *s, int64_t k);
 /* True when no bytes were counted. */

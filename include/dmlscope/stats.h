@@ -113,6 +113,7 @@ typedef struct dmls_series_class {
 	size_t mem_bytes;      /* bins held by the class */
 	size_t budget_bytes;
 	size_t trigger_bytes;  /* coarsen past this (>= budget) */
+	int64_t cache_lo, cache_hi, cache_bin; /* the last bin looked up (internal) */
 } dmls_series_class;
 
 typedef struct dmls_stats {

@@ -242,7 +242,7 @@ size_t dmls_byteclock_starts(const double *x, size_t n, double thr, size_t *star
 	double end_on = 0;
 	size_t ng = g ? collect_gaps(x, n, thr, g, &total, &end_on) : 0, ns = 0;
 	size_t m = 4096;
-	while (m < 64 * ng && m < ((size_t)1 << 19))
+	while (m < 64 * ng && m < ((size_t)1 << 18))
 		m <<= 1;
 	double *h = ng >= 3 && total > 0 ? calloc(m, sizeof(double)) : NULL;
 	if (!h)

@@ -244,7 +244,7 @@ static size_t find_starts(dmls_iterations *it, const job_series *js, double T,
 	for (size_t k = 0; k < n; k++)
 		if (js->x[k] > 0)
 			nz[nnz++] = js->x[k];
-	double thr = ON_FRACTION * dmls_quantile(nz, nnz, 0.99);
+	double thr = ON_FRACTION * dmls_quantile_select(nz, nnz, 0.99);
 	*thr_out = thr;
 	size_t prev_on = n;
 	for (size_t k = 0; k < n; k++) {
@@ -275,25 +275,27 @@ out:
 	return ns;
 }
 
-/* The payload host h sends, on js's bins: its tx_payload series, or on a
- * partial view the series of its data edges (wire bytes, scaled by each
- * pair's payload / wire: a one-off or per-step message to a rank it does
- * not exchange gradients with, DDP's buffer broadcast from rank 0, is not
- * gradient traffic; with all workers seen the median over them drops it). */
-static void worker_series(const dmls_stats *st, const job_series *js, size_t h, double *out)
+/* The payload host h sends in js's bins [a, b): its tx_payload series, or
+ * on a partial view the series of its data edges (wire bytes, scaled by
+ * each pair's payload / wire: a one-off or per-step message to a rank it
+ * does not exchange gradients with, DDP's buffer broadcast from rank 0, is
+ * not gradient traffic; with all workers seen the median over them drops
+ * it).  Sums the series' runs in the range, no dense copy. */
+static double worker_sent(const dmls_stats *st, const job_series *js, size_t h, size_t a,
+			  size_t b)
 {
-	if (!js->pairs) {
-		dmls_series_dense(&st->hosts[h].tx_payload, js->from, js->n, js->factor, out);
-		return;
-	}
-	memset(out, 0, js->n * sizeof(double));
+	int64_t lo = js->from + (int64_t)a * js->factor, hi = js->from + (int64_t)b * js->factor;
+	if (!js->pairs)
+		return dmls_series_range(&st->hosts[h].tx_payload, lo, hi, NULL);
+	double sum = 0;
 	for (size_t i = 0; i < js->npairs; i++) {
 		const dmls_pair *pr = &st->pairs[js->pairs[i]];
 		if (pr->src != h || pr->wire_bytes == 0)
 			continue;
 		double f = (double)pr->payload_bytes / (double)pr->wire_bytes;
-		dmls_series_dense_add(&pr->series, js->from, js->n, js->factor, f, out);
+		sum += f * dmls_series_range(&pr->series, lo, hi, NULL);
 	}
+	return sum;
 }
 
 /* Per-worker per-iteration bytes; fills it->bytes_per_worker, bytes_spread. */
@@ -302,22 +304,19 @@ static int worker_bytes(dmls_iterations *it, const dmls_stats *st, const job_ser
 			const size_t *workers, size_t nw)
 {
 	size_t use = ns >= 3 ? ns - 1 : ns; /* drop the partial last one */
-	double *tmp = malloc(js->n * sizeof(double));
 	double *all = malloc((nw * use + 1) * sizeof(double));
 	double *med = malloc((nw + 1) * sizeof(double));
 	double *v = malloc((use + 1) * sizeof(double));
 	size_t nall = 0, nmed = 0;
-	if (!tmp || !all || !med || !v) {
-		free(tmp), free(all), free(med), free(v);
+	if (!all || !med || !v) {
+		free(all), free(med), free(v);
 		return -1;
 	}
 	for (size_t w = 0; w < nw; w++) {
-		worker_series(st, js, workers[w], tmp);
 		for (size_t i = 0; i < use; i++) {
 			size_t a = starts[i], b = i + 1 < ns ? starts[i + 1] : last_on + 1;
-			double sum = 0;
-			for (size_t k = a; k < b && k < js->n; k++)
-				sum += tmp[k];
+			b = b < js->n ? b : js->n;
+			double sum = a < b ? worker_sent(st, js, workers[w], a, b) : 0;
 			v[i] = sum;
 			all[nall++] = sum;
 		}
@@ -327,7 +326,7 @@ static int worker_bytes(dmls_iterations *it, const dmls_stats *st, const job_ser
 	}
 	it->bytes_per_worker = nmed ? dmls_median(med, nmed) : NAN;
 	it->bytes_spread = use >= 2 ? dmls_robust_cv(all, nall) : NAN;
-	free(tmp), free(all), free(med), free(v);
+	free(all), free(med), free(v);
 	return 0;
 }
 

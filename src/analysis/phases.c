@@ -93,7 +93,7 @@ void dmls_phases_compute(dmls_phases *ph, const dmls_series *s, double gap_thres
 	if (!gl)
 		goto out;
 	memcpy(tmp, c.v, c.n * sizeof(double));
-	double thr = ON_FRACTION * dmls_quantile(tmp, c.n, 0.99);
+	double thr = ON_FRACTION * dmls_quantile_select(tmp, c.n, 0.99);
 	int64_t gap_bins = (int64_t)ceil(gap_threshold_s / ph->bin_s);
 	size_t nb = 0, ng = 0;
 	int64_t bstart = 0, last = 0, first_on = 0;

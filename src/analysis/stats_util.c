@@ -30,6 +30,59 @@ double dmls_quantile(double *v, size_t n, double q)
 	return v[i] + (h - (double)i) * (v[i + 1] - v[i]);
 }
 
+/* v[k] = the k-th smallest, smaller ones before it, larger after (Hoare's
+ * FIND, CACM 4(7), 1961; median-of-three pivot).  O(n) on average. */
+static void select_kth(double *v, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n - 1;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v[mid] < v[lo]) { double t = v[mid]; v[mid] = v[lo]; v[lo] = t; }
+		if (v[hi] < v[lo]) { double t = v[hi]; v[hi] = v[lo]; v[lo] = t; }
+		if (v[hi] < v[mid]) { double t = v[hi]; v[hi] = v[mid]; v[mid] = t; }
+		double pivot = v[mid];
+		size_t i = lo, j = hi;
+		while (i <= j) {
+			while (v[i] < pivot)
+				i++;
+			while (v[j] > pivot)
+				j--;
+			if (i <= j) {
+				double t = v[i];
+				v[i] = v[j];
+				v[j] = t;
+				i++;
+				if (j == 0)
+					break;
+				j--;
+			}
+		}
+		if (k <= j)
+			hi = j;
+		else if (k >= i)
+			lo = i;
+		else
+			return;
+	}
+}
+
+double dmls_quantile_select(double *v, size_t n, double q)
+{
+	if (n == 0)
+		return NAN;
+	double h = q * (double)(n - 1);
+	size_t i = (size_t)floor(h);
+	if (i + 1 >= n)
+		i = n - 1;
+	select_kth(v, n, i);
+	if (i + 1 >= n)
+		return v[i];
+	double next = v[i + 1];
+	for (size_t j = i + 2; j < n; j++)
+		next = v[j] < next ? v[j] : next;
+	return v[i] + (h - (double)i) * (next - v[i]);
+}
+
 double dmls_median(double *v, size_t n)
 {
 	return dmls_quantile(v, n, 0.5);

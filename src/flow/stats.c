@@ -98,6 +98,8 @@ static void reset_cache(dmls_stats *st)
 static void class_init(dmls_series_class *c, int64_t bin_ns, size_t budget)
 {
 	c->base_bin_ns = c->bin_ns = bin_ns;
+	c->cache_lo = INT64_MAX;
+	c->cache_hi = INT64_MIN;
 	c->budget_bytes = c->trigger_bytes = budget;
 }
 
@@ -203,15 +205,35 @@ static int class_coarsen(dmls_stats *st, int c)
 				return -1;
 		k->bin_ns *= 2;
 		k->coarsened++;
+		k->cache_lo = INT64_MAX, k->cache_hi = INT64_MIN; /* a new grid */
 		k->mem_bytes = class_mem(st, c);
 	}
 	return 0;
 }
 
-static int class_add(dmls_stats *st, int c, dmls_series *s, int64_t ts, uint64_t bytes)
+/* Bin of time ts on class c's grid: packets come in time order, many to a
+ * bin, so the last bin's bounds answer most packets without a division. */
+static inline int64_t class_bin(dmls_stats *st, int c, int64_t ts)
 {
+	dmls_series_class *k = &st->cls[c];
+	if (ts >= k->cache_lo && ts < k->cache_hi)
+		return k->cache_bin;
+	int64_t d = ts - st->t0_ns, b = d / k->bin_ns;
+	if (d % k->bin_ns && d < 0)
+		b--;
+	k->cache_bin = b;
+	k->cache_lo = st->t0_ns + b * k->bin_ns;
+	k->cache_hi = k->cache_lo + k->bin_ns;
+	return b;
+}
+
+static inline int class_add(dmls_stats *st, int c, dmls_series *s, int64_t ts, uint64_t bytes)
+{
+	int64_t bin = class_bin(st, c, ts);
+	if (dmls_series_add_fast(s, bin, bytes))
+		return 0;
 	size_t before = dmls_series_mem_bytes(s);
-	if (dmls_series_add(s, ts, bytes))
+	if (dmls_series_add_bin(s, bin, bytes))
 		return -1;
 	size_t after = dmls_series_mem_bytes(s);
 	if (after == before)

@@ -114,6 +114,8 @@ static int insert_run(dmls_series *s, size_t r, int64_t k)
 
 int dmls_series_add_bin(dmls_series *s, int64_t k, uint64_t bytes)
 {
+	if (dmls_series_add_fast(s, k, bytes))
+		return 0;
 	size_t r = run_at(s, k);
 	if (r < s->nruns) {
 		dmls_series_run *u = &s->runs[r];
