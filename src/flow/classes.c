@@ -1,0 +1,86 @@
+/*
+ * classes.c - series that share a bin width and a memory budget.
+ *
+ * Every series of a class (stats.h) is on one grid from st->t0_ns; when the
+ * class holds more than its budget, every series doubles its bin width
+ * (dmls_series_coarsen): resolution is lost, never bytes.
+ */
+#include "flow/stats_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The i-th series of class c, NULL past the last. */
+dmls_series * st_class_series(dmls_stats *st, int c, size_t i)
+{
+	switch (c) {
+	case DMLS_CLASS_HOST:
+		return i < st->nhosts ? &st->hosts[i].tx_payload
+		       : i == st->nhosts ? &st->total_payload : NULL;
+	case DMLS_CLASS_PAIR:
+		return i < st->npairs ? &st->pairs[i].series
+		       : i == st->npairs ? &st->total_wire : NULL;
+	default:
+		return i < st->nflows ? &st->flows[i].activity : NULL;
+	}
+}
+
+size_t  st_class_mem(dmls_stats *st, int c)
+{
+	size_t m = 0;
+	dmls_series *s;
+	for (size_t i = 0; (s = st_class_series(st, c, i)); i++)
+		m += dmls_series_mem_bytes(s);
+	return m;
+}
+
+/* Double the class' bin width until it fits its budget.  Sparse traffic
+ * (a burst per step) shrinks only once bins grow past a burst, so a doubling
+ * that gains nothing is followed by the next; past DMLS_MAX_BIN_NS the class
+ * stays as it is until its memory has doubled again (a floor of one run per
+ * series and burst, bounded by the table caps). */
+int  st_class_coarsen(dmls_stats *st, int c)
+{
+	dmls_series_class *k = &st->cls[c];
+	k->trigger_bytes = k->budget_bytes;
+	while (k->mem_bytes > k->budget_bytes) {
+		if (k->bin_ns > DMLS_MAX_BIN_NS / 2) {
+			k->trigger_bytes = 2 * k->mem_bytes;
+			break;
+		}
+		dmls_series *s;
+		for (size_t i = 0; (s = st_class_series(st, c, i)); i++)
+			if (dmls_series_coarsen(s))
+				return -1;
+		k->bin_ns *= 2;
+		k->coarsened++;
+		k->cache_lo = INT64_MAX, k->cache_hi = INT64_MIN; /* a new grid */
+		k->mem_bytes = st_class_mem(st, c);
+	}
+	return 0;
+}
+
+/*
+ * The series of one host, pair or flow, from its second packet on: a scan
+ * or a flood makes an entry per packet, and an entry of one packet needs no
+ * series until the end (dmls_stats_finish adds it then, for the entries
+ * kept).  At the second packet the first one is added too, at its own time
+ * (the other end of the entry's span), so the series stays exact.
+ * count and total include the packet being added (ts, bytes).
+ */
+int  st_entry_series(dmls_stats *st, int c, dmls_series *s, uint64_t count, int64_t first,
+			int64_t last, uint64_t total, int64_t ts, uint64_t bytes)
+{
+	if (count < 2)
+		return 0;
+	if (count == 2 && st_class_add(st, c, s, ts == first ? last : first, total - bytes))
+		return -1;
+	return st_class_add(st, c, s, ts, bytes);
+}
+
+void  st_class_forget(dmls_stats *st, int c, dmls_series *s)
+{
+	st->cls[c].mem_bytes -= dmls_series_mem_bytes(s);
+	dmls_series_release(s);
+}
+

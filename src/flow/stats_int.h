@@ -1,0 +1,84 @@
+/*
+ * stats_int.h - what the files of the one pass share (src/flow): the
+ * tables and their index (tables.c), the series classes (classes.c),
+ * folding at the caps (fold.c), the one pass itself (stats.c) and the
+ * merge of partial states (merge.c).  Internal: not part of the API.
+ */
+#ifndef DMLSCOPE_STATS_INT_H
+#define DMLSCOPE_STATS_INT_H
+
+#include "dmlscope/stats.h"
+
+/* A flow is found by its addresses and ports, before its hosts: one
+ * lookup serves most packets (the flow knows its hosts and pair). */
+typedef struct flow_key {
+	const uint8_t *src, *dst; /* 16 bytes each */
+	uint16_t sport, dport;
+	uint8_t proto;
+} flow_key;
+
+#define NO_PAIR UINT32_MAX
+
+/* tables.c */
+uint64_t st_hash_addr(const uint8_t a[16]);
+uint64_t st_hash_pair(uint32_t s, uint32_t d);
+uint64_t st_hash_flow(const flow_key *k);
+int st_eq_flow(const void *ctx, uint32_t i, const void *key);
+/* Index of the host, pair or flow, made when absent (folding at the cap
+ * first); -1 when out of memory.  A host fold renumbers hosts and pairs. */
+long st_host_get(dmls_stats *st, const uint8_t addr[16]);
+long st_pair_get(dmls_stats *st, uint32_t src, uint32_t dst);
+long st_flow_new(dmls_stats *st, const flow_key *k, uint64_t hv, uint32_t s, uint32_t d,
+		 uint32_t pi);
+int st_reindex_pairs(dmls_stats *st);
+int st_reindex_flows(dmls_stats *st);
+/* Forget the one-entry lookup cache (after a fold). */
+void st_reset_cache(dmls_stats *st);
+
+/* fold.c */
+int st_fold_hosts(dmls_stats *st);
+int st_fold_pairs(dmls_stats *st);
+int st_fold_flows(dmls_stats *st);
+void st_fold_add(dmls_fold *f, uint64_t packets, uint64_t wire, uint64_t payload);
+
+/* classes.c */
+dmls_series *st_class_series(dmls_stats *st, int c, size_t i);
+size_t st_class_mem(dmls_stats *st, int c);
+int st_class_coarsen(dmls_stats *st, int c);
+int st_entry_series(dmls_stats *st, int c, dmls_series *s, uint64_t count, int64_t first,
+		    int64_t last, uint64_t total, int64_t ts, uint64_t bytes);
+void st_class_forget(dmls_stats *st, int c, dmls_series *s);
+
+/* Bin of time ts on class c's grid: packets come in time order, many to a
+ * bin, so the last bin's bounds answer most packets without a division. */
+static inline int64_t st_class_bin(dmls_stats *st, int c, int64_t ts)
+{
+	dmls_series_class *k = &st->cls[c];
+	if (ts >= k->cache_lo && ts < k->cache_hi)
+		return k->cache_bin;
+	int64_t d = ts - st->t0_ns, b = d / k->bin_ns;
+	if (d % k->bin_ns && d < 0)
+		b--;
+	k->cache_bin = b;
+	k->cache_lo = st->t0_ns + b * k->bin_ns;
+	k->cache_hi = k->cache_lo + k->bin_ns;
+	return b;
+}
+
+static inline int st_class_add(dmls_stats *st, int c, dmls_series *s, int64_t ts, uint64_t bytes)
+{
+	int64_t bin = st_class_bin(st, c, ts);
+	if (dmls_series_add_fast(s, bin, bytes))
+		return 0;
+	size_t before = dmls_series_mem_bytes(s);
+	if (dmls_series_add_bin(s, bin, bytes))
+		return -1;
+	size_t after = dmls_series_mem_bytes(s);
+	if (after == before)
+		return 0;
+	dmls_series_class *k = &st->cls[c];
+	k->mem_bytes += after - before;
+	return k->mem_bytes > k->trigger_bytes ? st_class_coarsen(st, c) : 0;
+}
+
+#endif
