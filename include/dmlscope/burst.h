@@ -28,6 +28,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dmlscope/series.h"
+
 #define DMLS_NTAU 6
 #define DMLS_NRATE 4
 extern const double dmls_burst_tau_s[DMLS_NTAU];     /* 100us 1ms 5ms 10ms 100ms 1s */
@@ -66,4 +68,8 @@ void dmls_burst_stream_push(dmls_burst_stream *b, int64_t bin, double bytes);
 /* The result, for a span of span_s seconds (<= 0: the bins' own span is
  * unknown here, so PtM is NAN). */
 void dmls_burst_stream_result(const dmls_burst_stream *b, double span_s, dmls_burst *out);
+/* Burstiness of a whole series (any bin width), over span_s seconds (< one
+ * bin: the series' own span). */
+void dmls_burst_compute(dmls_burst *b, const dmls_series *s, double span_s);
+
 #endif

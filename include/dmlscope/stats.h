@@ -43,6 +43,7 @@
 #include "dmlscope/burst.h"
 #include "dmlscope/decode.h"
 #include "dmlscope/series.h"
+#include "dmlscope/sink.h"
 #include "dmlscope/itable.h"
 
 #define DMLS_FINE_BIN_NS 100000LL          /* 100 us */
@@ -90,12 +91,14 @@ typedef struct dmls_flow {
 #define DMLS_HOST_SERIES_BUDGET (8u << 20)
 #define DMLS_PAIR_SERIES_BUDGET (8u << 20)
 #define DMLS_FLOW_SERIES_BUDGET (4u << 20)
+#define DMLS_FINE_SERIES_BUDGET (8u << 20) /* mergeable states only */
 #define DMLS_MAX_BIN_NS (1LL << 36)  /* coarsening stops at about 69 s bins */
 
 typedef struct dmls_stats_limits {
 	size_t max_hosts;      /* 0 = default */
 	size_t max_pairs;      /* 0 = 4 x max_hosts */
 	size_t max_flows;      /* 0 = default */
+	int mergeable;         /* keep what an exact merge needs (sink.h) */
 } dmls_stats_limits;
 
 /* What was folded out of a table: entries, and their counts at folding. */
@@ -103,7 +106,7 @@ typedef struct dmls_fold {
 	uint64_t entries, packets, wire_bytes, payload_bytes;
 } dmls_fold;
 
-enum { DMLS_CLASS_HOST, DMLS_CLASS_PAIR, DMLS_CLASS_FLOW, DMLS_NCLASS };
+enum { DMLS_CLASS_HOST, DMLS_CLASS_PAIR, DMLS_CLASS_FLOW, DMLS_CLASS_FINE, DMLS_NCLASS };
 
 /* Series sharing one bin width and one memory budget. */
 typedef struct dmls_series_class {
@@ -118,7 +121,8 @@ typedef struct dmls_series_class {
 
 typedef struct dmls_stats {
 	int64_t bin_ns;        /* --bin asked for, default 1 ms (see the pair class) */
-	int64_t t0_ns;         /* time of the first packet, origin of every series */
+	int64_t t0_ns;         /* origin of every series: the first packet, or
+				* dmls_stats_set_origin */
 	int64_t first_ns, last_ns;
 	uint64_t packets, wire_bytes, payload_bytes;
 	uint64_t retransmissions;
@@ -140,10 +144,14 @@ typedef struct dmls_stats {
 	dmls_series total_payload; /* host class */
 	dmls_series_class cls[DMLS_NCLASS];
 
-	/* online burstiness of the total wire bytes, 100 us bins */
+	/* burstiness of the total wire bytes, 100 us bins: online, and for a
+	 * mergeable state also as a series (fine class) */
 	dmls_burst_stream fine;
 	int64_t fine_bin;          /* the open bin */
 	uint64_t fine_bytes;       /* its bytes so far */
+	int mergeable;
+	dmls_series fine_series;   /* mergeable only */
+	unsigned merged;           /* partial states merged into this one */
 
 	/* results of dmls_stats_finish */
 	int finished;
@@ -167,6 +175,20 @@ void dmls_stats_release(dmls_stats *st);
 
 /* Count one decoded packet.  Returns 0, or -1 when out of memory. */
 int dmls_stats_add(dmls_stats *st, const dmls_pkt *p);
+
+/* Fix the time origin of every series before the first packet: partial
+ * states that will merge share one (e.g. the earliest first packet of the
+ * job's files).  A packet before it still lands (negative bins). */
+void dmls_stats_set_origin(dmls_stats *st, int64_t t0_ns);
+
+/*
+ * dst += src, exactly (sink.h): totals, tables (hosts, pairs, flows by
+ * their addresses and ports; folded accounts; caps applied after),
+ * series on the coarser of the two grids, burstiness.  Both states must
+ * come from the same options and origin, be mergeable and not finished.
+ * 0; -1 out of memory; -2 not mergeable (different origin, bin or limits).
+ */
+int dmls_stats_merge(dmls_stats *dst, const dmls_stats *src);
 
 /* After the last packet: closes the online windows and computes the
  * summary numbers (burst_total, peak bin, flow size quantiles).  Idempotent;

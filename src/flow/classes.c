@@ -11,7 +11,7 @@
 #include <string.h>
 
 /* The i-th series of class c, NULL past the last. */
-dmls_series * st_class_series(dmls_stats *st, int c, size_t i)
+dmls_series *st_class_series(dmls_stats *st, int c, size_t i)
 {
 	switch (c) {
 	case DMLS_CLASS_HOST:
@@ -20,12 +20,14 @@ dmls_series * st_class_series(dmls_stats *st, int c, size_t i)
 	case DMLS_CLASS_PAIR:
 		return i < st->npairs ? &st->pairs[i].series
 		       : i == st->npairs ? &st->total_wire : NULL;
-	default:
+	case DMLS_CLASS_FLOW:
 		return i < st->nflows ? &st->flows[i].activity : NULL;
+	default:
+		return i == 0 && st->mergeable ? &st->fine_series : NULL;
 	}
 }
 
-size_t  st_class_mem(dmls_stats *st, int c)
+size_t st_class_mem(dmls_stats *st, int c)
 {
 	size_t m = 0;
 	dmls_series *s;
@@ -39,7 +41,7 @@ size_t  st_class_mem(dmls_stats *st, int c)
  * that gains nothing is followed by the next; past DMLS_MAX_BIN_NS the class
  * stays as it is until its memory has doubled again (a floor of one run per
  * series and burst, bounded by the table caps). */
-int  st_class_coarsen(dmls_stats *st, int c)
+int st_class_coarsen(dmls_stats *st, int c)
 {
 	dmls_series_class *k = &st->cls[c];
 	k->trigger_bytes = k->budget_bytes;
@@ -48,15 +50,23 @@ int  st_class_coarsen(dmls_stats *st, int c)
 			k->trigger_bytes = 2 * k->mem_bytes;
 			break;
 		}
-		dmls_series *s;
-		for (size_t i = 0; (s = st_class_series(st, c, i)); i++)
-			if (dmls_series_coarsen(s))
-				return -1;
-		k->bin_ns *= 2;
-		k->coarsened++;
-		k->cache_lo = INT64_MAX, k->cache_hi = INT64_MIN; /* a new grid */
-		k->mem_bytes = st_class_mem(st, c);
+		if (st_class_double(st, c))
+			return -1;
 	}
+	return 0;
+}
+
+int st_class_double(dmls_stats *st, int c)
+{
+	dmls_series_class *k = &st->cls[c];
+	dmls_series *s;
+	for (size_t i = 0; (s = st_class_series(st, c, i)); i++)
+		if (dmls_series_coarsen(s))
+			return -1;
+	k->bin_ns *= 2;
+	k->coarsened++;
+	k->cache_lo = INT64_MAX, k->cache_hi = INT64_MIN; /* a new grid */
+	k->mem_bytes = st_class_mem(st, c);
 	return 0;
 }
 
@@ -68,7 +78,7 @@ int  st_class_coarsen(dmls_stats *st, int c)
  * (the other end of the entry's span), so the series stays exact.
  * count and total include the packet being added (ts, bytes).
  */
-int  st_entry_series(dmls_stats *st, int c, dmls_series *s, uint64_t count, int64_t first,
+int st_entry_series(dmls_stats *st, int c, dmls_series *s, uint64_t count, int64_t first,
 			int64_t last, uint64_t total, int64_t ts, uint64_t bytes)
 {
 	if (count < 2)
@@ -78,9 +88,16 @@ int  st_entry_series(dmls_stats *st, int c, dmls_series *s, uint64_t count, int6
 	return st_class_add(st, c, s, ts, bytes);
 }
 
-void  st_class_forget(dmls_stats *st, int c, dmls_series *s)
+void st_class_forget(dmls_stats *st, int c, dmls_series *s)
 {
 	st->cls[c].mem_bytes -= dmls_series_mem_bytes(s);
 	dmls_series_release(s);
 }
 
+int st_entry_single(dmls_stats *st, int c, dmls_series *s, uint64_t count, int64_t first,
+		    uint64_t bytes)
+{
+	if (count != 1 || !dmls_series_empty(s))
+		return 0;
+	return st_class_add(st, c, s, first, bytes);
+}

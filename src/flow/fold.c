@@ -102,7 +102,7 @@ void st_fold_add(dmls_fold *f, uint64_t packets, uint64_t wire, uint64_t payload
 	f->payload_bytes += payload;
 }
 
-int  st_reindex_pairs(dmls_stats *st)
+int st_reindex_pairs(dmls_stats *st)
 {
 	dmls_itable_clear(&st->pair_idx);
 	for (size_t i = 0; i < st->npairs; i++)
@@ -112,7 +112,7 @@ int  st_reindex_pairs(dmls_stats *st)
 	return 0;
 }
 
-int  st_reindex_flows(dmls_stats *st)
+int st_reindex_flows(dmls_stats *st)
 {
 	dmls_itable_clear(&st->flow_idx);
 	for (size_t i = 0; i < st->nflows; i++) {
@@ -173,7 +173,7 @@ static void compact_pairs(dmls_stats *st, const uint8_t *keep, const uint32_t *h
 	st->npairs = n;
 }
 
-int  st_fold_flows(dmls_stats *st)
+int st_fold_flows(dmls_stats *st)
 {
 	uint8_t *keep = malloc(st->nflows ? st->nflows : 1);
 	if (!keep || larger_half(st->nflows, flow_bytes, st, keep)) {
@@ -186,7 +186,7 @@ int  st_fold_flows(dmls_stats *st)
 	return st_reindex_flows(st);
 }
 
-int  st_fold_pairs(dmls_stats *st)
+int st_fold_pairs(dmls_stats *st)
 {
 	uint8_t *keep = malloc(st->npairs ? st->npairs : 1);
 	uint32_t *map = malloc((st->npairs ? st->npairs : 1) * sizeof(*map));
@@ -207,7 +207,7 @@ int  st_fold_pairs(dmls_stats *st)
 
 /* Hosts: the pairs and flows of a folded host fold with it; the others are
  * renumbered. */
-int  st_fold_hosts(dmls_stats *st)
+int st_fold_hosts(dmls_stats *st)
 {
 	size_t n = st->nhosts;
 	uint8_t *keep = malloc(n ? n : 1);

@@ -57,6 +57,8 @@ void dmls_stats_init_limits(dmls_stats *st, int64_t bin_ns, const dmls_stats_lim
 	class_init(&st->cls[DMLS_CLASS_HOST], DMLS_HOST_BIN_NS, DMLS_HOST_SERIES_BUDGET);
 	class_init(&st->cls[DMLS_CLASS_PAIR], st->bin_ns, DMLS_PAIR_SERIES_BUDGET);
 	class_init(&st->cls[DMLS_CLASS_FLOW], DMLS_ACTIVITY_BIN_NS, DMLS_FLOW_SERIES_BUDGET);
+	class_init(&st->cls[DMLS_CLASS_FINE], DMLS_FINE_BIN_NS, DMLS_FINE_SERIES_BUDGET);
+	st->mergeable = lim && lim->mergeable;
 	dmls_itable_init(&st->host_idx);
 	dmls_itable_init(&st->pair_idx);
 	dmls_itable_init(&st->flow_idx);
@@ -78,6 +80,7 @@ void dmls_stats_release(dmls_stats *st)
 	dmls_series_release(&st->total_wire);
 	dmls_series_release(&st->total_payload);
 	dmls_burst_stream_release(&st->fine);
+	dmls_series_release(&st->fine_series);
 	free(st->hosts);
 	free(st->pairs);
 	free(st->flows);
@@ -141,27 +144,113 @@ static int count_flow(dmls_stats *st, long fi, const dmls_pkt *p)
 
 #define FINE_BIN_NS DMLS_FINE_BIN_NS
 
-static int first_packet(dmls_stats *st, int64_t ts)
+void dmls_stats_set_origin(dmls_stats *st, int64_t t0_ns)
 {
-	st->t0_ns = ts;
-	dmls_series_init(&st->total_wire, ts, st->cls[DMLS_CLASS_PAIR].bin_ns, 0);
-	dmls_series_init(&st->total_payload, ts, st->cls[DMLS_CLASS_HOST].bin_ns, 0);
-	st->fine_bin = 0;
+	if (st->t0_ns != INT64_MIN)
+		return; /* packets already counted on another origin */
+	st->t0_ns = t0_ns;
+	dmls_series_init(&st->total_wire, t0_ns, st->cls[DMLS_CLASS_PAIR].bin_ns, 0);
+	dmls_series_init(&st->total_payload, t0_ns, st->cls[DMLS_CLASS_HOST].bin_ns, 0);
+	dmls_series_init(&st->fine_series, t0_ns, st->cls[DMLS_CLASS_FINE].bin_ns, 0);
+	st->fine_bin = INT64_MIN;
 	st->fine_bytes = 0;
-	return dmls_burst_stream_init(&st->fine, FINE_BIN_NS);
+	if (dmls_burst_stream_init(&st->fine, FINE_BIN_NS))
+		st->oom = 1;
 }
 
-/* The online burstiness window: bins close as time moves on. */
-static void fine_add(dmls_stats *st, int64_t ts, uint64_t bytes)
+/* ---- the sinks ---- */
+
+/* totals: packets, bytes and span of everything, exact whatever folds */
+static int totals_add(dmls_stats *st, const dmls_pkt *p)
 {
-	int64_t d = ts - st->t0_ns, k = d >= 0 ? d / FINE_BIN_NS : -((-d + FINE_BIN_NS - 1) / FINE_BIN_NS);
-	if (k > st->fine_bin) {
+	st->packets++;
+	st->wire_bytes += p->wire_bytes;
+	st->payload_bytes += p->payload_bytes;
+	span(&st->first_ns, &st->last_ns, p->ts_ns);
+	return 0;
+}
+
+static int totals_merge(dmls_stats *dst, const dmls_stats *src)
+{
+	dst->packets += src->packets;
+	dst->wire_bytes += src->wire_bytes;
+	dst->payload_bytes += src->payload_bytes;
+	dst->retransmissions += src->retransmissions;
+	if (src->packets) {
+		span(&dst->first_ns, &dst->last_ns, src->first_ns);
+		span(&dst->first_ns, &dst->last_ns, src->last_ns);
+	}
+	return 0;
+}
+
+/* series: the total wire bytes (pair class) and payload (host class) */
+static int series_add(dmls_stats *st, const dmls_pkt *p)
+{
+	return st_class_add(st, DMLS_CLASS_PAIR, &st->total_wire, p->ts_ns, p->wire_bytes) ||
+			       st_class_add(st, DMLS_CLASS_HOST, &st->total_payload, p->ts_ns,
+					    p->payload_bytes)
+		       ? -1
+		       : 0;
+}
+
+static void peak_bin(int64_t bin, uint64_t bytes, void *ctx)
+{
+	uint64_t *peak = ctx;
+	(void)bin;
+	if (bytes > *peak)
+		*peak = bytes;
+}
+
+static int series_finish(dmls_stats *st)
+{
+	st->peak_bin_wire_bytes = 0;
+	if (st->packets)
+		dmls_series_foreach(&st->total_wire, peak_bin, &st->peak_bin_wire_bytes);
+	return 0;
+}
+
+static int series_merge(dmls_stats *dst, const dmls_stats *src)
+{
+	return dmls_series_merge(&dst->total_wire, &src->total_wire) ||
+			       dmls_series_merge(&dst->total_payload, &src->total_payload)
+		       ? -1
+		       : 0;
+}
+
+/* burst: E(tau) and B_max(r) of the total wire bytes at 100 us, online
+ * (burst.h); a mergeable state also keeps the bins */
+static int burst_add(dmls_stats *st, const dmls_pkt *p)
+{
+	int64_t d = ts_bin_floor(p->ts_ns - st->t0_ns, FINE_BIN_NS);
+	if (d > st->fine_bin || st->fine_bin == INT64_MIN) {
 		if (st->fine_bytes)
 			dmls_burst_stream_push(&st->fine, st->fine_bin, (double)st->fine_bytes);
-		st->fine_bin = k;
+		st->fine_bin = d;
 		st->fine_bytes = 0;
 	}
-	st->fine_bytes += bytes; /* a late packet joins the open bin */
+	st->fine_bytes += p->wire_bytes; /* a late packet joins the open bin */
+	return st->mergeable ? st_class_add(st, DMLS_CLASS_FINE, &st->fine_series, p->ts_ns,
+					    p->wire_bytes)
+			     : 0;
+}
+
+static int burst_finish(dmls_stats *st)
+{
+	if (st->packets && st->fine_bytes) {
+		dmls_burst_stream_push(&st->fine, st->fine_bin, (double)st->fine_bytes);
+		st->fine_bytes = 0;
+	}
+	double dur = dmls_stats_duration_s(st), fine_s = (double)FINE_BIN_NS * 1e-9;
+	if (st->merged && st->mergeable) /* the merged bins, not a part's window */
+		dmls_burst_compute(&st->burst_total, &st->fine_series, dur >= fine_s ? dur : fine_s);
+	else
+		dmls_burst_stream_result(&st->fine, dur >= fine_s ? dur : fine_s, &st->burst_total);
+	return 0;
+}
+
+static int burst_merge(dmls_stats *dst, const dmls_stats *src)
+{
+	return dmls_series_merge(&dst->fine_series, &src->fine_series) ? -1 : 0;
 }
 
 /* Hosts and pair of a packet, through the one-entry cache. */
@@ -216,19 +305,12 @@ static int locate(dmls_stats *st, const dmls_pkt *p, long *s, long *d, long *pi,
 	return *fi < 0 ? -1 : 0;
 }
 
-int dmls_stats_add(dmls_stats *st, const dmls_pkt *p)
+/* tables: hosts, pairs, flows and their series */
+static int tables_add(dmls_stats *st, const dmls_pkt *p)
 {
-	if (st->t0_ns == INT64_MIN && first_packet(st, p->ts_ns))
-		goto oom;
 	long s, d, pi, fi;
 	if (locate(st, p, &s, &d, &pi, &fi))
-		goto oom;
-	st->packets++;
-	st->wire_bytes += p->wire_bytes;
-	st->payload_bytes += p->payload_bytes;
-	span(&st->first_ns, &st->last_ns, p->ts_ns);
-	fine_add(st, p->ts_ns, p->wire_bytes);
-
+		return -1;
 	dmls_host *hs = &st->hosts[s], *hd = &st->hosts[d];
 	hs->tx_packets++;
 	hs->tx_wire_bytes += p->wire_bytes;
@@ -244,19 +326,37 @@ int dmls_stats_add(dmls_stats *st, const dmls_pkt *p)
 	pr->payload_bytes += p->payload_bytes;
 	span(&pr->first_ns, &pr->last_ns, p->ts_ns);
 
-	if (st_class_add(st, DMLS_CLASS_PAIR, &st->total_wire, p->ts_ns, p->wire_bytes) ||
-	    st_class_add(st, DMLS_CLASS_HOST, &st->total_payload, p->ts_ns, p->payload_bytes) ||
-	    st_entry_series(st, DMLS_CLASS_PAIR, &pr->series, pr->packets, pr->first_ns, pr->last_ns,
-			 pr->wire_bytes, p->ts_ns, p->wire_bytes) ||
+	if (st_entry_series(st, DMLS_CLASS_PAIR, &pr->series, pr->packets, pr->first_ns,
+			    pr->last_ns, pr->wire_bytes, p->ts_ns, p->wire_bytes) ||
 	    st_entry_series(st, DMLS_CLASS_HOST, &hs->tx_payload, hs->tx_packets, hs->first_ns,
-			 hs->last_ns, hs->tx_payload_bytes, p->ts_ns, p->payload_bytes))
-		goto oom;
-	if (fi >= 0 && count_flow(st, fi, p))
-		goto oom;
+			    hs->last_ns, hs->tx_payload_bytes, p->ts_ns, p->payload_bytes))
+		return -1;
+	return fi >= 0 && count_flow(st, fi, p) ? -1 : 0;
+}
+
+static int tables_finish(dmls_stats *st);
+
+/* The sinks, in the order a packet visits them. */
+static const dmls_sink sinks[] = {
+	{"totals", totals_add, NULL, totals_merge, NULL},
+	{"series", series_add, series_finish, series_merge, NULL},
+	{"burst", burst_add, burst_finish, burst_merge, NULL},
+	{"tables", tables_add, tables_finish, st_tables_merge, NULL},
+};
+#define NSINKS (sizeof(sinks) / sizeof(sinks[0]))
+
+int dmls_stats_add(dmls_stats *st, const dmls_pkt *p)
+{
+	if (st->t0_ns == INT64_MIN)
+		dmls_stats_set_origin(st, p->ts_ns);
+	if (st->oom)
+		return -1;
+	for (size_t i = 0; i < NSINKS; i++)
+		if (sinks[i].add(st, p)) {
+			st->oom = 1;
+			return -1;
+		}
 	return 0;
-oom:
-	st->oom = 1;
-	return -1;
 }
 
 double dmls_stats_duration_s(const dmls_stats *st)
@@ -302,47 +402,30 @@ uint64_t dmls_stats_flow_quantile(const dmls_stats *st, double q)
 	return r;
 }
 
-static void peak_bin(int64_t bin, uint64_t bytes, void *ctx)
-{
-	uint64_t *peak = ctx;
-	(void)bin;
-	if (bytes > *peak)
-		*peak = bytes;
-}
 
-int dmls_stats_finish(dmls_stats *st)
+/* Names of the hosts kept, the entries of one packet into their series,
+ * flow size quantiles. */
+static int tables_finish(dmls_stats *st)
 {
-	if (st->finished)
-		return 0;
-	st->finished = 1;
 	for (size_t i = 0; i < st->nhosts; i++) {
 		dmls_host *h = &st->hosts[i];
 		dmls_addr_format(h->addr, h->name, sizeof(h->name));
-		if (h->tx_packets == 1 &&
-		    st_class_add(st, DMLS_CLASS_HOST, &h->tx_payload, h->first_ns, h->tx_payload_bytes))
+		if (st_entry_single(st, DMLS_CLASS_HOST, &h->tx_payload, h->tx_packets, h->first_ns,
+				    h->tx_payload_bytes))
 			return -1;
 	}
 	for (size_t i = 0; i < st->npairs; i++) {
 		dmls_pair *p = &st->pairs[i];
-		if (p->packets == 1 &&
-		    st_class_add(st, DMLS_CLASS_PAIR, &p->series, p->first_ns, p->wire_bytes))
+		if (st_entry_single(st, DMLS_CLASS_PAIR, &p->series, p->packets, p->first_ns,
+				    p->wire_bytes))
 			return -1;
 	}
 	for (size_t i = 0; i < st->nflows; i++) {
 		dmls_flow *f = &st->flows[i];
-		if (f->packets == 1 &&
-		    st_class_add(st, DMLS_CLASS_FLOW, &f->activity, f->first_ns, f->wire_bytes))
+		if (st_entry_single(st, DMLS_CLASS_FLOW, &f->activity, f->packets, f->first_ns,
+				    f->wire_bytes))
 			return -1;
 	}
-	if (st->packets && st->fine_bytes) {
-		dmls_burst_stream_push(&st->fine, st->fine_bin, (double)st->fine_bytes);
-		st->fine_bytes = 0;
-	}
-	double dur = dmls_stats_duration_s(st), fine_s = (double)DMLS_FINE_BIN_NS * 1e-9;
-	dmls_burst_stream_result(&st->fine, dur >= fine_s ? dur : fine_s, &st->burst_total);
-	st->peak_bin_wire_bytes = 0;
-	if (st->packets)
-		dmls_series_foreach(&st->total_wire, peak_bin, &st->peak_bin_wire_bytes);
 	st->flow_p50_bytes = st->flow_p90_bytes = st->flow_p99_bytes = st->flow_max_bytes = 0;
 	if (!st->nflows)
 		return 0;
@@ -357,5 +440,43 @@ int dmls_stats_finish(dmls_stats *st)
 	st->flow_p99_bytes = nearest_rank(v, st->nflows, 0.99);
 	st->flow_max_bytes = v[st->nflows - 1];
 	free(v);
+	return 0;
+}
+
+int dmls_stats_finish(dmls_stats *st)
+{
+	if (st->finished)
+		return 0;
+	st->finished = 1;
+	for (size_t i = 0; i < NSINKS; i++)
+		if (sinks[i].finish && sinks[i].finish(st))
+			return -1;
+	return 0;
+}
+
+int dmls_stats_merge(dmls_stats *dst, const dmls_stats *src)
+{
+	if (!src->packets)
+		return 0;
+	if (dst->t0_ns == INT64_MIN)
+		dmls_stats_set_origin(dst, src->t0_ns);
+	if (dst->oom || src->oom)
+		return -1;
+	if (!dst->mergeable || !src->mergeable || dst->finished || src->finished ||
+	    dst->t0_ns != src->t0_ns || dst->bin_ns != src->bin_ns)
+		return -2;
+	for (int c = 0; c < DMLS_NCLASS; c++) /* one grid: the coarser */
+		while (dst->cls[c].bin_ns < src->cls[c].bin_ns)
+			if (st_class_double(dst, c))
+				return -1;
+	for (size_t i = 0; i < NSINKS; i++)
+		if (sinks[i].merge(dst, src))
+			return -1;
+	dst->merged++;
+	for (int c = 0; c < DMLS_NCLASS; c++) {
+		dst->cls[c].mem_bytes = st_class_mem(dst, c);
+		if (dst->cls[c].mem_bytes > dst->cls[c].trigger_bytes && st_class_coarsen(dst, c))
+			return -1;
+	}
 	return 0;
 }

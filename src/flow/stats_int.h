@@ -19,6 +19,13 @@ typedef struct flow_key {
 
 #define NO_PAIR UINT32_MAX
 
+/* floor(d / bin) for bin > 0, rounding toward minus infinity. */
+static inline int64_t ts_bin_floor(int64_t d, int64_t bin)
+{
+	int64_t q = d / bin;
+	return d % bin && d < 0 ? q - 1 : q;
+}
+
 /* tables.c */
 uint64_t st_hash_addr(const uint8_t a[16]);
 uint64_t st_hash_pair(uint32_t s, uint32_t d);
@@ -48,6 +55,15 @@ int st_class_coarsen(dmls_stats *st, int c);
 int st_entry_series(dmls_stats *st, int c, dmls_series *s, uint64_t count, int64_t first,
 		    int64_t last, uint64_t total, int64_t ts, uint64_t bytes);
 void st_class_forget(dmls_stats *st, int c, dmls_series *s);
+/* Double the bin width of every series of class c once. */
+int st_class_double(dmls_stats *st, int c);
+/* An entry of one packet whose series is still empty: add the packet at its
+ * time (at finish, and before merging). */
+int st_entry_single(dmls_stats *st, int c, dmls_series *s, uint64_t count, int64_t first,
+		    uint64_t bytes);
+
+/* merge.c: hosts, pairs and flows of src into dst (the tables sink). */
+int st_tables_merge(dmls_stats *dst, const dmls_stats *src);
 
 /* Bin of time ts on class c's grid: packets come in time order, many to a
  * bin, so the last bin's bounds answer most packets without a division. */
@@ -56,9 +72,7 @@ static inline int64_t st_class_bin(dmls_stats *st, int c, int64_t ts)
 	dmls_series_class *k = &st->cls[c];
 	if (ts >= k->cache_lo && ts < k->cache_hi)
 		return k->cache_bin;
-	int64_t d = ts - st->t0_ns, b = d / k->bin_ns;
-	if (d % k->bin_ns && d < 0)
-		b--;
+	int64_t b = ts_bin_floor(ts - st->t0_ns, k->bin_ns);
 	k->cache_bin = b;
 	k->cache_lo = st->t0_ns + b * k->bin_ns;
 	k->cache_hi = k->cache_lo + k->bin_ns;

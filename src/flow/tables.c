@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-uint64_t  st_hash_addr(const uint8_t a[16])
+uint64_t st_hash_addr(const uint8_t a[16])
 {
 	uint64_t lo, hi;
 	memcpy(&lo, a, 8);
@@ -19,14 +19,14 @@ uint64_t  st_hash_addr(const uint8_t a[16])
 	return dmls_mix64(lo ^ dmls_mix64(hi));
 }
 
-uint64_t  st_hash_pair(uint32_t s, uint32_t d)
+uint64_t st_hash_pair(uint32_t s, uint32_t d)
 {
 	return dmls_mix64(((uint64_t)s << 32) | d);
 }
 
 /* Multiply-xor of the key's words with distinct odd constants, then the
  * splitmix64 finalizer for the avalanche. */
-uint64_t  st_hash_flow(const flow_key *k)
+uint64_t st_hash_flow(const flow_key *k)
 {
 	uint64_t a0, a1, b0, b1;
 	memcpy(&a0, k->src, 8);
@@ -52,7 +52,7 @@ static int eq_pair(const void *ctx, uint32_t i, const void *key)
 	return p->src == k[0] && p->dst == k[1];
 }
 
-int  st_eq_flow(const void *ctx, uint32_t i, const void *key)
+int st_eq_flow(const void *ctx, uint32_t i, const void *key)
 {
 	const dmls_stats *st = ctx;
 	const dmls_flow *f = &st->flows[i];
@@ -62,7 +62,7 @@ int  st_eq_flow(const void *ctx, uint32_t i, const void *key)
 	       !memcmp(st->hosts[f->dst].addr, k->dst, 16);
 }
 
-void  st_reset_cache(dmls_stats *st)
+void st_reset_cache(dmls_stats *st)
 {
 	st->last_s = st->last_d = st->last_pair = -1;
 }
@@ -92,7 +92,7 @@ long dmls_stats_find_pair(const dmls_stats *st, uint32_t src, uint32_t dst)
 	return dmls_itable_find(&st->pair_idx, st_hash_pair(src, dst), eq_pair, st, k);
 }
 
-long  st_host_get(dmls_stats *st, const uint8_t addr[16])
+long st_host_get(dmls_stats *st, const uint8_t addr[16])
 {
 	long i = dmls_stats_find_host(st, addr);
 	if (i >= 0)
@@ -112,7 +112,7 @@ long  st_host_get(dmls_stats *st, const uint8_t addr[16])
 	return (long)st->nhosts++;
 }
 
-long  st_pair_get(dmls_stats *st, uint32_t src, uint32_t dst)
+long st_pair_get(dmls_stats *st, uint32_t src, uint32_t dst)
 {
 	long i = dmls_stats_find_pair(st, src, dst);
 	if (i >= 0)
@@ -133,7 +133,7 @@ long  st_pair_get(dmls_stats *st, uint32_t src, uint32_t dst)
 }
 
 /* A new flow of hosts s, d and pair pi (the caller found it absent). */
-long  st_flow_new(dmls_stats *st, const flow_key *k, uint64_t hv, uint32_t s, uint32_t d,
+long st_flow_new(dmls_stats *st, const flow_key *k, uint64_t hv, uint32_t s, uint32_t d,
 		     uint32_t pi)
 {
 	if (st->nflows >= st->max_flows && st_fold_flows(st))

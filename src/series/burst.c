@@ -135,3 +135,30 @@ void dmls_burst_stream_result(const dmls_burst_stream *b, double span_s, dmls_bu
 	for (int i = 0; i < DMLS_NRATE; i++)
 		out->max_backlog_bytes[i] = b->qbest[i];
 }
+
+/* Burstiness of a whole series: its non-empty bins, in time order, through
+ * a stream. */
+static void push(int64_t bin, uint64_t bytes, void *ctx)
+{
+	dmls_burst_stream_push(ctx, bin, (double)bytes);
+}
+
+void dmls_burst_compute(dmls_burst *b, const dmls_series *s, double span_s)
+{
+	dmls_burst_stream bs = {.oom = 1};
+	if (!s || dmls_series_empty(s) || s->bin_ns <= 0) {
+		dmls_burst_stream_result(&bs, 0, b);
+		return;
+	}
+	if (dmls_burst_stream_init(&bs, s->bin_ns)) {
+		dmls_burst_stream_release(&bs);
+		dmls_burst_stream_result(&bs, 0, b);
+		return;
+	}
+	dmls_series_foreach(s, push, &bs);
+	double bin_s = (double)s->bin_ns * 1e-9;
+	if (!(span_s >= bin_s))
+		span_s = (double)dmls_series_span_bins(s) * bin_s;
+	dmls_burst_stream_result(&bs, span_s, b);
+	dmls_burst_stream_release(&bs);
+}
