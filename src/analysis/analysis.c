@@ -351,43 +351,118 @@ static int find_iterations(dmls_analysis *a, dmls_stats *st, dmls_error *err)
 	return rc;
 }
 
-static int run_stages(dmls_analysis *a, dmls_stats *st, const dmls_trainlog *log,
-		      dmls_error *err)
+/*
+ * The stages, in one forward order; each reads what the ones before it
+ * left in the analysis (and, for roles, in st->hosts[].role):
+ *   shape        the static pattern of the volume graph and the view
+ *   clock        iterations of the job's workers as that shape names them
+ *   shape_final  the pattern refined with the iterations (per-iteration
+ *                pair volumes, changing partners, two ranks, the tree's
+ *                root), and the final roles
+ *   clock_final  the iterations again only if the final roles changed the
+ *                workers (a star found or lost): a parameter server's
+ *                iterations are counted on its workers
+ *   volume       S from bytes per worker and the final pattern
+ *   phases, burst, train_log
+ */
+typedef struct stage_ctx {
+	dmls_analysis *a;
+	dmls_stats *st;
+	const dmls_trainlog *log;
+	int was_star;     /* the kind the clock stage counted with */
+} stage_ctx;
+
+static int stage_shape(stage_ctx *c, dmls_error *err)
 {
-	dmls_pattern *p = &a->pattern;
-	int rc = dmls_pattern_find(p, st, err);
+	int rc = dmls_pattern_find(&c->a->pattern, c->st, err);
 	if (rc)
 		return rc;
-	if (dmls_pattern_view(p, st) < 0)
+	if (dmls_pattern_view(&c->a->pattern, c->st) < 0)
 		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
-	set_roles(st, p);
-	if ((rc = find_iterations(a, st, err)))
-		return rc;
-	int was_star = p->kind == DMLS_PAT_STAR;
-	dmls_pattern_refine(p, st, a->iter.bounds_s, a->iter.count);
-	double win = isfinite(a->iter.period_median_s) ? a->iter.period_median_s
-						       : a->iter.acf_period_s;
+	set_roles(c->st, &c->a->pattern);
+	return 0;
+}
+
+static int stage_clock(stage_ctx *c, dmls_error *err)
+{
+	c->was_star = c->a->pattern.kind == DMLS_PAT_STAR;
+	return find_iterations(c->a, c->st, err);
+}
+
+static int stage_shape_final(stage_ctx *c, dmls_error *err)
+{
+	dmls_pattern *p = &c->a->pattern;
+	const dmls_iterations *it = &c->a->iter;
+	(void)err;
+	dmls_pattern_refine(p, c->st, it->bounds_s, it->count);
+	double win = isfinite(it->period_median_s) ? it->period_median_s : it->acf_period_s;
 	if (!p->partial) { /* both need every rank's sending */
-		dmls_pattern_check_pairwise(p, st, win);
-		dmls_pattern_check_two(p, st);
+		dmls_pattern_check_pairwise(p, c->st, win);
+		dmls_pattern_check_two(p, c->st);
 	}
-	dmls_pattern_tree_root(p, st, a->iter.bounds_s, a->iter.count, a->iter.end_s);
-	set_roles(st, p);
-	if (was_star != (p->kind == DMLS_PAT_STAR) && (rc = find_iterations(a, st, err)))
-		return rc; /* the workers changed */
-	gradient_size(a);
-	double pm = a->iter.period_median_s; /* a compute phase is a gap of 5 % of a step */
-	dmls_phases_compute(&a->phases, &st->total_payload,
+	dmls_pattern_tree_root(p, c->st, it->bounds_s, it->count, it->end_s);
+	set_roles(c->st, p);
+	return 0;
+}
+
+static int stage_clock_final(stage_ctx *c, dmls_error *err)
+{
+	if (c->was_star == (c->a->pattern.kind == DMLS_PAT_STAR))
+		return 0; /* the same workers: the clock stands */
+	return find_iterations(c->a, c->st, err);
+}
+
+static int stage_volume(stage_ctx *c, dmls_error *err)
+{
+	(void)err;
+	gradient_size(c->a);
+	return 0;
+}
+
+static int stage_phases(stage_ctx *c, dmls_error *err)
+{
+	(void)err;
+	double pm = c->a->iter.period_median_s; /* a compute phase: a gap of 5 % of a step */
+	dmls_phases_compute(&c->a->phases, &c->st->total_payload,
 			    isfinite(pm) ? fmax(PHASE_GAP_S, PHASE_GAP_SHARE * pm) : PHASE_GAP_S);
+	return 0;
+}
+
+static int stage_burst(stage_ctx *c, dmls_error *err)
+{
+	dmls_analysis *a = c->a;
+	const dmls_stats *st = c->st;
 	double dur = dmls_stats_duration_s(st);
-	a->burst_total = st->burst_total; /* online, 100 us bins (stats.c) */
+	a->burst_total = st->burst_total; /* the burst sink's, 100 us bins */
 	a->nhosts = st->nhosts;
 	a->burst_host = calloc(st->nhosts ? st->nhosts : 1, sizeof(dmls_burst));
 	if (!a->burst_host)
 		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
 	for (size_t i = 0; i < st->nhosts; i++)
 		dmls_burst_compute(&a->burst_host[i], &st->hosts[i].tx_payload, dur);
-	return dmls_trainlog_metrics_compute(&a->log, st, log, a->iter.period_s, err);
+	return 0;
+}
+
+static int stage_train_log(stage_ctx *c, dmls_error *err)
+{
+	return dmls_trainlog_metrics_compute(&c->a->log, c->st, c->log, c->a->iter.period_s, err);
+}
+
+static int (*const stages[])(stage_ctx *, dmls_error *) = {
+	stage_shape, stage_clock, stage_shape_final, stage_clock_final,
+	stage_volume, stage_phases, stage_burst, stage_train_log,
+};
+
+static int run_stages(dmls_analysis *a, dmls_stats *st, const dmls_trainlog *log,
+		      dmls_error *err)
+{
+	stage_ctx c = {a, st, log, 0};
+	for (size_t i = 0; i < sizeof(stages) / sizeof(stages[0]); i++) {
+		int rc = stages[i](&c, err);
+		if (rc)
+			return rc;
+	}
+	return 0;
 }
 
 int dmls_analysis_run(dmls_analysis **out, dmls_stats *st, const dmls_trainlog *log,
