@@ -16,7 +16,11 @@
  *     lighter entries exist; batch eviction in the manner of Manku &
  *     Motwani's lossy counting, VLDB 2002), totals are always exact, and
  *     the folded entries, packets and bytes are counted.  A folded key seen
- *     again starts a new entry from zero.
+ *     again starts a new entry from zero.  Once a table has folded, a new
+ *     key takes a slot only at its second sighting (a doorkeeper, as in
+ *     TinyLFU: Einziger, Friedman & Manes, ACM ToS 13(4), 2017): a scan's
+ *     one-packet keys go straight to `other`, and a real flow that starts
+ *     during a flood is counted from its second packet.
  *   - Series are sparse (series.h) and belong to a class sharing one bin
  *     width (hosts' tx payload and the total payload; pairs and the total
  *     wire bytes; flows' activity).  When a class holds more than its
@@ -132,6 +136,9 @@ typedef struct dmls_stats {
 	size_t max_hosts, max_pairs, max_flows;
 	dmls_fold fold_hosts;  /* hosts folded: their sending (tx) counts */
 	dmls_fold fold_pairs, fold_flows;
+	uint64_t batch_folds[3];   /* folds of hosts, pairs, flows (internal) */
+	uint64_t *door;            /* the doorkeeper's bits (internal, stats.c) */
+	size_t door_set;
 
 	size_t nhosts, hosts_cap;
 	dmls_host *hosts;

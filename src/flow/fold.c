@@ -175,6 +175,7 @@ static void compact_pairs(dmls_stats *st, const uint8_t *keep, const uint32_t *h
 
 int st_fold_flows(dmls_stats *st)
 {
+	st->batch_folds[2]++;
 	uint8_t *keep = malloc(st->nflows ? st->nflows : 1);
 	if (!keep || larger_half(st->nflows, flow_bytes, st, keep)) {
 		free(keep);
@@ -188,6 +189,7 @@ int st_fold_flows(dmls_stats *st)
 
 int st_fold_pairs(dmls_stats *st)
 {
+	st->batch_folds[1]++;
 	uint8_t *keep = malloc(st->npairs ? st->npairs : 1);
 	uint32_t *map = malloc((st->npairs ? st->npairs : 1) * sizeof(*map));
 	if (!keep || !map || larger_half(st->npairs, pair_bytes, st, keep)) {
@@ -209,6 +211,7 @@ int st_fold_pairs(dmls_stats *st)
  * renumbered. */
 int st_fold_hosts(dmls_stats *st)
 {
+	st->batch_folds[0]++;
 	size_t n = st->nhosts;
 	uint8_t *keep = malloc(n ? n : 1);
 	uint32_t *map = malloc((n ? n : 1) * sizeof(*map));

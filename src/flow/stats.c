@@ -81,6 +81,7 @@ void dmls_stats_release(dmls_stats *st)
 	dmls_series_release(&st->total_payload);
 	dmls_burst_stream_release(&st->fine);
 	dmls_series_release(&st->fine_series);
+	free(st->door);
 	free(st->hosts);
 	free(st->pairs);
 	free(st->flows);
@@ -253,6 +254,52 @@ static int burst_merge(dmls_stats *dst, const dmls_stats *src)
 	return dmls_series_merge(&dst->fine_series, &src->fine_series) ? -1 : 0;
 }
 
+#define REJECTED (-2) /* not admitted: counted in the table's `other` */
+#define DOOR_BITS (1u << 21)  /* 256 kB */
+#define DOOR_RESET (1u << 18) /* a new epoch past this many keys: <= 1/8 set */
+enum { T_HOSTS, T_PAIRS, T_FLOWS };
+
+/* The doorkeeper (stats.h): before table t first folds, every key is
+ * admitted; after, a key is admitted at its second sighting in an epoch. */
+static int admitted(dmls_stats *st, int t, uint64_t h)
+{
+	if (!st->batch_folds[t])
+		return 1;
+	if (!st->door && !(st->door = calloc(DOOR_BITS / 64, sizeof(uint64_t))))
+		return 1; /* without memory for it, admit */
+	uint64_t bit = dmls_mix64(h ^ (0x9e3779b97f4a7c15ULL * (uint64_t)(t + 1))) & (DOOR_BITS - 1);
+	uint64_t *w = &st->door[bit >> 6], m = 1ULL << (bit & 63);
+	if (*w & m)
+		return 1;
+	*w |= m;
+	if (++st->door_set >= DOOR_RESET) {
+		memset(st->door, 0, DOOR_BITS / 8);
+		st->door_set = 0;
+	}
+	return 0;
+}
+
+/* Index of the host: found, made, REJECTED, or -1 (memory). */
+static long admit_host(dmls_stats *st, const uint8_t addr[16])
+{
+	long i = dmls_stats_find_host(st, addr);
+	if (i >= 0)
+		return i;
+	if (!admitted(st, T_HOSTS, st_hash_addr(addr)))
+		return REJECTED;
+	return st_host_get(st, addr);
+}
+
+static long admit_pair(dmls_stats *st, long s, long d)
+{
+	long i = dmls_stats_find_pair(st, (uint32_t)s, (uint32_t)d);
+	if (i >= 0)
+		return i;
+	if (!admitted(st, T_PAIRS, st_hash_pair((uint32_t)s, (uint32_t)d)))
+		return REJECTED;
+	return st_pair_get(st, (uint32_t)s, (uint32_t)d);
+}
+
 /* Hosts and pair of a packet, through the one-entry cache. */
 static int lookup(dmls_stats *st, const dmls_pkt *p, long *s, long *d, long *pi)
 {
@@ -262,22 +309,26 @@ static int lookup(dmls_stats *st, const dmls_pkt *p, long *s, long *d, long *pi)
 		return 0;
 	}
 	st_reset_cache(st);
-	*s = st_host_get(st, p->src);
-	uint64_t folds = st->fold_hosts.entries;
-	*d = *s < 0 ? -1 : st_host_get(st, p->dst);
-	if (*d >= 0 && st->fold_hosts.entries != folds)
-		*s = st_host_get(st, p->src); /* the fold renumbered src (or folded it) */
-	*pi = *s < 0 || *d < 0 ? -1 : st_pair_get(st, (uint32_t)*s, (uint32_t)*d);
-	if (*pi < 0)
+	uint64_t folds = st->batch_folds[T_HOSTS];
+	if ((*s = admit_host(st, p->src)) == -1 || (*d = admit_host(st, p->dst)) == -1)
 		return -1;
-	memcpy(st->last_src, p->src, 16);
-	memcpy(st->last_dst, p->dst, 16);
-	st->last_s = *s, st->last_d = *d, st->last_pair = *pi;
+	if (*s >= 0 && st->batch_folds[T_HOSTS] != folds &&
+	    (*s = admit_host(st, p->src)) == -1) /* the fold renumbered src */
+		return -1;
+	*pi = *s >= 0 && *d >= 0 ? admit_pair(st, *s, *d) : REJECTED;
+	if (*pi == -1)
+		return -1;
+	if (*pi >= 0) {
+		memcpy(st->last_src, p->src, 16);
+		memcpy(st->last_dst, p->dst, 16);
+		st->last_s = *s, st->last_d = *d, st->last_pair = *pi;
+	}
 	return 0;
 }
 
 /* Hosts, pair and (TCP/UDP) flow of a packet: the flow first, which
- * knows the rest; hosts and pair only for a new flow or another protocol. */
+ * knows the rest; hosts and pair only for a new flow or another protocol.
+ * *fi is -1 for a packet of no flow; any index may be REJECTED. */
 static int locate(dmls_stats *st, const dmls_pkt *p, long *s, long *d, long *pi, long *fi)
 {
 	*fi = -1;
@@ -301,8 +352,17 @@ static int locate(dmls_stats *st, const dmls_pkt *p, long *s, long *d, long *pi,
 	}
 	if (lookup(st, p, s, d, pi))
 		return -1;
+	if (*pi < 0 || !admitted(st, T_FLOWS, hv)) {
+		*fi = REJECTED;
+		return 0;
+	}
 	*fi = st_flow_new(st, &k, hv, (uint32_t)*s, (uint32_t)*d, (uint32_t)*pi);
 	return *fi < 0 ? -1 : 0;
+}
+
+static void fold_packet(dmls_fold *f, const dmls_pkt *p)
+{
+	st_fold_add(f, 1, p->wire_bytes, p->payload_bytes);
 }
 
 /* tables: hosts, pairs, flows and their series */
@@ -311,26 +371,41 @@ static int tables_add(dmls_stats *st, const dmls_pkt *p)
 	long s, d, pi, fi;
 	if (locate(st, p, &s, &d, &pi, &fi))
 		return -1;
-	dmls_host *hs = &st->hosts[s], *hd = &st->hosts[d];
-	hs->tx_packets++;
-	hs->tx_wire_bytes += p->wire_bytes;
-	hs->tx_payload_bytes += p->payload_bytes;
-	span(&hs->first_ns, &hs->last_ns, p->ts_ns);
-	hd->rx_packets++;
-	hd->rx_wire_bytes += p->wire_bytes;
-	hd->rx_payload_bytes += p->payload_bytes;
-
-	dmls_pair *pr = &st->pairs[pi];
-	pr->packets++;
-	pr->wire_bytes += p->wire_bytes;
-	pr->payload_bytes += p->payload_bytes;
-	span(&pr->first_ns, &pr->last_ns, p->ts_ns);
-
-	if (st_entry_series(st, DMLS_CLASS_PAIR, &pr->series, pr->packets, pr->first_ns,
-			    pr->last_ns, pr->wire_bytes, p->ts_ns, p->wire_bytes) ||
-	    st_entry_series(st, DMLS_CLASS_HOST, &hs->tx_payload, hs->tx_packets, hs->first_ns,
-			    hs->last_ns, hs->tx_payload_bytes, p->ts_ns, p->payload_bytes))
-		return -1;
+	if (d >= 0) {
+		dmls_host *hd = &st->hosts[d];
+		hd->rx_packets++;
+		hd->rx_wire_bytes += p->wire_bytes;
+		hd->rx_payload_bytes += p->payload_bytes;
+	}
+	if (s >= 0) {
+		dmls_host *hs = &st->hosts[s];
+		hs->tx_packets++;
+		hs->tx_wire_bytes += p->wire_bytes;
+		hs->tx_payload_bytes += p->payload_bytes;
+		span(&hs->first_ns, &hs->last_ns, p->ts_ns);
+		if (st_entry_series(st, DMLS_CLASS_HOST, &hs->tx_payload, hs->tx_packets,
+				    hs->first_ns, hs->last_ns, hs->tx_payload_bytes, p->ts_ns,
+				    p->payload_bytes))
+			return -1;
+	} else {
+		fold_packet(&st->fold_hosts, p);
+	}
+	if (pi >= 0) {
+		dmls_pair *pr = &st->pairs[pi];
+		pr->packets++;
+		pr->wire_bytes += p->wire_bytes;
+		pr->payload_bytes += p->payload_bytes;
+		span(&pr->first_ns, &pr->last_ns, p->ts_ns);
+		if (st_entry_series(st, DMLS_CLASS_PAIR, &pr->series, pr->packets, pr->first_ns,
+				    pr->last_ns, pr->wire_bytes, p->ts_ns, p->wire_bytes))
+			return -1;
+	} else {
+		fold_packet(&st->fold_pairs, p);
+	}
+	if (fi == REJECTED) {
+		fold_packet(&st->fold_flows, p);
+		st->flows_seen++;
+	}
 	return fi >= 0 && count_flow(st, fi, p) ? -1 : 0;
 }
 
