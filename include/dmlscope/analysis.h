@@ -21,17 +21,15 @@
  *   4. S from bytes per worker and the pattern (doc/analysis.md)
  *   5. phases.c, burstiness.c, trainlog_metrics.c
  *
- * Unknown numbers are NAN in the struct; renderers write them as null.
- * Host indexes refer to st->hosts and stay valid while st lives.
+ * Unknown numbers are NAN in the struct.  Host indexes refer to st->hosts
+ * and stay valid while st lives.  Nothing here prints or renders: the
+ * result (result.h) reads the analysis, the renderers (render.h) the result.
  */
 #ifndef DMLSCOPE_ANALYSIS_H
 #define DMLSCOPE_ANALYSIS_H
 
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
-
-#include <jansson.h>
 
 #include "dmlscope/burst.h"
 #include "dmlscope/error.h"
@@ -162,14 +160,6 @@ typedef struct dmls_analysis {
 int dmls_analysis_run(dmls_analysis **out, dmls_stats *st, const dmls_trainlog *log,
 		      dmls_error *err);
 void dmls_analysis_free(dmls_analysis *a);
-
-/* Renderers (src/out).  json adds keys pattern, iterations, model,
- * burstiness, phases, train_log (when a log was read) to root. */
-void dmls_analysis_json(const dmls_analysis *a, const dmls_stats *st, json_t *root);
-void dmls_analysis_text(const dmls_analysis *a, const dmls_stats *st, FILE *fp);
-/* Writes DIR/iterations.csv and DIR/burstiness.csv. */
-int dmls_analysis_csv(const dmls_analysis *a, const dmls_stats *st, const char *dir,
-		      dmls_error *err);
 
 /* ---- stage functions (src/analysis), callable alone from tests ---- */
 

@@ -1,9 +1,11 @@
 /*
- * render.h - the analyzed job rendered as JSON, CSV files and a summary.
+ * render.h - the result written out: JSON, CSV files, the terminal summary
+ * (src/out).
  *
- * Renderers only read the result model (dmls_job); they compute nothing the
- * analysis did not.  JSON keys follow doc/contract.md: numbers in
- * bytes, seconds and bits per second, unknown values null (never NaN).
+ * Renderers only read a dmls_result (result.h); they compute nothing.  JSON
+ * keys follow doc/contract.md: numbers in bytes, seconds and bits per
+ * second, unknown values null (never NaN).  Nothing below this layer
+ * includes this header.
  */
 #ifndef DMLSCOPE_RENDER_H
 #define DMLSCOPE_RENDER_H
@@ -12,26 +14,25 @@
 
 #include <jansson.h>
 
-#include "dmlscope/job.h"
+#include "dmlscope/error.h"
+#include "dmlscope/result.h"
 
 /* A JSON number, or null when v is NaN or infinite. */
 json_t *dmls_json_real(double v);
+/* A metric value as JSON (null for DMLS_T_NULL). */
+json_t *dmls_json_value(dmls_value v);
 
-/* The whole `analyze --json` document (new reference). */
-json_t *dmls_job_json(const dmls_job *job);
+/* The whole `analyze --json` document (new reference, NULL when out of
+ * memory): the metric table walked in order. */
+json_t *dmls_render_json(const dmls_result *r);
 
-/* Write hosts.csv, matrix.csv, flows.csv, flow_cdf.csv, series.csv and
- * flow_activity.csv (plus the analysis' files) into dir, creating it. */
-int dmls_job_csv(const dmls_job *job, const char *dir, dmls_error *err);
+/* Write hosts.csv, matrix.csv, flows.csv, flow_cdf.csv, series.csv,
+ * flow_activity.csv and, with the analysis, iterations.csv, burstiness.csv
+ * and backlog.csv into dir, creating it. */
+int dmls_render_csv(const dmls_result *r, const char *dir, dmls_error *err);
 
 /* The terminal summary a person reads in ten seconds. */
-void dmls_job_text(const dmls_job *job, FILE *fp);
-
-/* The analysis' renderers (src/out/json_analysis.c and friends, also declared in analysis.h). */
-void dmls_analysis_json(const dmls_analysis *a, const dmls_stats *st, json_t *root);
-void dmls_analysis_text(const dmls_analysis *a, const dmls_stats *st, FILE *fp);
-int dmls_analysis_csv(const dmls_analysis *a, const dmls_stats *st, const char *dir,
-		      dmls_error *err);
+void dmls_render_text(const dmls_result *r, FILE *fp);
 
 /* Open dir/name for writing (creating dir). */
 FILE *dmls_open_out(const char *dir, const char *name, dmls_error *err);

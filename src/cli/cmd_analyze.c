@@ -14,6 +14,7 @@
 #include "dmlscope/compare.h"
 #include "dmlscope/job.h"
 #include "dmlscope/render.h"
+#include "dmlscope/result.h"
 #include "dmlscope/units.h"
 
 static const char usage_text[] =
@@ -104,17 +105,18 @@ static int write_report(const dmls_job *job, const char *path)
 	return rc;
 }
 
-static int render(const dmls_job *job, const struct analyze_opts *o)
+static int write_outputs(const dmls_job *job, const dmls_result *res,
+			 const struct analyze_opts *o)
 {
 	int to_stdout = o->json && !strcmp(o->json, "-");
 	if (!o->quiet && !to_stdout)
-		dmls_job_text(job, stdout);
+		dmls_render_text(res, stdout);
 	int rc;
-	if (o->json && (rc = cli_write_json(dmls_job_json(job), o->json, "analyze", 12)))
+	if (o->json && (rc = cli_write_json(dmls_render_json(res), o->json, "analyze", 12)))
 		return rc;
 	if (o->csv) {
 		dmls_error err;
-		if (dmls_job_csv(job, o->csv, &err)) {
+		if (dmls_render_csv(res, o->csv, &err)) {
 			fprintf(stderr, "dmlscope analyze: %s\n", err.msg);
 			return err.status;
 		}
@@ -122,6 +124,19 @@ static int render(const dmls_job *job, const struct analyze_opts *o)
 	if (o->report && (rc = write_report(job, o->report)))
 		return rc;
 	return cli_flush_stdout("analyze");
+}
+
+/* Every output asked for, from the job's one result. */
+static int render(const dmls_job *job, const struct analyze_opts *o)
+{
+	dmls_result res;
+	int rc = dmls_result_init(&res, job);
+	if (rc)
+		fprintf(stderr, "dmlscope analyze: out of memory\n");
+	else
+		rc = write_outputs(job, &res, o);
+	dmls_result_release(&res);
+	return rc;
 }
 
 int cmd_analyze(int argc, char **argv)

@@ -2,7 +2,7 @@
  * compare.c - many runs side by side (see compare.h).
  *
  * Each run goes through the same pipeline as `analyze` (dmls_job_analyze),
- * then through the same JSON renderer (dmls_job_json); the table row and the
+ * the same result (dmls_result_init) and JSON renderer (dmls_render_json); the table row and the
  * figure data are read from that document by key path, so a number in
  * runs.csv is the number `analyze --json` prints for the run.  Only the
  * 10 ms throughput series is computed here, from the 100 us total wire
@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 
 #include "dmlscope/render.h"
+#include "dmlscope/result.h"
 #include "dmlscope/runlist.h"
 
 /* key, terminal title (NULL: CSV and JSON only), format */
@@ -291,7 +292,11 @@ static void set_error(dmls_compare *c, dmls_compare_run *r, const dmls_error *e)
 /* Fill r from an analyzed job. */
 static int fill(dmls_compare *c, dmls_compare_run *r, const dmls_job *job, dmls_error *err)
 {
-	json_t *doc = dmls_job_json(job);
+	dmls_result res;
+	json_t *doc = NULL;
+	if (dmls_result_init(&res, job) == DMLS_OK)
+		doc = dmls_render_json(&res);
+	dmls_result_release(&res);
 	if (!doc)
 		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
 	r->row = make_row(doc, r->name, r->path);

@@ -7,9 +7,10 @@
 #include "dmlscope/render.h"
 
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+
+#include "out/csv_int.h"
 
 FILE *dmls_open_out(const char *dir, const char *name, dmls_error *err)
 {
@@ -38,15 +39,15 @@ static double rel_s(const dmls_stats *st, int64_t ns)
 	return (double)(ns - st->first_ns) / 1e9;
 }
 
-static void write_hosts(const dmls_stats *st, FILE *fp)
+static void write_hosts(const dmls_result *r, FILE *fp)
 {
-	static const char *roles[] = {"other", "worker", "server"};
+	const dmls_stats *st = r->stats;
 	fprintf(fp, "addr,role,tx_packets,tx_wire_bytes,tx_payload_bytes,rx_packets,"
 		    "rx_wire_bytes,rx_payload_bytes,tx_retransmissions\n");
 	for (size_t i = 0; i < st->nhosts; i++) {
 		const dmls_host *h = &st->hosts[i];
 		fprintf(fp, "%s,%s,%llu,%llu,%llu,%llu,%llu,%llu,%llu\n", h->name,
-			roles[h->role >= 0 && h->role <= 2 ? h->role : 0],
+			dmls_role_name(h->role),
 			(unsigned long long)h->tx_packets, (unsigned long long)h->tx_wire_bytes,
 			(unsigned long long)h->tx_payload_bytes, (unsigned long long)h->rx_packets,
 			(unsigned long long)h->rx_wire_bytes,
@@ -55,8 +56,9 @@ static void write_hosts(const dmls_stats *st, FILE *fp)
 	}
 }
 
-static void write_matrix(const dmls_stats *st, FILE *fp)
+static void write_matrix(const dmls_result *r, FILE *fp)
 {
+	const dmls_stats *st = r->stats;
 	fprintf(fp, "src,dst,packets,wire_bytes,payload_bytes,first_s,last_s\n");
 	for (size_t i = 0; i < st->npairs; i++) {
 		const dmls_pair *p = &st->pairs[i];
@@ -67,8 +69,9 @@ static void write_matrix(const dmls_stats *st, FILE *fp)
 	}
 }
 
-static void write_flows(const dmls_stats *st, FILE *fp)
+static void write_flows(const dmls_result *r, FILE *fp)
 {
+	const dmls_stats *st = r->stats;
 	fprintf(fp, "flow,src,dst,sport,dport,proto,packets,wire_bytes,payload_bytes,"
 		    "retransmissions,first_s,last_s,duration_s\n");
 	for (size_t i = 0; i < st->nflows; i++) {
@@ -82,27 +85,15 @@ static void write_flows(const dmls_stats *st, FILE *fp)
 	}
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return (x > y) - (x < y);
-}
-
 /* Empirical CDF of flow sizes: one row per distinct size. */
-static void write_flow_cdf(const dmls_stats *st, FILE *fp)
+static void write_flow_cdf(const dmls_result *r, FILE *fp)
 {
+	const uint64_t *v = r->flow_sizes;
+	size_t n = r->nflow_sizes;
 	fprintf(fp, "wire_bytes,cdf\n");
-	uint64_t *v = malloc((st->nflows ? st->nflows : 1) * sizeof(*v));
-	if (!v)
-		return;
-	for (size_t i = 0; i < st->nflows; i++)
-		v[i] = st->flows[i].wire_bytes;
-	qsort(v, st->nflows, sizeof(*v), cmp_u64);
-	for (size_t i = 0; i < st->nflows; i++)
-		if (i + 1 == st->nflows || v[i + 1] != v[i])
-			fprintf(fp, "%llu,%.9f\n", (unsigned long long)v[i],
-				(double)(i + 1) / (double)st->nflows);
-	free(v);
+	for (size_t i = 0; i < n; i++)
+		if (i + 1 == n || v[i + 1] != v[i])
+			fprintf(fp, "%llu,%.9f\n", (unsigned long long)v[i], (double)(i + 1) / (double)n);
 }
 
 typedef struct series_rows {
@@ -125,10 +116,10 @@ static void series_row(int64_t bin, uint64_t b, void *ctx)
 
 /* Throughput per bin: the aggregate and every host pair, long format, only
  * bins that hold traffic (a missing bin is zero). */
-static void write_series(const dmls_stats *st, FILE *fp)
+static void write_series(const dmls_result *res, FILE *fp)
 {
-	series_rows r = {fp, (double)(st->t0_ns - st->first_ns) / 1e9,
-			 (double)st->total_wire.bin_ns / 1e9, "*", "*", 0};
+	const dmls_stats *st = res->stats;
+	series_rows r = {fp, res->limits.series_t0_s, res->throughput.bin_s, "*", "*", 0};
 	fprintf(fp, "t_s,src,dst,wire_bytes,bps\n");
 	if (st->packets)
 		dmls_series_foreach(&st->total_wire, series_row, &r);
@@ -141,9 +132,10 @@ static void write_series(const dmls_stats *st, FILE *fp)
 	}
 }
 
-static void write_activity(const dmls_stats *st, FILE *fp)
+static void write_activity(const dmls_result *res, FILE *fp)
 {
-	series_rows r = {fp, (double)(st->t0_ns - st->first_ns) / 1e9, 0, NULL, NULL, 0};
+	const dmls_stats *st = res->stats;
+	series_rows r = {fp, res->limits.series_t0_s, 0, NULL, NULL, 0};
 	fprintf(fp, "flow,t_s,wire_bytes\n");
 	for (size_t i = 0; i < st->nflows; i++) {
 		r.flow = i;
@@ -152,11 +144,11 @@ static void write_activity(const dmls_stats *st, FILE *fp)
 	}
 }
 
-int dmls_job_csv(const dmls_job *job, const char *dir, dmls_error *err)
+int dmls_render_csv(const dmls_result *r, const char *dir, dmls_error *err)
 {
 	static const struct {
 		const char *name;
-		void (*write)(const dmls_stats *, FILE *);
+		void (*write)(const dmls_result *, FILE *);
 	} tables[] = {
 		{"hosts.csv", write_hosts},       {"matrix.csv", write_matrix},
 		{"flows.csv", write_flows},       {"flow_cdf.csv", write_flow_cdf},
@@ -166,11 +158,11 @@ int dmls_job_csv(const dmls_job *job, const char *dir, dmls_error *err)
 		FILE *fp = dmls_open_out(dir, tables[i].name, err);
 		if (!fp)
 			return err ? err->status : DMLS_EIO;
-		tables[i].write(&job->stats, fp);
+		tables[i].write(r, fp);
 		if (close_out(fp, dir, tables[i].name, err))
 			return DMLS_EIO;
 	}
-	if (job->analysis)
-		return dmls_analysis_csv(job->analysis, &job->stats, dir, err);
+	if (r->has_analysis)
+		return dmls_render_csv_analysis(r, dir, err);
 	return DMLS_OK;
 }

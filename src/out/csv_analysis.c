@@ -10,8 +10,7 @@
  */
 #include <math.h>
 
-#include "dmlscope/analysis.h"
-#include "dmlscope/render.h"
+#include "out/csv_int.h"
 
 static void num(FILE *fp, double v, const char *end)
 {
@@ -29,37 +28,41 @@ static int close_out(FILE *fp, const char *dir, const char *name, dmls_error *er
 	return 0;
 }
 
-static int iterations_csv(const dmls_analysis *a, const char *dir, dmls_error *err)
+static int iterations_csv(const dmls_result *r, const char *dir, dmls_error *err)
 {
 	FILE *fp = dmls_open_out(dir, "iterations.csv", err);
 	if (!fp)
 		return err ? err->status : DMLS_EIO;
-	const dmls_iterations *it = &a->iter;
 	fprintf(fp, "index,boundary_s,start_s,comm_end_s,duration_s,payload_bytes\n");
-	for (size_t i = 0; i < it->count; i++) {
-		double end = i + 1 < it->count ? it->bounds_s[i + 1] : it->end_s;
+	for (size_t i = 0; i < r->iter.n; i++) {
 		fprintf(fp, "%zu,", i);
-		num(fp, it->bounds_s[i], ",");
-		num(fp, it->starts_s[i], ",");
-		num(fp, it->comm_end_s[i], ",");
-		num(fp, end - it->bounds_s[i], ",");
-		num(fp, it->bytes[i], "\n");
+		num(fp, r->iter.bounds_s[i], ",");
+		num(fp, r->iter.starts_s[i], ",");
+		num(fp, r->iter.comm_end_s[i], ",");
+		num(fp, r->iter.duration_s[i], ",");
+		num(fp, r->iter.bytes[i], "\n");
 	}
 	return close_out(fp, dir, "iterations.csv", err);
 }
 
-static int burst_csv(const dmls_analysis *a, const dmls_stats *st, const char *dir,
-		     dmls_error *err)
+/* The total's rows, then each host's. */
+static const dmls_burst *scope(const dmls_result *r, size_t h, const char **name)
 {
+	*name = h == 0 ? "total" : r->stats->hosts[h - 1].name;
+	return h == 0 ? r->burst.total : &r->burst.hosts[h - 1];
+}
+
+static int burst_csv(const dmls_result *r, const char *dir, dmls_error *err)
+{
+	const char *name;
 	FILE *fp = dmls_open_out(dir, "burstiness.csv", err);
 	if (!fp)
 		return err ? err->status : DMLS_EIO;
 	fprintf(fp, "scope,timescale_s,max_window_bytes,peak_to_mean\n");
-	for (size_t h = 0; h <= a->nhosts && h <= st->nhosts; h++) {
-		const dmls_burst *b = h == 0 ? &a->burst_total : &a->burst_host[h - 1];
+	for (size_t h = 0; h <= r->burst.nhosts; h++) {
+		const dmls_burst *b = scope(r, h, &name);
 		for (int i = 0; i < DMLS_NTAU; i++) {
-			fprintf(fp, "%s,%g,", h == 0 ? "total" : st->hosts[h - 1].name,
-				dmls_burst_tau_s[i]);
+			fprintf(fp, "%s,%g,", name, dmls_burst_tau_s[i]);
 			num(fp, b->max_window_bytes[i], ",");
 			num(fp, b->peak_to_mean[i], "\n");
 		}
@@ -68,22 +71,18 @@ static int burst_csv(const dmls_analysis *a, const dmls_stats *st, const char *d
 	if (rc || !(fp = dmls_open_out(dir, "backlog.csv", err)))
 		return rc ? rc : (err ? err->status : DMLS_EIO);
 	fprintf(fp, "scope,drain_rate_bps,max_backlog_bytes\n");
-	for (size_t h = 0; h <= a->nhosts && h <= st->nhosts; h++) {
-		const dmls_burst *b = h == 0 ? &a->burst_total : &a->burst_host[h - 1];
+	for (size_t h = 0; h <= r->burst.nhosts; h++) {
+		const dmls_burst *b = scope(r, h, &name);
 		for (int i = 0; i < DMLS_NRATE; i++) {
-			fprintf(fp, "%s,%g,", h == 0 ? "total" : st->hosts[h - 1].name,
-				dmls_burst_rate_bps[i]);
+			fprintf(fp, "%s,%g,", name, dmls_burst_rate_bps[i]);
 			num(fp, b->max_backlog_bytes[i], "\n");
 		}
 	}
 	return close_out(fp, dir, "backlog.csv", err);
 }
 
-int dmls_analysis_csv(const dmls_analysis *a, const dmls_stats *st, const char *dir,
-		      dmls_error *err)
+int dmls_render_csv_analysis(const dmls_result *r, const char *dir, dmls_error *err)
 {
-	if (!a)
-		return 0;
-	int rc = iterations_csv(a, dir, err);
-	return rc ? rc : burst_csv(a, st, dir, err);
+	int rc = iterations_csv(r, dir, err);
+	return rc ? rc : burst_csv(r, dir, err);
 }

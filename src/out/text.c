@@ -4,8 +4,9 @@
  */
 #include "dmlscope/render.h"
 
-#include <stdlib.h>
-#include <string.h>
+#include <math.h>
+
+#include "out/text_int.h"
 
 static const char *fmt_bytes(double v, char *buf, size_t n)
 {
@@ -31,162 +32,112 @@ static const char *fmt_bps(double v, char *buf, size_t n)
 	return buf;
 }
 
-static void header(const dmls_job *job, FILE *fp)
+static void header(const dmls_result *r, FILE *fp)
 {
-	const dmls_stats *st = &job->stats;
-	const dmls_input_counts *c = &job->counts;
-	fprintf(fp, "%s: %zu capture%s, %llu packets, %.3f s\n", job->run.name, job->nfiles,
-		job->nfiles == 1 ? "" : "s", (unsigned long long)st->packets,
-		dmls_stats_duration_s(st));
-	if (job->run.attrs.parsed) {
-		const dmls_run_attrs *a = &job->run.attrs;
-		fprintf(fp, "  run: %s %s %s batch %s, %s, %s, %s\n", a->framework, a->model,
-			a->optimizer, a->batch, a->backend, a->delay, a->topology);
-	}
-	if (c->truncated || c->non_ip || c->other || c->duplicates || c->filtered)
-		fprintf(fp, "  not counted: %llu malformed, %llu non-IP, %llu unknown link type, "
-			    "%llu filtered, %llu duplicates (captured at both ends)\n",
-			(unsigned long long)c->truncated, (unsigned long long)c->non_ip,
-			(unsigned long long)c->other, (unsigned long long)c->filtered,
-			(unsigned long long)c->duplicates);
+	fprintf(fp, "%s: %zu capture%s, %llu packets, %.3f s\n", r->run.name, r->input.nfiles,
+		r->input.nfiles == 1 ? "" : "s", (unsigned long long)r->input.packets,
+		r->input.duration_s);
+	if (r->has_run)
+		fprintf(fp, "  run: %s %s %s batch %s, %s, %s, %s\n", r->run.framework,
+			r->run.model, r->run.optimizer, r->run.batch, r->run.backend, r->run.delay,
+			r->run.topology);
+	if (r->input.truncated || r->input.non_ip || r->input.other || r->input.duplicates ||
+	    r->input.filtered)
+		fprintf(fp, "  not counted: %lld malformed, %lld non-IP, %lld unknown link type, "
+			    "%lld filtered, %lld duplicates (captured at both ends)\n",
+			(long long)r->input.truncated, (long long)r->input.non_ip,
+			(long long)r->input.other, (long long)r->input.filtered,
+			(long long)r->input.duplicates);
 }
 
-static int cmp_host_volume_desc(const void *x, const void *y, void *ctx)
+/* The hosts the result chose to show (all, or the busiest), address order. */
+static void hosts(const dmls_result *r, FILE *fp)
 {
-	const dmls_stats *st = ctx;
-	const dmls_host *a = &st->hosts[*(const size_t *)x], *b = &st->hosts[*(const size_t *)y];
-	uint64_t va = a->tx_wire_bytes + a->rx_wire_bytes, vb = b->tx_wire_bytes + b->rx_wire_bytes;
-	return (va < vb) - (va > vb);
-}
-
-static int cmp_host_addr(const void *x, const void *y, void *ctx)
-{
-	const dmls_stats *st = ctx;
-	return memcmp(st->hosts[*(const size_t *)x].addr, st->hosts[*(const size_t *)y].addr, 16);
-}
-
-/* Hosts in address order; past MAX_HOSTS_SHOWN, the busiest ones. */
-#define MAX_HOSTS_SHOWN 16
-
-static void hosts(const dmls_stats *st, FILE *fp)
-{
-	static const char *roles[] = {"other", "worker", "server"};
+	const dmls_stats *st = r->stats;
 	char a[32], b[32];
-	size_t *idx = malloc((st->nhosts ? st->nhosts : 1) * sizeof(*idx));
-	if (!idx)
-		return;
-	for (size_t i = 0; i < st->nhosts; i++)
-		idx[i] = i;
-	size_t shown = st->nhosts;
-	if (shown > MAX_HOSTS_SHOWN) {
-		qsort_r(idx, st->nhosts, sizeof(*idx), cmp_host_volume_desc, (void *)st);
-		shown = MAX_HOSTS_SHOWN;
-	}
-	qsort_r(idx, shown, sizeof(*idx), cmp_host_addr, (void *)st);
 	fprintf(fp, "\nhosts (%zu)%*s role     sent (wire)   received     retrans\n", st->nhosts,
 		st->nhosts > 9 ? 28 : 29, "");
-	for (size_t k = 0; k < shown; k++) {
-		const dmls_host *h = &st->hosts[idx[k]];
-		fprintf(fp, "  %-39s %-8s %-13s %-12s %llu\n", h->name,
-			roles[h->role >= 0 && h->role <= 2 ? h->role : 0],
+	for (size_t k = 0; k < r->nshown; k++) {
+		const dmls_host *h = &st->hosts[r->shown[k]];
+		fprintf(fp, "  %-39s %-8s %-13s %-12s %llu\n", h->name, dmls_role_name(h->role),
 			fmt_bytes((double)h->tx_wire_bytes, a, sizeof(a)),
 			fmt_bytes((double)h->rx_wire_bytes, b, sizeof(b)),
 			(unsigned long long)h->tx_retransmissions);
 	}
-	if (st->nhosts > shown)
-		fprintf(fp, "  ... %zu more, less busy (all of them in hosts.csv)\n", st->nhosts - shown);
-	free(idx);
+	if (st->nhosts > r->nshown)
+		fprintf(fp, "  ... %zu more, less busy (all of them in hosts.csv)\n",
+			st->nhosts - r->nshown);
 }
 
-static int cmp_pair_desc(const void *x, const void *y, void *ctx)
+static void top_pairs(const dmls_result *r, FILE *fp)
 {
-	const dmls_stats *st = ctx;
-	uint64_t a = st->pairs[*(const size_t *)x].wire_bytes;
-	uint64_t b = st->pairs[*(const size_t *)y].wire_bytes;
-	return (a < b) - (a > b);
-}
-
-static void top_pairs(const dmls_stats *st, FILE *fp)
-{
+	const dmls_stats *st = r->stats;
 	if (!st->npairs)
 		return;
-	size_t *idx = malloc(st->npairs * sizeof(*idx));
-	if (!idx)
-		return;
-	for (size_t i = 0; i < st->npairs; i++)
-		idx[i] = i;
-	qsort_r(idx, st->npairs, sizeof(*idx), cmp_pair_desc, (void *)st);
 	fprintf(fp, "\ntop pairs (of %zu)\n", st->npairs);
 	char a[32];
-	for (size_t i = 0; i < st->npairs && i < 8; i++) {
-		const dmls_pair *p = &st->pairs[idx[i]];
+	for (size_t i = 0; i < r->ntop_pairs; i++) {
+		const dmls_pair *p = &st->pairs[r->top_pairs[i]];
 		char label[100];
 		snprintf(label, sizeof(label), "%s -> %s", st->hosts[p->src].name,
 			 st->hosts[p->dst].name);
 		fprintf(fp, "  %-44s %-12s %5.1f %%\n", label,
-			fmt_bytes((double)p->wire_bytes, a, sizeof(a)),
-			st->wire_bytes ? 100.0 * (double)p->wire_bytes / (double)st->wire_bytes : 0);
+			fmt_bytes((double)p->wire_bytes, a, sizeof(a)), r->top_pair_percent[i]);
 	}
-	free(idx);
 }
 
 /* What the bounded tables folded into `other`, and coarsened series. */
-static void folded(const dmls_stats *st, FILE *fp)
+static void folded(const dmls_result *r, FILE *fp)
 {
 	const struct {
 		const char *what;
-		const dmls_fold *f;
-		size_t cap;
-	} t[] = {{"hosts", &st->fold_hosts, st->max_hosts},
-		 {"pairs", &st->fold_pairs, st->max_pairs},
-		 {"flows", &st->fold_flows, st->max_flows}};
+		const dmls_result_fold *f;
+	} t[] = {{"hosts", &r->limits.hosts}, {"pairs", &r->limits.pairs},
+		 {"flows", &r->limits.flows}};
 	char a[32];
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
-		if (t[i].f->entries)
-			fprintf(fp, "folded: %llu %s (%s, %llu packets) into other, past the "
-				    "cap of %zu\n",
-				(unsigned long long)t[i].f->entries, t[i].what,
+		if (t[i].f->folded)
+			fprintf(fp, "folded: %lld %s (%s, %lld packets) into other, past the "
+				    "cap of %lld\n",
+				(long long)t[i].f->folded, t[i].what,
 				fmt_bytes((double)t[i].f->wire_bytes, a, sizeof(a)),
-				(unsigned long long)t[i].f->packets, t[i].cap);
-	if (st->cls[DMLS_CLASS_PAIR].coarsened || st->cls[DMLS_CLASS_HOST].coarsened)
+				(long long)t[i].f->packets, (long long)t[i].f->cap);
+	if (r->limits.pairs_coarsened || r->limits.hosts_coarsened)
 		fprintf(fp, "series coarsened to stay in memory: pairs %g ms, hosts %g ms bins\n",
-			(double)st->cls[DMLS_CLASS_PAIR].bin_ns / 1e6,
-			(double)st->cls[DMLS_CLASS_HOST].bin_ns / 1e6);
+			r->limits.pair_bin_s * 1e3, r->limits.host_bin_s * 1e3);
 }
 
-static void flows_and_rate(const dmls_stats *st, FILE *fp)
+static void flows_and_rate(const dmls_result *r, FILE *fp)
 {
 	char a[32], b[32], c[32], d[32];
-	fprintf(fp, "\nflows: %llu (5-tuples, one per direction), size p50 %s, p90 %s, max %s\n",
-		(unsigned long long)st->flows_seen,
-		fmt_bytes((double)st->flow_p50_bytes, a, sizeof(a)),
-		fmt_bytes((double)st->flow_p90_bytes, b, sizeof(b)),
-		fmt_bytes((double)st->flow_max_bytes, c, sizeof(c)));
-	double dur = dmls_stats_duration_s(st), bin_s = (double)st->total_wire.bin_ns / 1e9;
-	uint64_t peak = st->peak_bin_wire_bytes;
+	fprintf(fp, "\nflows: %lld (5-tuples, one per direction), size p50 %s, p90 %s, max %s\n",
+		(long long)r->flows.count, fmt_bytes((double)r->flows.p50, a, sizeof(a)),
+		fmt_bytes((double)r->flows.p90, b, sizeof(b)),
+		fmt_bytes((double)r->flows.max, c, sizeof(c)));
 	fprintf(fp, "volume: %s on the wire, %s payload; throughput mean %s, peak %s (%g ms bins)\n",
-		fmt_bytes((double)st->wire_bytes, a, sizeof(a)),
-		fmt_bytes((double)st->payload_bytes, b, sizeof(b)),
-		dur > 0 ? fmt_bps((double)st->wire_bytes * 8 / dur, c, sizeof(c)) : "n/a",
-		fmt_bps((double)peak * 8 / bin_s, d, sizeof(d)), bin_s * 1e3);
-	if (st->retransmissions)
-		fprintf(fp, "retransmissions: %llu TCP segments\n",
-			(unsigned long long)st->retransmissions);
-	folded(st, fp);
+		fmt_bytes((double)r->input.wire_bytes, a, sizeof(a)),
+		fmt_bytes((double)r->input.payload_bytes, b, sizeof(b)),
+		isfinite(r->throughput.mean_bps) ? fmt_bps(r->throughput.mean_bps, c, sizeof(c))
+						 : "n/a",
+		fmt_bps(r->throughput.peak_bps, d, sizeof(d)), r->throughput.bin_s * 1e3);
+	if (r->flows.retransmissions)
+		fprintf(fp, "retransmissions: %lld TCP segments\n",
+			(long long)r->flows.retransmissions);
+	folded(r, fp);
 }
 
-void dmls_job_text(const dmls_job *job, FILE *fp)
+void dmls_render_text(const dmls_result *r, FILE *fp)
 {
-	header(job, fp);
-	if (!job->stats.packets) {
+	header(r, fp);
+	if (!r->input.packets) {
 		fprintf(fp, "  no IP packets to analyze\n");
 		return;
 	}
-	hosts(&job->stats, fp);
-	top_pairs(&job->stats, fp);
-	flows_and_rate(&job->stats, fp);
-	if (job->analysis)
-		dmls_analysis_text(job->analysis, &job->stats, fp);
+	hosts(r, fp);
+	top_pairs(r, fp);
+	flows_and_rate(r, fp);
+	if (r->has_analysis)
+		dmls_render_text_analysis(r, fp);
 	else
-		fprintf(fp, "\nno traffic analysis: %s\n", job->analysis_error.msg);
+		fprintf(fp, "\nno traffic analysis: %s\n", r->analysis_error);
 }

@@ -7,8 +7,7 @@
  */
 #include <math.h>
 
-#include "dmlscope/analysis.h"
-#include "dmlscope/render.h"
+#include "out/text_int.h"
 
 static const char *mb(double v, char *buf, size_t len)
 {
@@ -25,64 +24,66 @@ static const char *mb(double v, char *buf, size_t len)
 	return buf;
 }
 
-static void pattern_text(const dmls_analysis *a, const dmls_stats *st, FILE *fp)
+static void pattern_text(const dmls_result *r, FILE *fp)
 {
-	const dmls_pattern *p = &a->pattern;
-	fprintf(fp, "\npattern: %s", dmls_pattern_name(p->kind));
-	if (p->ranks)
-		fprintf(fp, ", %zu ranks (confidence %.2f)", p->ranks, p->confidence);
-	if (p->ngroups)
-		fprintf(fp, ", %zu groups", p->ngroups);
-	if (p->partial)
-		fprintf(fp, ", partial view: %zu of %zu ranks' sending captured", p->nobserved,
-			p->ranks);
+	const dmls_stats *st = r->stats;
+	fprintf(fp, "\npattern: %s", r->pattern.name);
+	if (r->pattern.ranks)
+		fprintf(fp, ", %lld ranks (confidence %.2f)", (long long)r->pattern.ranks,
+			r->pattern.confidence);
+	if (r->pattern.groups > 0)
+		fprintf(fp, ", %lld groups", (long long)r->pattern.groups);
+	if (r->pattern.partial)
+		fprintf(fp, ", partial view: %zu of %lld ranks' sending captured",
+			r->pattern.nobserved, (long long)r->pattern.ranks);
 	fputc('\n', fp);
-	if (p->norder) {
-		fprintf(fp, "  ring order%s:", p->norder < p->ranks ? " (partial)" : "");
-		for (size_t i = 0; i < p->norder; i++)
-			fprintf(fp, " %s%s", st->hosts[p->order[i]].name,
-				i + 1 < p->norder ? " ->" : "");
-		if (p->norder == p->ranks)
-			fprintf(fp, " -> %s", st->hosts[p->order[0]].name);
+	size_t n = r->pattern.norder;
+	if (n) {
+		fprintf(fp, "  ring order%s:", n < r->pattern.nmembers ? " (partial)" : "");
+		for (size_t i = 0; i < n; i++)
+			fprintf(fp, " %s%s", st->hosts[r->pattern.order[i]].name,
+				i + 1 < n ? " ->" : "");
+		if (n == r->pattern.nmembers)
+			fprintf(fp, " -> %s", st->hosts[r->pattern.order[0]].name);
 		fputc('\n', fp);
 	}
-	if (p->nhubs) {
-		fprintf(fp, "  %s:", p->kind == DMLS_PAT_STAR ? "servers (hubs)" : "root");
-		for (size_t i = 0; i < p->nhubs; i++)
-			fprintf(fp, " %s", st->hosts[p->hubs[i]].name);
+	if (r->pattern.nhubs) {
+		fprintf(fp, "  %s:", r->pattern.kind == DMLS_PAT_STAR ? "servers (hubs)" : "root");
+		for (size_t i = 0; i < r->pattern.nhubs; i++)
+			fprintf(fp, " %s", st->hosts[r->pattern.hubs[i]].name);
 		fputc('\n', fp);
 	}
 }
 
-static void iterations_text(const dmls_analysis *a, FILE *fp)
+static void iterations_text(const dmls_result *r, FILE *fp)
 {
-	const dmls_iterations *it = &a->iter;
 	char b1[32], b2[32];
-	if (it->count == 0)
+	if (r->iter.count <= 0)
 		return;
-	fprintf(fp, "iterations (from traffic): %zu", it->count);
-	if (isfinite(it->period_s))
-		fprintf(fp, ", period %.4g s (median %.4g s)", it->period_s, it->period_median_s);
-	if (isfinite(it->regularity))
-		fprintf(fp, ", regularity %.2f", it->regularity);
+	fprintf(fp, "iterations (from traffic): %lld", (long long)r->iter.count);
+	if (isfinite(r->iter.period_s))
+		fprintf(fp, ", period %.4g s (median %.4g s)", r->iter.period_s,
+			r->iter.period_median_s);
+	if (isfinite(r->iter.regularity))
+		fprintf(fp, ", regularity %.2f", r->iter.regularity);
 	fputc('\n', fp);
 	fprintf(fp, "  bytes per worker per iteration %s (spread %.1f %%), gradient size S %s\n",
-		mb(it->bytes_per_worker, b1, sizeof(b1)),
-		isfinite(it->bytes_spread) ? 100 * it->bytes_spread : 0.0,
-		mb(a->gradient_bytes, b2, sizeof(b2)));
+		mb(r->iter.bytes_per_worker, b1, sizeof(b1)),
+		isfinite(r->iter.bytes_spread) ? 100 * r->iter.bytes_spread : 0.0,
+		mb(r->model.gradient_bytes, b2, sizeof(b2)));
 	fprintf(fp, "  (regularity = mean of autocorrelation at the period, 1 - CV of iteration\n"
 		    "   durations, 1 - CV of bytes per iteration; CV = 1.4826 MAD / median)\n");
 }
 
-static void burst_text(const dmls_analysis *a, FILE *fp)
+static void burst_text(const dmls_result *r, FILE *fp)
 {
-	const dmls_phases *ph = &a->phases;
-	const dmls_burst *b = &a->burst_total;
+	const dmls_burst *b = r->burst.total;
 	char b1[32];
-	if (isfinite(ph->duty_cycle))
-		fprintf(fp, "phases: duty cycle %.1f %%, %zu bursts (median %.3g s), gaps median %.3g s\n",
-			100 * ph->duty_cycle, ph->bursts.n, ph->bursts.p50_s,
-			isfinite(ph->gaps.p50_s) ? ph->gaps.p50_s : 0.0);
+	if (isfinite(r->phases.duty_cycle))
+		fprintf(fp, "phases: duty cycle %.1f %%, %lld bursts (median %.3g s), gaps median %.3g s\n",
+			100 * r->phases.duty_cycle, (long long)r->phases.bursts.count,
+			r->phases.bursts.p50_s,
+			isfinite(r->phases.gaps.p50_s) ? r->phases.gaps.p50_s : 0.0);
 	fprintf(fp, "burstiness (peak-to-mean):");
 	for (int i = 0; i < DMLS_NTAU; i++)
 		if (isfinite(b->peak_to_mean[i]))
@@ -91,19 +92,17 @@ static void burst_text(const dmls_analysis *a, FILE *fp)
 	fprintf(fp, "  max backlog at 10 Gbit/s %s\n", mb(b->max_backlog_bytes[1], b1, sizeof(b1)));
 }
 
-void dmls_analysis_text(const dmls_analysis *a, const dmls_stats *st, FILE *fp)
+void dmls_render_text_analysis(const dmls_result *r, FILE *fp)
 {
-	if (!a)
-		return;
-	pattern_text(a, st, fp);
-	iterations_text(a, fp);
-	burst_text(a, fp);
-	const dmls_trainlog_metrics *m = &a->log;
-	if (m->present)
-		fprintf(fp, "train log: %zu steps, mean step %.4g s (traffic: %.4g s, %+.1f %%), "
+	pattern_text(r, fp);
+	iterations_text(r, fp);
+	burst_text(r, fp);
+	if (r->has_log)
+		fprintf(fp, "train log: %lld steps, mean step %.4g s (traffic: %.4g s, %+.1f %%), "
 			    "%.2f MB per step\n",
-			m->steps, m->mean_step_s, a->iter.period_s,
-			isfinite(m->period_error) ? 100 * m->period_error : 0.0, m->mb_per_step);
-	for (size_t i = 0; i < a->nnotes; i++)
-		fprintf(fp, "note: %s\n", a->notes[i]);
+			(long long)r->log.steps, r->log.mean_step_s, r->log.detected_period_s,
+			isfinite(r->log.period_error) ? 100 * r->log.period_error : 0.0,
+			r->log.mb_per_step);
+	for (size_t i = 0; i < r->nnotes; i++)
+		fprintf(fp, "note: %s\n", r->notes[i]);
 }

@@ -493,11 +493,7 @@ static void test_empty(void **state)
 	assert_int_equal(a->pattern.kind, DMLS_PAT_UNKNOWN);
 	assert_int_equal(a->iter.count, 0);
 	assert_true(has_note(a, "empty"));
-	FILE *fp = tmpfile();
-	if (fp) {
-		dmls_analysis_text(a, &st, fp);
-		fclose(fp);
-	}
+	render_text(&st, a);
 	dmls_analysis_free(a);
 	dmls_stats_release(&st);
 }

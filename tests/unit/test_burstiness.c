@@ -11,6 +11,8 @@
 #include <cmocka.h>
 
 #include "dmlscope/analysis.h"
+#include "dmlscope/render.h"
+#include "dmlscope/result.h"
 #include "synth.h"
 
 #define FINE 100000LL /* 100 us */
@@ -133,12 +135,17 @@ static void test_trainlog(void **state)
 	assert_int_equal(a->log.nacc, 20);
 	for (size_t i = 1; i < a->log.nacc; i++) /* cumulative data grows */
 		assert_true(a->log.acc[i].cum_wire_bytes > a->log.acc[i - 1].cum_wire_bytes);
+	dmls_result r;
+	assert_int_equal(dmls_result_init_stats(&r, &st, a), DMLS_OK);
+	assert_true(r.has_log);
+	assert_true(fabs(r.log.final_accuracy - (0.1 + 0.04 * 19)) < 1e-9);
 	FILE *fp = tmpfile();
 	if (fp) {
-		dmls_analysis_text(a, &st, fp);
+		dmls_render_text(&r, fp);
 		assert_true(ftell(fp) > 0);
 		fclose(fp);
 	}
+	dmls_result_release(&r);
 	dmls_analysis_free(a);
 	dmls_trainlog_release(&log);
 	dmls_stats_release(&st);

@@ -1,0 +1,16 @@
+/* json_int.h - between json.c (the walk) and json_lists.c (the lists). */
+#ifndef DMLSCOPE_JSON_INT_H
+#define DMLSCOPE_JSON_INT_H
+
+#include "dmlscope/render.h"
+
+/* The list-valued keys of `analyze --json` (DMLS_T_LIST metrics) and what
+ * writes each. */
+typedef struct dmls_json_list {
+	const char *key;
+	json_t *(*write)(const dmls_result *r);
+} dmls_json_list;
+extern const dmls_json_list dmls_json_lists[];
+extern const size_t dmls_json_nlists;
+
+#endif
