@@ -1,11 +1,11 @@
 /*
- * render.h - the result written out: JSON, CSV files, the terminal summary
- * (src/out).
+ * render.h - results written out: JSON, CSV files, the terminal summary,
+ * compare's table and the HTML report (src/out).
  *
- * Renderers only read a dmls_result (result.h); they compute nothing.  JSON
- * keys follow doc/contract.md: numbers in bytes, seconds and bits per
- * second, unknown values null (never NaN).  Nothing below this layer
- * includes this header.
+ * Renderers only read a dmls_result (result.h) or a dmls_compare
+ * (compare.h); they compute nothing.  JSON keys follow doc/contract.md:
+ * numbers in bytes, seconds and bits per second, unknown values null (never
+ * NaN).  Nothing below this layer includes this header.
  */
 #ifndef DMLSCOPE_RENDER_H
 #define DMLSCOPE_RENDER_H
@@ -14,6 +14,7 @@
 
 #include <jansson.h>
 
+#include "dmlscope/compare.h"
 #include "dmlscope/error.h"
 #include "dmlscope/result.h"
 
@@ -33,6 +34,19 @@ int dmls_render_csv(const dmls_result *r, const char *dir, dmls_error *err);
 
 /* The terminal summary a person reads in ten seconds. */
 void dmls_render_text(const dmls_result *r, FILE *fp);
+
+/* compare: the rows as a JSON array (new reference), the aligned terminal
+ * table, and runs.csv, throughput.csv, burstiness.csv, iterations.csv,
+ * accuracy.csv, matrix.csv (long tables with a run column) in dir. */
+json_t *dmls_compare_json(const dmls_compare *c);
+/* One run's row as a JSON object, keys in column order (new reference). */
+json_t *dmls_compare_row_json(const dmls_value *row);
+void dmls_compare_text(const dmls_compare *c, FILE *fp);
+int dmls_compare_csv(const dmls_compare *c, const char *dir, dmls_error *err);
+/* The HTML report: data inlined as JSON, uPlot inlined, no external URL. */
+int dmls_report_html(const dmls_compare *c, FILE *fp, dmls_error *err);
+/* The same into the file path. */
+int dmls_report_html_write(const dmls_compare *c, const char *path, dmls_error *err);
 
 /* Open dir/name for writing (creating dir). */
 FILE *dmls_open_out(const char *dir, const char *name, dmls_error *err);

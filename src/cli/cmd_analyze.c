@@ -91,12 +91,12 @@ static int parse_args(int argc, char **argv, struct analyze_opts *o)
 }
 
 /* The compare report of this one run. */
-static int write_report(const dmls_job *job, const char *path)
+static int write_report(const dmls_result *res, const char *path)
 {
 	dmls_compare c;
 	dmls_error err;
 	dmls_compare_init(&c);
-	int rc = dmls_compare_add_job(&c, job, &err);
+	int rc = dmls_compare_add(&c, res, &err);
 	if (!rc)
 		rc = dmls_report_html_write(&c, path, &err);
 	if (rc)
@@ -105,8 +105,7 @@ static int write_report(const dmls_job *job, const char *path)
 	return rc;
 }
 
-static int write_outputs(const dmls_job *job, const dmls_result *res,
-			 const struct analyze_opts *o)
+static int write_outputs(const dmls_result *res, const struct analyze_opts *o)
 {
 	int to_stdout = o->json && !strcmp(o->json, "-");
 	if (!o->quiet && !to_stdout)
@@ -121,7 +120,7 @@ static int write_outputs(const dmls_job *job, const dmls_result *res,
 			return err.status;
 		}
 	}
-	if (o->report && (rc = write_report(job, o->report)))
+	if (o->report && (rc = write_report(res, o->report)))
 		return rc;
 	return cli_flush_stdout("analyze");
 }
@@ -134,7 +133,7 @@ static int render(const dmls_job *job, const struct analyze_opts *o)
 	if (rc)
 		fprintf(stderr, "dmlscope analyze: out of memory\n");
 	else
-		rc = write_outputs(job, &res, o);
+		rc = write_outputs(&res, o);
 	dmls_result_release(&res);
 	return rc;
 }

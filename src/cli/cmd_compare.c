@@ -13,6 +13,7 @@
 #include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "dmlscope/compare.h"
+#include "dmlscope/render.h"
 
 static const char usage_text[] =
 	"usage: dmlscope compare RUN_OR_DATASET... [--json FILE|-] [--csv DIR]\n"

@@ -3,23 +3,30 @@
  *
  * The JSON array and runs.csv hold every column of dmls_compare_columns
  * (units in the key names, unknown values null / an empty cell); the
- * terminal table a readable subset in human units.  The long CSV tables
+ * terminal table the columns with a title, in human units (the unit of
+ * each column is its metric's, result.h).  The long CSV tables
  * (one row per run and point, a `run` column first) are what the report's
  * figures draw, for pandas or any plotting tool.
  */
-#include "dmlscope/compare.h"
+#include "dmlscope/render.h"
 
 #include <math.h>
 #include <string.h>
 
-#include "dmlscope/render.h"
+json_t *dmls_compare_row_json(const dmls_value *row)
+{
+	json_t *o = json_object();
+	for (size_t j = 0; j < dmls_compare_ncolumns; j++)
+		json_object_set_new(o, dmls_compare_columns[j].name, dmls_json_value(row[j]));
+	return o;
+}
 
 json_t *dmls_compare_json(const dmls_compare *c)
 {
 	json_t *a = json_array();
 	for (size_t i = 0; i < c->n; i++)
 		if (c->runs[i].row)
-			json_array_append(a, c->runs[i].row);
+			json_array_append_new(a, dmls_compare_row_json(c->runs[i].row));
 	return a;
 }
 
@@ -36,14 +43,14 @@ static void human(double v, const char *const *units, double base, char *buf, si
 		 units[u]);
 }
 
-static void cell_text(json_t *v, char unit, char *buf, size_t n)
+static void cell_text(dmls_value v, char unit, char *buf, size_t n)
 {
 	static const char *const bytes[] = {"B", "kB", "MB", "GB", "TB", NULL};
 	static const char *const rates[] = {"bit/s", "kbit/s", "Mbit/s", "Gbit/s", "Tbit/s", NULL};
-	double x = json_number_value(v);
-	if (json_is_string(v))
-		snprintf(buf, n, "%s", json_string_value(v));
-	else if (!json_is_number(v))
+	double x = v.type == DMLS_T_INT ? (double)v.i : v.r;
+	if (v.type == DMLS_T_STR)
+		snprintf(buf, n, "%s", v.s);
+	else if (v.type != DMLS_T_INT && v.type != DMLS_T_REAL)
 		snprintf(buf, n, "-");
 	else if (unit == 'b')
 		human(x, bytes, 1000, buf, n);
@@ -65,14 +72,14 @@ void dmls_compare_text(const dmls_compare *c, FILE *fp)
 	char buf[CELL];
 	size_t nc = dmls_compare_ncolumns < 64 ? dmls_compare_ncolumns : 64;
 	for (size_t j = 0; j < nc; j++) {
-		const dmls_compare_column *col = &dmls_compare_columns[j];
-		if (!col->title)
+		const char *title = dmls_compare_title(j);
+		if (!title)
 			continue;
-		w[j] = strlen(col->title);
+		w[j] = strlen(title);
 		for (size_t i = 0; i < c->n; i++) {
 			if (!c->runs[i].row)
 				continue;
-			cell_text(json_object_get(c->runs[i].row, col->key), col->unit, buf, CELL);
+			cell_text(c->runs[i].row[j], dmls_compare_unit(j), buf, CELL);
 			if (strlen(buf) > w[j])
 				w[j] = strlen(buf);
 		}
@@ -83,22 +90,22 @@ void dmls_compare_text(const dmls_compare *c, FILE *fp)
 	if (!rows)
 		return; /* the errors say why */
 	for (size_t j = 0; j < nc; j++) {
-		const dmls_compare_column *col = &dmls_compare_columns[j];
-		if (col->title)
-			fprintf(fp, "%s%*s", j ? "  " : "", col->unit == 's' ? -(int)w[j] : (int)w[j],
-				col->title);
+		const char *title = dmls_compare_title(j);
+		if (title)
+			fprintf(fp, "%s%*s", j ? "  " : "",
+				dmls_compare_unit(j) == DMLS_UNIT_TEXT ? -(int)w[j] : (int)w[j], title);
 	}
 	fputc('\n', fp);
 	for (size_t i = 0; i < c->n; i++) {
 		if (!c->runs[i].row)
 			continue;
 		for (size_t j = 0; j < nc; j++) {
-			const dmls_compare_column *col = &dmls_compare_columns[j];
-			if (!col->title)
+			char unit = dmls_compare_unit(j);
+			if (!dmls_compare_title(j))
 				continue;
-			cell_text(json_object_get(c->runs[i].row, col->key), col->unit, buf, CELL);
+			cell_text(c->runs[i].row[j], unit, buf, CELL);
 			/* text left, numbers right */
-			fprintf(fp, "%s%*s", j ? "  " : "", col->unit == 's' ? -(int)w[j] : (int)w[j],
+			fprintf(fp, "%s%*s", j ? "  " : "", unit == DMLS_UNIT_TEXT ? -(int)w[j] : (int)w[j],
 				buf);
 		}
 		fputc('\n', fp);
@@ -107,33 +114,41 @@ void dmls_compare_text(const dmls_compare *c, FILE *fp)
 
 /* ---- CSV ---- */
 
-/* One CSV cell: strings quoted when they need it, reals with 15 digits,
- * null empty. */
-static void csv_cell(FILE *fp, json_t *v)
+static void csv_text(FILE *fp, const char *s)
 {
-	if (json_is_string(v)) {
-		const char *s = json_string_value(v);
-		if (strpbrk(s, ",\"\n")) {
-			fputc('"', fp);
-			for (; *s; s++)
-				fprintf(fp, *s == '"' ? "\"\"" : "%c", *s);
-			fputc('"', fp);
-		} else {
-			fputs(s, fp);
-		}
-	} else if (json_is_integer(v)) {
-		fprintf(fp, "%lld", (long long)json_integer_value(v));
-	} else if (json_is_real(v)) {
-		fprintf(fp, "%.15g", json_real_value(v));
-	} else if (json_is_true(v) || json_is_false(v)) {
-		fputs(json_is_true(v) ? "1" : "0", fp);
+	if (!strpbrk(s, ",\"\n")) {
+		fputs(s, fp);
+		return;
+	}
+	fputc('"', fp);
+	for (; *s; s++)
+		fprintf(fp, *s == '"' ? "\"\"" : "%c", *s);
+	fputc('"', fp);
+}
+
+/* A real with 15 digits, unknown empty. */
+static void csv_real(FILE *fp, double v)
+{
+	if (isfinite(v))
+		fprintf(fp, "%.15g", v);
+}
+
+/* One CSV cell: strings quoted when they need it, null empty. */
+static void csv_cell(FILE *fp, dmls_value v)
+{
+	switch (v.type) {
+	case DMLS_T_STR: csv_text(fp, v.s); break;
+	case DMLS_T_INT: fprintf(fp, "%lld", (long long)v.i); break;
+	case DMLS_T_REAL: csv_real(fp, v.r); break;
+	case DMLS_T_BOOL: fputs(v.i ? "1" : "0", fp); break;
+	default: break;
 	}
 }
 
 static void write_runs(const dmls_compare *c, FILE *fp)
 {
 	for (size_t j = 0; j < dmls_compare_ncolumns; j++)
-		fprintf(fp, "%s%s", j ? "," : "", dmls_compare_columns[j].key);
+		fprintf(fp, "%s%s", j ? "," : "", dmls_compare_columns[j].name);
 	fputc('\n', fp);
 	for (size_t i = 0; i < c->n; i++) {
 		if (!c->runs[i].row)
@@ -141,22 +156,10 @@ static void write_runs(const dmls_compare *c, FILE *fp)
 		for (size_t j = 0; j < dmls_compare_ncolumns; j++) {
 			if (j)
 				fputc(',', fp);
-			csv_cell(fp, json_object_get(c->runs[i].row, dmls_compare_columns[j].key));
+			csv_cell(fp, c->runs[i].row[j]);
 		}
 		fputc('\n', fp);
 	}
-}
-
-static json_t *fig(const dmls_compare_run *r, const char *a, const char *b)
-{
-	return json_object_get(json_object_get(r->figures, a), b);
-}
-
-static void run_cell(FILE *fp, const dmls_compare_run *r)
-{
-	json_t *s = json_string(r->name);
-	csv_cell(fp, s);
-	json_decref(s);
 }
 
 static void write_throughput(const dmls_compare *c, FILE *fp)
@@ -164,14 +167,12 @@ static void write_throughput(const dmls_compare *c, FILE *fp)
 	fprintf(fp, "run,t_s,bin_s,wire_bytes,bps\n");
 	for (size_t i = 0; i < c->n; i++) {
 		const dmls_compare_run *r = &c->runs[i];
-		json_t *b = fig(r, "throughput", "wire_bytes");
-		double bin = json_number_value(fig(r, "throughput", "bin_s"));
-		double t0 = json_number_value(fig(r, "throughput", "t0_s"));
-		for (size_t k = 0; k < json_array_size(b); k++) {
-			double v = json_number_value(json_array_get(b, k));
-			run_cell(fp, r);
-			fprintf(fp, ",%.6f,%g,%.0f,%.1f\n", t0 + (double)k * bin, bin, v,
-				v * 8 / bin);
+		const dmls_compare_figures *f = &r->fig;
+		for (size_t k = 0; r->row && k < f->ntp; k++) {
+			double v = (double)f->tp_wire_bytes[k];
+			csv_text(fp, r->name);
+			fprintf(fp, ",%.6f,%g,%.0f,%.1f\n", f->tp_t0_s + (double)k * f->tp_bin_s,
+				f->tp_bin_s, v, v * 8 / f->tp_bin_s);
 		}
 	}
 }
@@ -181,12 +182,10 @@ static void write_burstiness(const dmls_compare *c, FILE *fp)
 	fprintf(fp, "run,timescale_s,peak_to_mean\n");
 	for (size_t i = 0; i < c->n; i++) {
 		const dmls_compare_run *r = &c->runs[i];
-		json_t *ts = fig(r, "burstiness", "timescales_s");
-		json_t *pm = fig(r, "burstiness", "peak_to_mean");
-		for (size_t k = 0; k < json_array_size(ts); k++) {
-			run_cell(fp, r);
-			fprintf(fp, ",%g,", json_number_value(json_array_get(ts, k)));
-			csv_cell(fp, json_array_get(pm, k));
+		for (size_t k = 0; r->row && r->fig.has_analysis && k < DMLS_NTAU; k++) {
+			csv_text(fp, r->name);
+			fprintf(fp, ",%g,", dmls_burst_tau_s[k]);
+			csv_real(fp, r->fig.peak_to_mean[k]);
 			fputc('\n', fp);
 		}
 	}
@@ -197,14 +196,12 @@ static void write_iterations(const dmls_compare *c, FILE *fp)
 	fprintf(fp, "run,iteration,start_s,payload_bytes\n");
 	for (size_t i = 0; i < c->n; i++) {
 		const dmls_compare_run *r = &c->runs[i];
-		json_t *st = fig(r, "iterations", "starts_s");
-		json_t *b = fig(r, "iterations", "payload_bytes");
-		for (size_t k = 0; k < json_array_size(st); k++) {
-			run_cell(fp, r);
+		for (size_t k = 0; r->row && r->fig.has_analysis && k < r->fig.niter; k++) {
+			csv_text(fp, r->name);
 			fprintf(fp, ",%zu,", k);
-			csv_cell(fp, json_array_get(st, k));
+			csv_real(fp, r->fig.starts_s[k]);
 			fputc(',', fp);
-			csv_cell(fp, json_array_get(b, k));
+			csv_real(fp, r->fig.iter_bytes[k]);
 			fputc('\n', fp);
 		}
 	}
@@ -215,17 +212,13 @@ static void write_accuracy(const dmls_compare *c, FILE *fp)
 	fprintf(fp, "run,type,cum_wire_bytes,accuracy\n");
 	for (size_t i = 0; i < c->n; i++) {
 		const dmls_compare_run *r = &c->runs[i];
-		json_t *x = fig(r, "accuracy", "cum_wire_bytes");
-		json_t *y = fig(r, "accuracy", "accuracy");
-		json_t *t = fig(r, "accuracy", "type");
-		for (size_t k = 0; k < json_array_size(x); k++) {
-			run_cell(fp, r);
+		for (size_t k = 0; r->row && r->fig.has_log && k < r->fig.nacc; k++) {
+			const dmls_acc_point *p = &r->fig.acc[k];
+			csv_text(fp, r->name);
+			fprintf(fp, ",%s,", p->is_epoch ? "epoch" : "batch");
+			csv_real(fp, p->cum_wire_bytes);
 			fputc(',', fp);
-			csv_cell(fp, json_array_get(t, k));
-			fputc(',', fp);
-			csv_cell(fp, json_array_get(x, k));
-			fputc(',', fp);
-			csv_cell(fp, json_array_get(y, k));
+			csv_real(fp, p->accuracy);
 			fputc('\n', fp);
 		}
 	}
@@ -236,17 +229,14 @@ static void write_matrix(const dmls_compare *c, FILE *fp)
 	fprintf(fp, "run,src,dst,wire_bytes\n");
 	for (size_t i = 0; i < c->n; i++) {
 		const dmls_compare_run *r = &c->runs[i];
-		json_t *h = fig(r, "matrix", "hosts"), *m = fig(r, "matrix", "wire_bytes");
-		for (size_t s = 0; s < json_array_size(h); s++)
-			for (size_t d = 0; d < json_array_size(h); d++) {
-				json_t *v = json_array_get(json_array_get(m, s), d);
-				if (json_number_value(v) <= 0)
+		const dmls_compare_figures *f = &r->fig;
+		for (size_t s = 0; r->row && s < f->nhosts; s++)
+			for (size_t d = 0; d < f->nhosts; d++) {
+				uint64_t v = f->wire_bytes[s * f->nhosts + d];
+				if (v == 0)
 					continue;
-				run_cell(fp, r);
-				fprintf(fp, ",%s,%s,", json_string_value(json_array_get(h, s)),
-					json_string_value(json_array_get(h, d)));
-				csv_cell(fp, v);
-				fputc('\n', fp);
+				csv_text(fp, r->name);
+				fprintf(fp, ",%s,%s,%lld\n", f->hosts[s], f->hosts[d], (long long)v);
 			}
 	}
 }

@@ -13,7 +13,7 @@
  * Inside <script>, "</script" or "<!--" would end or confuse the element:
  * every '<' in the JSON is written as \u003c (it can only occur in strings).
  */
-#include "dmlscope/compare.h"
+#include "dmlscope/render.h"
 #include "dmlscope/version.h"
 
 #include <errno.h>
@@ -26,12 +26,85 @@ static json_t *columns_json(void)
 {
 	json_t *a = json_array();
 	for (size_t j = 0; j < dmls_compare_ncolumns; j++) {
-		const dmls_compare_column *c = &dmls_compare_columns[j];
-		char unit[2] = {c->unit, '\0'};
-		json_array_append_new(a, json_pack("{s:s, s:s?, s:s}", "key", c->key, "title",
-						   c->title, "unit", unit));
+		char unit[2] = {dmls_compare_unit(j), '\0'};
+		json_array_append_new(a, json_pack("{s:s, s:s?, s:s}", "key",
+						   dmls_compare_columns[j].name, "title",
+						   dmls_compare_title(j), "unit", unit));
 	}
 	return a;
+}
+
+static json_t *reals(const double *v, size_t n)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(a, dmls_json_real(v[i]));
+	return a;
+}
+
+static json_t *matrix_json(const dmls_compare_figures *f)
+{
+	json_t *hosts = json_array(), *roles = json_array(), *wire = json_array();
+	for (size_t i = 0; i < f->nhosts; i++) {
+		json_t *row = json_array();
+		json_array_append_new(hosts, json_string(f->hosts[i]));
+		for (size_t j = 0; j < f->nhosts; j++)
+			json_array_append_new(
+				row, json_integer((json_int_t)f->wire_bytes[i * f->nhosts + j]));
+		json_array_append_new(wire, row);
+	}
+	for (size_t i = 0; i < f->nroles; i++)
+		json_array_append_new(roles, json_string(f->roles[i]));
+	return json_pack("{s:o, s:o, s:o}", "hosts", hosts, "roles", roles, "wire_bytes", wire);
+}
+
+static json_t *throughput_json(const dmls_compare_figures *f)
+{
+	json_t *o = json_object(), *bytes = json_array();
+	for (size_t i = 0; i < f->ntp; i++)
+		json_array_append_new(bytes, json_integer((json_int_t)f->tp_wire_bytes[i]));
+	json_object_set_new(o, "bin_s", json_real(f->tp_bin_s));
+	json_object_set_new(o, "t0_s", json_real(f->tp_t0_s));
+	json_object_set_new(o, "wire_bytes", bytes);
+	return o;
+}
+
+static json_t *accuracy_json(const dmls_compare_figures *f)
+{
+	if (!f->has_log)
+		return json_null();
+	json_t *o = json_object(), *x = json_array(), *y = json_array(), *type = json_array();
+	for (size_t i = 0; i < f->nacc; i++) {
+		json_array_append_new(x, dmls_json_real(f->acc[i].cum_wire_bytes));
+		json_array_append_new(y, dmls_json_real(f->acc[i].accuracy));
+		json_array_append_new(type, json_string(f->acc[i].is_epoch ? "epoch" : "batch"));
+	}
+	json_object_set_new(o, "cum_wire_bytes", x);
+	json_object_set_new(o, "accuracy", y);
+	json_object_set_new(o, "type", type);
+	return o;
+}
+
+/* What the figures draw (report.js): null where the run has no analysis or
+ * no train log. */
+static json_t *figures_json(const dmls_compare_figures *f)
+{
+	json_t *o = json_object(), *ts = json_null(), *ptm = json_null();
+	json_t *starts = json_null(), *bytes = json_null();
+	if (f->has_analysis) {
+		ts = reals(dmls_burst_tau_s, DMLS_NTAU);
+		ptm = reals(f->peak_to_mean, DMLS_NTAU);
+		starts = reals(f->starts_s, f->niter);
+		bytes = reals(f->iter_bytes, f->niter);
+	}
+	json_object_set_new(o, "matrix", matrix_json(f));
+	json_object_set_new(o, "throughput", throughput_json(f));
+	json_object_set_new(o, "burstiness",
+			    json_pack("{s:o, s:o}", "timescales_s", ts, "peak_to_mean", ptm));
+	json_object_set_new(o, "iterations",
+			    json_pack("{s:o, s:o}", "starts_s", starts, "payload_bytes", bytes));
+	json_object_set_new(o, "accuracy", accuracy_json(f));
+	return o;
 }
 
 static json_t *data_json(const dmls_compare *c)
@@ -43,8 +116,8 @@ static json_t *data_json(const dmls_compare *c)
 		json_object_set_new(o, "name", json_string(r->name));
 		json_object_set_new(o, "error", r->error.status ? json_string(r->error.msg)
 							       : json_null());
-		json_object_set(o, "row", r->row ? r->row : json_null());
-		json_object_set(o, "figures", r->figures ? r->figures : json_null());
+		json_object_set_new(o, "row", r->row ? dmls_compare_row_json(r->row) : json_null());
+		json_object_set_new(o, "figures", r->row ? figures_json(&r->fig) : json_null());
 		json_array_append_new(runs, o);
 	}
 	return json_pack("{s:{s:s, s:s}, s:o, s:o}", "tool", "name", "dmlscope", "version",

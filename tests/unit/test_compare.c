@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "dmlscope/compare.h"
+#include "dmlscope/render.h"
 #include "dmlscope/runlist.h"
 
 #define SAMPLES DMLS_SOURCE_DIR "/samples"
@@ -41,10 +42,26 @@ static void test_runlist(void **state)
 	assert_int_equal(rl.n, 0);
 }
 
+/* The row's value in the column named key. */
+static dmls_value cell(const dmls_compare_run *r, const char *key)
+{
+	for (size_t j = 0; j < dmls_compare_ncolumns; j++)
+		if (!strcmp(dmls_compare_columns[j].name, key))
+			return r->row[j];
+	fail_msg("no column %s", key);
+	return r->row[0];
+}
+
 static double num(const dmls_compare_run *r, const char *key)
 {
-	json_t *v = json_object_get(r->row, key);
-	return json_is_number(v) ? json_number_value(v) : NAN;
+	dmls_value v = cell(r, key);
+	return v.type == DMLS_T_INT ? (double)v.i : v.type == DMLS_T_REAL ? v.r : NAN;
+}
+
+static const char *str(const dmls_compare_run *r, const char *key)
+{
+	dmls_value v = cell(r, key);
+	return v.type == DMLS_T_STR ? v.s : "";
 }
 
 static void test_compare_samples(void **state)
@@ -62,21 +79,20 @@ static void test_compare_samples(void **state)
 	assert_string_equal(c.runs[2].name, DDP);
 	const dmls_compare_run *ddp = &c.runs[2];
 	assert_non_null(ddp->row);
-	assert_int_equal(json_object_size(ddp->row), dmls_compare_ncolumns);
-	assert_string_equal(json_string_value(json_object_get(ddp->row, "pattern")), "ring");
-	assert_string_equal(json_string_value(json_object_get(ddp->row, "backend")), "gloo");
+	assert_string_equal(str(ddp, "run"), DDP);
+	assert_string_equal(str(ddp, "pattern"), "ring");
+	assert_string_equal(str(ddp, "backend"), "gloo");
 	assert_true(num(ddp, "workers") == 4 && num(ddp, "ranks") == 4);
 	assert_true(num(ddp, "wire_bytes") > 1e8);
 	assert_true(num(ddp, "ptm_5ms") > 1);
 	assert_true(num(ddp, "final_accuracy") >= 0 && num(ddp, "final_accuracy") <= 1);
 	/* the 10 ms series holds every wire byte */
-	json_t *tp = json_object_get(ddp->figures, "throughput");
-	assert_true(fabs(json_number_value(json_object_get(tp, "bin_s")) - 0.01) < 1e-12);
-	json_t *b = json_object_get(tp, "wire_bytes");
+	assert_true(fabs(ddp->fig.tp_bin_s - 0.01) < 1e-12);
 	double sum = 0;
-	for (size_t i = 0; i < json_array_size(b); i++)
-		sum += json_number_value(json_array_get(b, i));
+	for (size_t i = 0; i < ddp->fig.ntp; i++)
+		sum += (double)ddp->fig.tp_wire_bytes[i];
 	assert_true(sum == num(ddp, "wire_bytes"));
+	assert_true(ddp->fig.has_log && ddp->fig.nacc > 0);
 	/* the JSON array has the rows only */
 	json_t *a = dmls_compare_json(&c);
 	assert_int_equal(json_array_size(a), 4);
