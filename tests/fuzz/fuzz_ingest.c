@@ -5,7 +5,7 @@
  * link type (so packet bytes are fuzzed even when no file header survives),
  * and the whole pipeline on the input cut in two captures "of one job":
  * merge on time, dedup across the two, the sinks with tiny table caps (so
- * folding runs), then the analysis.
+ * folding runs), then the analysis, its result and the JSON document.
  *
  *   CC=clang cmake -S . -B build-fuzz -DDMLS_FUZZ=ON -DDMLS_SANITIZE=ON
  *   cmake --build build-fuzz --target fuzz_ingest
@@ -20,6 +20,8 @@
 #include "dmlscope/capture.h"
 #include "dmlscope/decode.h"
 #include "dmlscope/input.h"
+#include "dmlscope/render.h"
+#include "dmlscope/result.h"
 #include "dmlscope/stats.h"
 
 static const int linktypes[] = {0, 1, 12, 14, 101, 108, 113, 228, 229, 276};
@@ -47,8 +49,14 @@ static void pipeline(const uint8_t *data, size_t size)
 	while (dmls_input_next(in, &p) == 1 && dmls_stats_add(&st, &p) == 0)
 		;
 	dmls_input_free(in);
-	dmls_analysis *a;
-	if (dmls_analysis_run(&a, &st, NULL, &err) == 0)
+	dmls_analysis *a = NULL;
+	if (dmls_stats_finish(&st) == 0 && dmls_analysis_run(&a, &st, NULL, &err) != 0)
+		a = NULL;
+	dmls_result res;
+	if (dmls_result_init_stats(&res, &st, a) == DMLS_OK)
+		json_decref(dmls_render_json(&res));
+	dmls_result_release(&res);
+	if (a)
 		dmls_analysis_free(a);
 	dmls_stats_release(&st);
 }
