@@ -1,6 +1,7 @@
 /*
- * capture_int.h - the reader's private state, shared by the pcap and pcapng
- * halves (src/io/pcap_reader.c, src/io/pcapng.c).  Not a public API.
+ * capture_int.h - the reader's private state, shared by the reader
+ * (src/io/reader.c), its window (rdbuf.c) and its format halves (pcap.c,
+ * pcapng.c).  Not a public API.
  *
  * Bytes come through one window, buf[start, end), over either the caller's
  * memory buffer (the window is the whole buffer and never refills) or a
@@ -41,7 +42,7 @@ struct dmls_reader {
 	size_t start, end;
 	uint64_t base;       /* file offset of buf[0] */
 	uint64_t nrec;       /* packet records delivered so far */
-	bool is_ng;
+	const struct dmls_format *fmt; /* the format the probe found */
 
 	/* pcap */
 	bool swap;
@@ -78,8 +79,27 @@ static inline uint32_t dmls_rd32(const uint8_t *p, bool swap)
 	return swap ? __builtin_bswap32(v) : v;
 }
 
+/* A capture format: does this magic number (the first four bytes, read
+ * little-endian) open it, open (the window at the file's start), next
+ * record (1, 0 at the end, -1 with err), first interface's link type. */
+typedef struct dmls_format {
+	const char *name;
+	int (*check)(uint32_t magic);
+	int (*open)(dmls_reader *r, uint32_t magic, dmls_error *err);
+	int (*next)(dmls_reader *r, dmls_record *rec, dmls_error *err);
+	int (*linktype)(const dmls_reader *r);
+} dmls_format;
+
+/* pcap half (src/io/pcap.c) */
+int dmls_pcap_check(uint32_t magic);
+int dmls_pcap_open(dmls_reader *r, uint32_t magic, dmls_error *err);
+int dmls_pcap_next(dmls_reader *r, dmls_record *rec, dmls_error *err);
+int dmls_pcap_linktype(const dmls_reader *r);
+
 /* pcapng half (src/io/pcapng.c) */
-int dmls_ng_open(dmls_reader *r, dmls_error *err);
+int dmls_ng_check(uint32_t magic);
+int dmls_ng_open(dmls_reader *r, uint32_t magic, dmls_error *err);
 int dmls_ng_next(dmls_reader *r, dmls_record *rec, dmls_error *err);
+int dmls_ng_linktype(const dmls_reader *r);
 
 #endif

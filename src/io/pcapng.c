@@ -258,7 +258,17 @@ static int ng_block(dmls_reader *r, dmls_record *rec, dmls_error *err)
 	return rc;
 }
 
-int dmls_ng_open(dmls_reader *r, dmls_error *err)
+int dmls_ng_check(uint32_t magic)
+{
+	return magic == 0x0a0d0d0au; /* Section Header Block */
+}
+
+int dmls_ng_linktype(const dmls_reader *r)
+{
+	return r->nifaces ? r->ifaces[0].linktype : -1;
+}
+
+int dmls_ng_open(dmls_reader *r, uint32_t magic, dmls_error *err)
 {
 	dmls_record rec;
 	int rc = ng_block(r, &rec, err); /* the first SHB */
