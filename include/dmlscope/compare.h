@@ -53,8 +53,7 @@ typedef struct dmls_compare_figures {
 	size_t nhosts;
 	char (*hosts)[DMLS_HOST_NAME]; /* rows and columns: addresses, "other" */
 	uint64_t *wire_bytes;          /* nhosts x nhosts, row = source */
-	size_t nroles;
-	const char **roles;            /* dmls_role_name of every host, table order */
+	const char **roles;            /* each row's dmls_role_name, "other" for other */
 	/* all wire bytes (result.h: figure) */
 	double tp_bin_s, tp_t0_s;
 	size_t ntp;

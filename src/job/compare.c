@@ -143,18 +143,17 @@ static int matrix_figure(dmls_compare_figures *f, const dmls_result *r)
 	size_t n = r->matrix.n;
 	f->hosts = alloc(n, sizeof(*f->hosts));
 	f->wire_bytes = alloc(n * n, sizeof(*f->wire_bytes));
-	f->roles = alloc(st->nhosts, sizeof(*f->roles));
+	f->roles = alloc(n, sizeof(*f->roles));
 	if (!f->hosts || !f->wire_bytes || !f->roles)
 		return DMLS_ENOMEM;
 	f->nhosts = n;
-	for (size_t i = 0; i < n; i++)
-		snprintf(f->hosts[i], sizeof(f->hosts[i]), "%s",
-			 r->matrix.host[i] == SIZE_MAX ? "other" : st->hosts[r->matrix.host[i]].name);
+	for (size_t i = 0; i < n; i++) {
+		const dmls_host *h = r->matrix.host[i] == SIZE_MAX ? NULL : &st->hosts[r->matrix.host[i]];
+		snprintf(f->hosts[i], sizeof(f->hosts[i]), "%s", h ? h->name : "other");
+		f->roles[i] = h ? dmls_role_name(h->role) : "other";
+	}
 	if (n)
 		memcpy(f->wire_bytes, r->matrix.wire_bytes, n * n * sizeof(*f->wire_bytes));
-	f->nroles = st->nhosts;
-	for (size_t i = 0; i < st->nhosts; i++)
-		f->roles[i] = dmls_role_name(st->hosts[i].role);
 	return DMLS_OK;
 }
 

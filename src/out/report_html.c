@@ -48,13 +48,12 @@ static json_t *matrix_json(const dmls_compare_figures *f)
 	for (size_t i = 0; i < f->nhosts; i++) {
 		json_t *row = json_array();
 		json_array_append_new(hosts, json_string(f->hosts[i]));
+		json_array_append_new(roles, json_string(f->roles[i]));
 		for (size_t j = 0; j < f->nhosts; j++)
 			json_array_append_new(
 				row, json_integer((json_int_t)f->wire_bytes[i * f->nhosts + j]));
 		json_array_append_new(wire, row);
 	}
-	for (size_t i = 0; i < f->nroles; i++)
-		json_array_append_new(roles, json_string(f->roles[i]));
 	return json_pack("{s:o, s:o, s:o}", "hosts", hosts, "roles", roles, "wire_bytes", wire);
 }
 
