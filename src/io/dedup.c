@@ -35,11 +35,11 @@
  * study's `tcpdump src <own ip>`), every packet comes from its owner and
  * nothing is dropped.
  *
- * The flows live in an open-addressing table (linear probing; Knuth,
- * TAOCP vol. 3, 6.4, algorithm L) that doubles at 3/4 load up to
- * max_flows slots; at the cap, the flows least recently seen are forgotten
- * (the table is rebuilt keeping the more recent half of the time span,
- * repeatedly), so memory grows with flows, never with packets.
+ * The flows live in a dense array found through the one pass's hash index
+ * (itable.h), up to 3/4 of max_flows of them; at the cap, the flows least
+ * recently seen are forgotten (the array keeps the more recent half of the
+ * time span, repeatedly, and is indexed again), so memory grows with flows,
+ * never with packets.
  *
  * Other protocols (UDP, ICMP, ...) and IP fragments without a TCP header:
  * exact match.  Two copies are the same packet when they share the key
@@ -85,7 +85,7 @@ typedef struct flow_key {
 
 struct dmls_dedup_flow {
 	flow_key key;
-	bool used, has_ack; /* has_ack: ack is valid */
+	bool has_ack;      /* ack is valid */
 	uint32_t hash, owner;
 	uint32_t hi;       /* highest sequence end delivered (RFC 793 SEG.SEQ+SEG.LEN) */
 	uint32_t ack;      /* highest acknowledgment number delivered */
@@ -106,12 +106,11 @@ int dmls_dedup_init(dmls_dedup *d, int64_t window_ns, uint64_t max_size, uint64_
 	d->head = d->tail = 1; /* seq 0 means "no entry" */
 	d->ring = calloc(d->size, sizeof(*d->ring));
 	d->buckets = calloc(d->size, sizeof(*d->buckets));
-	d->max_flows = max_flows < INIT_FLOWS ? INIT_FLOWS : max_flows;
-	d->flow_size = INIT_FLOWS;
-	d->flows = calloc(d->flow_size, sizeof(*d->flows));
+	d->max_flows = (max_flows < INIT_FLOWS ? INIT_FLOWS : max_flows) / 4 * 3;
+	dmls_itable_init(&d->flow_idx);
 	d->nfiles = nfiles;
 	d->ended = calloc(nfiles ? nfiles : 1, sizeof(*d->ended));
-	if (!d->ring || !d->buckets || !d->flows || !d->ended) {
+	if (!d->ring || !d->buckets || !d->ended) {
 		dmls_dedup_release(d);
 		return -1;
 	}
@@ -123,6 +122,7 @@ void dmls_dedup_release(dmls_dedup *d)
 	free(d->ring);
 	free(d->buckets);
 	free(d->flows);
+	dmls_itable_release(&d->flow_idx);
 	free(d->ended);
 	d->ring = NULL;
 	d->buckets = NULL;
@@ -245,57 +245,43 @@ static uint32_t flow_hash(const flow_key *k)
 	return (uint32_t)h;
 }
 
-/* The slot holding k, or the empty slot where it would go. */
-static dmls_dedup_flow *flow_slot(dmls_dedup_flow *t, uint64_t size, const flow_key *k,
-				  uint32_t h)
+static int flow_eq(const void *ctx, uint32_t i, const void *key)
 {
-	uint64_t mask = size - 1;
-	for (uint64_t i = h & mask;; i = (i + 1) & mask) {
-		dmls_dedup_flow *f = &t[i];
-		if (!f->used || (f->hash == h && memcmp(&f->key, k, sizeof(*k)) == 0))
-			return f;
-	}
+	return memcmp(&((const dmls_dedup *)ctx)->flows[i].key, key, sizeof(flow_key)) == 0;
 }
 
-/* Move the flows seen at or after cutoff into a table of size slots.
- * Returns false if out of memory: keep the old table. */
-static bool flows_rebuild(dmls_dedup *d, uint64_t size, int64_t cutoff)
+/* Keep the flows seen at or after cutoff (in order) and index them again. */
+static void flows_keep_since(dmls_dedup *d, int64_t cutoff)
 {
-	dmls_dedup_flow *t = calloc(size, sizeof(*t));
-	if (!t)
-		return false;
 	uint64_t n = 0;
-	for (uint64_t i = 0; i < d->flow_size; i++) {
-		const dmls_dedup_flow *f = &d->flows[i];
-		if (f->used && f->last_ts >= cutoff) {
-			*flow_slot(t, size, &f->key, f->hash) = *f;
-			n++;
-		}
-	}
-	free(d->flows);
-	d->flows = t;
-	d->flow_size = size;
+	for (uint64_t i = 0; i < d->nflows; i++)
+		if (d->flows[i].last_ts >= cutoff)
+			d->flows[n++] = d->flows[i];
 	d->nflows = n;
-	return true;
+	dmls_itable_clear(&d->flow_idx);
+	for (uint64_t i = 0; i < n; i++) /* the slots are there: cannot fail */
+		(void)dmls_itable_insert(&d->flow_idx, d->flows[i].hash, (uint32_t)i);
 }
 
-/* Make room for one more flow (load at most 3/4): double the table, or at
- * the cap forget the flows not seen in the older half of the time span
- * between the least recently seen flow and now.  False if out of memory. */
+/* Room for one more flow: grow the array, or at the cap forget the flows
+ * not seen in the older half of the time span between the least recently
+ * seen flow and now.  False if out of memory. */
 static bool flows_room(dmls_dedup *d, int64_t now)
 {
-	if ((d->nflows + 1) * 4 <= d->flow_size * 3)
-		return true;
-	if (d->flow_size < d->max_flows && flows_rebuild(d, d->flow_size * 2, INT64_MIN))
-		return true;
-	while ((d->nflows + 1) * 4 > d->flow_size * 3) {
+	while (d->nflows >= d->max_flows) {
 		int64_t oldest = now;
-		for (uint64_t i = 0; i < d->flow_size; i++)
-			if (d->flows[i].used && d->flows[i].last_ts < oldest)
+		for (uint64_t i = 0; i < d->nflows; i++)
+			if (d->flows[i].last_ts < oldest)
 				oldest = d->flows[i].last_ts;
-		int64_t cutoff = oldest + (now - oldest) / 2 + 1;
-		if (!flows_rebuild(d, d->flow_size, cutoff))
+		flows_keep_since(d, oldest + (now - oldest) / 2 + 1);
+	}
+	if (d->nflows == d->flow_cap) {
+		uint64_t cap = d->flow_cap ? d->flow_cap * 2 : INIT_FLOWS;
+		dmls_dedup_flow *f = realloc(d->flows, cap * sizeof(*f));
+		if (!f)
 			return false;
+		d->flows = f;
+		d->flow_cap = cap;
 	}
 	return true;
 }
@@ -326,22 +312,22 @@ static bool tcp_check(dmls_dedup *d, const dmls_pkt *p, uint32_t file)
 	uint32_t end = p->tcp_seq + (uint32_t)p->payload_bytes +
 		       !!(p->tcp_flags & DMLS_TCP_SYN) + !!(p->tcp_flags & DMLS_TCP_FIN);
 
-	dmls_dedup_flow *f = flow_slot(d->flows, d->flow_size, &k, h);
-	if (!f->used) {
-		if (!flows_room(d, p->ts_ns))
+	long fi = dmls_itable_find(&d->flow_idx, h, flow_eq, d, &k);
+	if (fi < 0) {
+		if (!flows_room(d, p->ts_ns) ||
+		    dmls_itable_insert(&d->flow_idx, h, (uint32_t)d->nflows))
 			return false; /* cannot remember it: count it */
-		f = flow_slot(d->flows, d->flow_size, &k, h);
+		dmls_dedup_flow *f = &d->flows[d->nflows++];
 		memset(f, 0, sizeof(*f));
-		f->used = true;
 		f->key = k;
 		f->hash = h;
 		f->hi = end;
 		f->owner = file;
 		f->owner_ts = f->last_ts = p->ts_ns;
-		d->nflows++;
 		flow_cover(f, p, end);
 		return false;
 	}
+	dmls_dedup_flow *f = &d->flows[fi];
 	if (p->ts_ns > f->last_ts)
 		f->last_ts = p->ts_ns;
 	if (f->owner != file) {

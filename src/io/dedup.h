@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "dmlscope/decode.h"
+#include "dmlscope/itable.h"
 
 typedef struct dmls_dedup_entry dmls_dedup_entry;
 typedef struct dmls_dedup_flow dmls_dedup_flow;
@@ -20,9 +21,10 @@ typedef struct dmls_dedup {
 	uint64_t head, tail;     /* live entries have seq in [head, tail) */
 	dmls_dedup_entry *ring;  /* slot = seq & (size - 1) */
 	uint64_t *buckets;       /* newest seq of each hash chain, 0 = none */
-	/* TCP: one owner per directional flow (open addressing) */
-	uint64_t nflows, flow_size, max_flows; /* used, slots, cap on slots */
+	/* TCP: one owner per directional flow, in a dense array */
+	uint64_t nflows, flow_cap, max_flows; /* used, allocated, cap */
 	dmls_dedup_flow *flows;
+	dmls_itable flow_idx;
 	uint32_t nfiles;
 	bool *ended; /* file reached its end */
 } dmls_dedup;

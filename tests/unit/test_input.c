@@ -344,8 +344,8 @@ static void test_dedup_flow_table(void **st)
 		p.sport = (uint16_t)(k + 1);
 		p.src[15] = (uint8_t)(k >> 16);
 		assert_false(dmls_dedup_check(&d, &p, 0));
-		assert_true(d.nflows * 4 <= d.flow_size * 3);
-		assert_true(d.flow_size <= 1024);
+		assert_true(d.nflows <= 1024 / 4 * 3); /* the cap: 3/4 of max_flows */
+		assert_true(d.flow_cap <= 1024);
 	}
 	p.ts_ns += 1000;
 	assert_true(dmls_dedup_check(&d, &p, 1)); /* the last flow's copy */
