@@ -6,20 +6,24 @@
  * per iteration per worker and the gradient size they imply, regularity,
  * on/off phases and burstiness.  Owned by the analysis stage (src/analysis).
  *
- * Pipeline (dmls_analysis_run, src/analysis/analysis.c):
- *   1. pattern.c     the payload volume graph without control-plane pairs,
- *                    its connected components (the largest is "the job"),
- *                    static shape (ring, star, tree, clique, butterfly,
- *                    hierarchical)
- *      pattern_view.c which ranks' sending the capture holds; on a partial
- *                    view the shape of the observed senders' edges, ranks
- *                    from their data peers and contacts
- *   2. iterations.c  period from the autocorrelation of the job's hosts'
- *                    1 ms payload series, boundaries, bytes per worker
- *   3. pattern.c     pairwise check: do partners change from one
- *                    iteration-long window to the next?
- *   4. S from bytes per worker and the pattern (doc/analysis.md)
- *   5. phases.c, burstiness.c, trainlog_metrics.c
+ * Pipeline (dmls_analysis_run, src/analysis/analysis.c): stages in one
+ * forward order, each reading what the ones before it left:
+ *   shape        pattern.c: the payload volume graph without control-plane
+ *                pairs, its connected components (the largest is "the job"),
+ *                static shape (ring, star, tree, clique, butterfly,
+ *                hierarchical); pattern_view.c: which ranks' sending the
+ *                capture holds, on a partial view the shape of the observed
+ *                senders' edges; roles
+ *   clock        iterations.c, byteclock.c: iterations of the workers,
+ *                boundaries, bytes per worker
+ *   shape_final  pattern.c and friends with the iterations: per-iteration
+ *                pair volumes, changing partners (pairwise), two ranks, the
+ *                tree's root; final roles
+ *   clock_final  the iterations again only when the final roles changed
+ *                the workers
+ *   volume       S from bytes per worker and the pattern (doc/analysis.md)
+ *   phases, burst (the burst sink's total, per host from its series),
+ *   train_log
  *
  * Unknown numbers are NAN in the struct.  Host indexes refer to st->hosts
  * and stay valid while st lives.  Nothing here prints or renders: the
@@ -201,8 +205,6 @@ void dmls_iterations_drop_first(dmls_iterations *it);
 void dmls_iterations_period(dmls_iterations *it);
 void dmls_iterations_release(dmls_iterations *it);
 
-/* Burstiness of a series (any bin width). */
-void dmls_burst_compute(dmls_burst *b, const dmls_series *s, double span_s);
 /* On/off phases of a 1 ms series. */
 void dmls_phases_compute(dmls_phases *ph, const dmls_series *s, double gap_threshold_s);
 

@@ -1,17 +1,18 @@
 /*
- * stats.c - the one pass: hosts, volume matrix, flows and time series.
+ * stats.c - the one pass: every packet through the sinks (sink.h), in order:
+ *   totals  packets, bytes and span, exact whatever the tables fold
+ *   series  the total wire bytes (pair class) and payload (host class)
+ *   burst   E(tau), B_max(r) of the wire bytes at 100 us, online (burst.c)
+ *   tables  hosts, pairs and flows (tables.c) with their series
+ * then finish, and the merge of partial states (merge.c for the tables).
  *
- * Each packet updates three indexes (itable.h: hosts by address, pairs by
- * host indexes, flows by directional 5-tuple) over dense arrays in
- * first-seen order, which keeps the output stable, a handful of sparse
- * series (series.c) and the online burstiness window (burst.c).  Nothing is
- * allocated per packet once a host, pair, flow or series chunk exists.
- *
- * Bounded memory (stats.h): tables fold their smaller half into `other` at
- * the cap (fold_*), series classes coarsen past their budget
- * (class_coarsen).  Both are rare events that cost one pass over a table,
- * amortized over the half table of new entries (or the doubling of memory)
- * that must come before the next one.
+ * A TCP/UDP packet finds its flow first (one hash of addresses and ports),
+ * which knows its hosts and pair; other packets find their hosts and pair,
+ * through a one-entry cache.  Bounded memory (stats.h): a table at its cap
+ * folds its smaller half (fold.c) and from then on admits a new key at its
+ * second sighting (the doorkeeper below); a series class past its budget
+ * coarsens (classes.c).  Nothing is allocated per packet once an entry and
+ * its series' run exist.
  *
  * Flows are directional 5-tuples (the study captured each worker's outgoing
  * packets only, so a TCP connection shows as one flow per direction), and
