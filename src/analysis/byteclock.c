@@ -63,6 +63,11 @@
 #define FIRST_WIN 0.05 /* the first anchor: within this share of B of the phase */
 #define FIRST_SHARE 0.25 /* the first anchor: at least this share of the family's median gap */
 #define JITTER 0.01 /* bytes per iteration vary by this much (retransmissions) */
+/* B from the anchors' spacing past this many steps: the histogram's bin
+ * (1/lag of B, lag ~ bins / iterations) drifts the fold by ~n^2 / bins of B
+ * over n iterations, which matters from a few dozen on, while over a few
+ * steps one anchor off by a share of B moves the spacing more than that. */
+#define REFINE_STEPS 32
 
 typedef struct bgap {
 	double pos, len;
@@ -260,12 +265,13 @@ size_t dmls_byteclock_starts(const double *x, size_t n, double thr, size_t *star
 	/* B from the histogram is quantized by its bin (1 / lag of B): over a
 	 * long capture's thousands of iterations that drifts the fold by
 	 * several B.  The anchors' own spacing does not drift: track once,
-	 * take B as their mean spacing, then fold and track again. */
+	 * take B as their mean spacing, then fold and track again (from
+	 * REFINE_STEPS steps on). */
 	double B = lag * d;
 	for (int pass = 0; pass < 2; pass++) {
 		double span = 0, steps = 0;
 		ns = track(x, n, thr, g, ng, B, total, end_on, starts, &span, &steps);
-		if (pass > 0 || !(steps >= 2) || !(span > 0))
+		if (pass > 0 || !(steps >= REFINE_STEPS) || !(span > 0))
 			break;
 		double B1 = span / steps;
 		B = B1;
