@@ -7,6 +7,7 @@
  * hosts' indexes.  A table at its cap folds first (fold.c).
  */
 #include "flow/stats_int.h"
+#include "util/grow.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -67,20 +68,6 @@ void st_reset_cache(dmls_stats *st)
 	st->last_s = st->last_d = st->last_pair = -1;
 }
 
-/* Grow an array of elem-sized items to hold one more. */
-static int grow(void **arr, size_t *cap, size_t n, size_t elem)
-{
-	if (n < *cap)
-		return 0;
-	size_t ncap = *cap ? *cap * 2 : 16;
-	void *p = realloc(*arr, ncap * elem);
-	if (!p)
-		return -1;
-	*arr = p;
-	*cap = ncap;
-	return 0;
-}
-
 long dmls_stats_find_host(const dmls_stats *st, const uint8_t addr[16])
 {
 	return dmls_itable_find(&st->host_idx, st_hash_addr(addr), eq_host, st, addr);
@@ -99,7 +86,7 @@ long st_host_get(dmls_stats *st, const uint8_t addr[16])
 		return i;
 	if (st->nhosts >= st->max_hosts && st_fold_hosts(st))
 		return -1;
-	if (grow((void **)&st->hosts, &st->hosts_cap, st->nhosts, sizeof(dmls_host)) ||
+	if (dmls_grow((void **)&st->hosts, &st->hosts_cap, st->nhosts, sizeof(dmls_host), 16) ||
 	    dmls_itable_insert(&st->host_idx, st_hash_addr(addr), (uint32_t)st->nhosts))
 		return -1;
 	dmls_host *h = &st->hosts[st->nhosts];
@@ -119,7 +106,7 @@ long st_pair_get(dmls_stats *st, uint32_t src, uint32_t dst)
 		return i;
 	if (st->npairs >= st->max_pairs && st_fold_pairs(st))
 		return -1;
-	if (grow((void **)&st->pairs, &st->pairs_cap, st->npairs, sizeof(dmls_pair)) ||
+	if (dmls_grow((void **)&st->pairs, &st->pairs_cap, st->npairs, sizeof(dmls_pair), 16) ||
 	    dmls_itable_insert(&st->pair_idx, st_hash_pair(src, dst), (uint32_t)st->npairs))
 		return -1;
 	dmls_pair *p = &st->pairs[st->npairs];
@@ -138,7 +125,7 @@ long st_flow_new(dmls_stats *st, const flow_key *k, uint64_t hv, uint32_t s, uin
 {
 	if (st->nflows >= st->max_flows && st_fold_flows(st))
 		return -1;
-	if (grow((void **)&st->flows, &st->flows_cap, st->nflows, sizeof(dmls_flow)) ||
+	if (dmls_grow((void **)&st->flows, &st->flows_cap, st->nflows, sizeof(dmls_flow), 16) ||
 	    dmls_itable_insert(&st->flow_idx, hv, (uint32_t)st->nflows))
 		return -1;
 	dmls_flow *f = &st->flows[st->nflows];

@@ -59,6 +59,7 @@
  * the oldest are forgotten (a rare duplicate may then be counted twice).
  */
 #include "io/dedup.h"
+#include "util/grow.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -275,14 +276,10 @@ static bool flows_room(dmls_dedup *d, int64_t now)
 				oldest = d->flows[i].last_ts;
 		flows_keep_since(d, oldest + (now - oldest) / 2 + 1);
 	}
-	if (d->nflows == d->flow_cap) {
-		uint64_t cap = d->flow_cap ? d->flow_cap * 2 : INIT_FLOWS;
-		dmls_dedup_flow *f = realloc(d->flows, cap * sizeof(*f));
-		if (!f)
-			return false;
-		d->flows = f;
-		d->flow_cap = cap;
-	}
+	size_t cap = (size_t)d->flow_cap;
+	if (dmls_grow((void **)&d->flows, &cap, (size_t)d->nflows, sizeof(*d->flows), INIT_FLOWS))
+		return false;
+	d->flow_cap = cap;
 	return true;
 }
 

@@ -18,16 +18,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "util/grow.h"
+
 static int log_push(dmls_trainlog *log, const dmls_log_row *r)
 {
-	if (log->nrows == log->cap) {
-		size_t ncap = log->cap ? log->cap * 2 : 64;
-		dmls_log_row *n = realloc(log->rows, ncap * sizeof(*n));
-		if (!n)
-			return -1;
-		log->rows = n;
-		log->cap = ncap;
-	}
+	if (dmls_grow((void **)&log->rows, &log->cap, log->nrows, sizeof(*log->rows), 64))
+		return -1;
 	log->rows[log->nrows++] = *r;
 	return 0;
 }

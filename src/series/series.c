@@ -10,6 +10,7 @@
  * run extends it with zeros, which costs less than a run header.
  */
 #include "dmlscope/series.h"
+#include "util/grow.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -95,15 +96,8 @@ static int extend(dmls_series *s, size_t r, int64_t k)
 /* A new run holding bin k, inserted at index r. */
 static int insert_run(dmls_series *s, size_t r, int64_t k)
 {
-	if (s->nruns == s->rcap) {
-		size_t cap = s->rcap ? s->rcap * 2 : 4;
-		dmls_series_run *n = realloc(s->runs, cap * sizeof(*n));
-		if (!n)
-			return -1;
-		s->runs = n;
-		s->rcap = cap;
-	}
-	if (reserve_values(s, 1))
+	if (dmls_grow((void **)&s->runs, &s->rcap, s->nruns, sizeof(*s->runs), 4) ||
+	    reserve_values(s, 1))
 		return -1;
 	memmove(&s->runs[r + 1], &s->runs[r], (s->nruns - r) * sizeof(*s->runs));
 	s->runs[r] = (dmls_series_run){k, (uint32_t)s->nv, 1};
