@@ -231,8 +231,8 @@ static size_t track(const double *x, size_t n, double thr, const bgap *g, size_t
 	return ns;
 }
 
-size_t dmls_byteclock_starts(const double *x, size_t n, double thr, size_t *starts,
-			     double *B_out, double *peak)
+size_t dmls_byteclock_starts(dmls_fft *fft, const double *x, size_t n, double thr,
+			     size_t *starts, double *B_out, double *peak)
 {
 	*B_out = NAN;
 	*peak = NAN;
@@ -254,11 +254,11 @@ size_t dmls_byteclock_starts(const double *x, size_t n, double thr, size_t *star
 		goto out;
 	double d = total / (double)m;
 	histogram(g, ng, d, SMOOTH, h, m);
-	double lag = dmls_period_acf(h, m, peak);
+	double lag = dmls_period_acf(fft, h, m, peak);
 	long wide = lround(JITTER * lag);
 	if (lag > 0 && wide > SMOOTH) { /* again, as wide as the bytes jitter */
 		histogram(g, ng, d, wide, h, m);
-		lag = dmls_period_acf(h, m, peak);
+		lag = dmls_period_acf(fft, h, m, peak);
 	}
 	if (!(lag > 0) || !(*peak >= 0.15))
 		goto out;

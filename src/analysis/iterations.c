@@ -88,6 +88,7 @@ typedef struct job_series {
 	double *x;
 	const size_t *pairs; /* the series is these pairs' (a partial view), or NULL */
 	size_t npairs;
+	dmls_fft fft;        /* the transforms' plans, one set per search */
 } job_series;
 
 /* The job series: the sum of ser[0..n) (all on one bin grid). */
@@ -123,7 +124,7 @@ static int job_series_build(job_series *js, const dmls_stats *st, const dmls_ser
 }
 
 /* ACF period in bins of js (0 if none). */
-static double acf_period(const job_series *js, double *peak)
+static double acf_period(job_series *js, double *peak)
 {
 	size_t f = 1;
 	while ((js->n + f - 1) / f > MAX_ACF_BINS)
@@ -134,7 +135,7 @@ static double acf_period(const job_series *js, double *peak)
 		return 0;
 	for (size_t k = 0; k < js->n; k++)
 		y[k / f] += js->x[k];
-	double lag = dmls_period_acf(y, m, peak);
+	double lag = dmls_period_acf(&js->fft, y, m, peak);
 	free(y);
 	return lag * (double)f;
 }
@@ -232,7 +233,7 @@ static size_t gap_starts(cand *c, size_t nc, size_t *starts)
 
 /* Iteration starts (bins, ascending) into *starts; returns the count.
  * *last_on = the last on bin. */
-static size_t find_starts(dmls_iterations *it, const job_series *js, double T,
+static size_t find_starts(dmls_iterations *it, job_series *js, double T,
 			  size_t **starts, size_t *last_on, double *thr_out)
 {
 	size_t n = js->n, nnz = 0, nc = 0, ns = 0;
@@ -259,7 +260,8 @@ static size_t find_starts(dmls_iterations *it, const job_series *js, double T,
 	*last_on = prev_on;
 	if (nc == 0)
 		goto out;
-	ns = dmls_byteclock_starts(js->x, n, thr, *starts, &it->iter_bytes, &it->byte_peak);
+	ns = dmls_byteclock_starts(&js->fft, js->x, n, thr, *starts, &it->iter_bytes,
+				   &it->byte_peak);
 	if (ns >= 3) {
 		it->method = "byte-clock";
 	} else if (T > 0) {
@@ -502,5 +504,6 @@ int dmls_iterations_find_pairs(dmls_iterations *it, const dmls_stats *st, const 
 	}
 	free(starts);
 	free(js.x);
+	dmls_fft_release(&js.fft);
 	return rc;
 }

@@ -30,23 +30,50 @@
 
 #include "analysis/period.h"
 
+void dmls_fft_release(dmls_fft *f)
+{
+	if (f->fwd)
+		fftw_destroy_plan(f->fwd);
+	if (f->inv)
+		fftw_destroy_plan(f->inv);
+	fftw_free(f->d);
+	fftw_free(f->c);
+	*f = (dmls_fft){0};
+}
+
+/* Plans and buffers for size m (power of two); 0 or -1. */
+static int fft_ready(dmls_fft *f, size_t m)
+{
+	if (f->m == m)
+		return 0;
+	dmls_fft_release(f);
+	if (m > INT32_MAX)
+		return -1;
+	f->d = fftw_alloc_real(m);
+	f->c = fftw_alloc_complex(m / 2 + 1);
+	if (!f->d || !f->c)
+		return dmls_fft_release(f), -1;
+	/* FFTW_ESTIMATE plans without touching the arrays */
+	f->fwd = fftw_plan_dft_r2c_1d((int)m, f->d, f->c, FFTW_ESTIMATE);
+	f->inv = fftw_plan_dft_c2r_1d((int)m, f->c, f->d, FFTW_ESTIMATE);
+	if (!f->fwd || !f->inv)
+		return dmls_fft_release(f), -1;
+	f->m = m;
+	return 0;
+}
+
 /* r[0..n) from x[0..n); returns 0 or -1 (memory, flat series). */
-int dmls_autocorr(const double *x, size_t n, double *r)
+int dmls_autocorr(dmls_fft *fft, const double *x, size_t n, double *r)
 {
 	size_t m = 1;
 	while (m < 2 * n)
 		m <<= 1;
-	double *d = fftw_alloc_real(m);
-	fftw_complex *c = fftw_alloc_complex(m / 2 + 1);
-	fftw_plan fwd = NULL, inv = NULL;
+	dmls_fft local = {0}, *f = fft ? fft : &local;
 	int rc = -1;
-	if (!d || !c || m > INT32_MAX)
+	if (fft_ready(f, m))
 		goto out;
-	/* FFTW_ESTIMATE plans without touching the arrays */
-	fwd = fftw_plan_dft_r2c_1d((int)m, d, c, FFTW_ESTIMATE);
-	inv = fftw_plan_dft_c2r_1d((int)m, c, d, FFTW_ESTIMATE);
-	if (!fwd || !inv)
-		goto out;
+	double *d = f->d;
+	fftw_complex *c = f->c;
 	double mean = 0;
 	for (size_t i = 0; i < n; i++)
 		mean += x[i];
@@ -54,34 +81,30 @@ int dmls_autocorr(const double *x, size_t n, double *r)
 	for (size_t i = 0; i < n; i++)
 		d[i] = x[i] - mean;
 	memset(d + n, 0, (m - n) * sizeof(double));
-	fftw_execute(fwd);
+	fftw_execute(f->fwd);
 	for (size_t i = 0; i <= m / 2; i++) {
 		c[i][0] = c[i][0] * c[i][0] + c[i][1] * c[i][1];
 		c[i][1] = 0;
 	}
-	fftw_execute(inv);
+	fftw_execute(f->inv);
 	if (d[0] > 0) {
 		for (size_t k = 0; k < n; k++)
 			r[k] = d[k] / d[0];
 		rc = 0;
 	}
 out:
-	if (fwd)
-		fftw_destroy_plan(fwd);
-	if (inv)
-		fftw_destroy_plan(inv);
-	fftw_free(d);
-	fftw_free(c);
+	if (f == &local)
+		dmls_fft_release(&local);
 	return rc;
 }
 
-double dmls_period_acf(const double *x, size_t n, double *peak)
+double dmls_period_acf(dmls_fft *fft, const double *x, size_t n, double *peak)
 {
 	*peak = NAN;
 	if (n < 8)
 		return 0;
 	double *r = malloc(n * sizeof(double));
-	if (!r || dmls_autocorr(x, n, r) < 0) {
+	if (!r || dmls_autocorr(fft, x, n, r) < 0) {
 		free(r);
 		return 0;
 	}

@@ -4,17 +4,30 @@
 
 #include <stddef.h>
 
-/* Period of x[0..n) in bins (fractional), 0 if none; *peak = r at it. */
-double dmls_period_acf(const double *x, size_t n, double *peak);
+/* The transforms' plans and buffers, kept from one autocorrelation to the
+ * next of the same size (an FFTW plan computes its trigonometric tables
+ * when made, which cost as much as the transform): one per search of the
+ * iterations.  Zero-initialize; dmls_fft_release frees. */
+typedef struct dmls_fft {
+	size_t m;           /* transform size of the plans, 0 when none */
+	void *fwd, *inv;    /* fftw_plan */
+	double *d;
+	void *c;            /* fftw_complex[m / 2 + 1] */
+} dmls_fft;
+void dmls_fft_release(dmls_fft *f);
+
+/* Period of x[0..n) in bins (fractional), 0 if none; *peak = r at it.
+ * fft may be NULL (plans made and dropped for this call). */
+double dmls_period_acf(dmls_fft *fft, const double *x, size_t n, double *peak);
 
 /* The full autocorrelation r[0..n) of x (biased); 0 or -1. */
-int dmls_autocorr(const double *x, size_t n, double *r);
+int dmls_autocorr(dmls_fft *fft, const double *x, size_t n, double *r);
 
 /* Iteration starts (bins) by the byte clock (byteclock.c); starts holds n.
  * Returns the count, 0 when the bytes show no period; *B = bytes per
  * iteration, *peak = autocorrelation in the byte domain. */
-size_t dmls_byteclock_starts(const double *x, size_t n, double thr, size_t *starts,
-			     double *B, double *peak);
+size_t dmls_byteclock_starts(dmls_fft *fft, const double *x, size_t n, double thr,
+			     size_t *starts, double *B, double *peak);
 
 /* Keep every other start when iterations alternate in who sends (halves.c).
  * hx holds nh host series of n bins each (hx[h*n + k]).  Returns the new count. */
