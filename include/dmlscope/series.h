@@ -52,17 +52,28 @@ int dmls_series_add(dmls_series *s, int64_t ts_ns, uint64_t bytes);
 /* Add bytes at bin index k. */
 int dmls_series_add_bin(dmls_series *s, int64_t k, uint64_t bytes);
 
-/* The fast path of dmls_series_add_bin: bin k inside the run hit last
- * (nothing to allocate, the range holding traffic already covers k).
- * Returns 1 when done, 0 when the caller must call dmls_series_add_bin. */
+/* The fast path of dmls_series_add_bin: bin k inside the run hit last, or
+ * just past it when that run ends the series and its buffer has room (the
+ * way time-ordered traffic arrives).  Allocates nothing.  Returns 1 when
+ * done, 0 when the caller must call dmls_series_add_bin. */
 static inline int dmls_series_add_fast(dmls_series *s, int64_t k, uint64_t bytes)
 {
 	if (s->last >= s->nruns)
 		return 0;
-	const dmls_series_run *u = &s->runs[s->last];
+	dmls_series_run *u = &s->runs[s->last];
 	uint64_t j = (uint64_t)(k - u->first);
-	if (j >= u->len)
-		return 0;
+	if (j >= u->len) {
+		uint64_t add = j - u->len + 1;
+		if (add > s->join || s->last + 1 != s->nruns || u->off + u->len != s->nv ||
+		    s->nv + add > s->vcap || j >= UINT32_MAX)
+			return 0;
+		for (uint64_t i = 0; i < add; i++)
+			s->v[s->nv + i] = 0;
+		s->nv += add;
+		u->len += (uint32_t)add;
+		if (k > s->max_bin)
+			s->max_bin = k;
+	}
 	s->v[u->off + j] += bytes;
 	s->total += bytes;
 	return 1;

@@ -230,7 +230,8 @@ static int add_scaled(dmls_series *dst, const dmls_series *src, int64_t ratio)
 		const dmls_series_run *u = &src->runs[r];
 		for (uint32_t j = 0; j < u->len; j++) {
 			uint64_t v = src->v[u->off + j];
-			if (v && dmls_series_add_bin(dst, floor_div(u->first + j, ratio), v))
+			int64_t k = floor_div(u->first + j, ratio);
+			if (v && !dmls_series_add_fast(dst, k, v) && dmls_series_add_bin(dst, k, v))
 				return -1;
 		}
 	}
@@ -246,7 +247,8 @@ int dmls_series_coarsen(dmls_series *s)
 {
 	dmls_series t;
 	dmls_series_init(&t, s->t0_ns, s->bin_ns * 2, s->join);
-	if (add_scaled(&t, s, 2)) {
+	/* room for the halved runs at once: bins are added in order, in place */
+	if (reserve_values(&t, s->nv / 2 + s->nruns + 1) || add_scaled(&t, s, 2)) {
 		dmls_series_release(&t);
 		return -1;
 	}
