@@ -41,9 +41,10 @@ typedef struct src {
 	dmls_reader *r;
 	bool live;
 	int64_t ts;
-	uint32_t caplen, origlen, datacap;
+	uint32_t caplen, origlen;
 	int linktype;
-	uint8_t *data;
+	const uint8_t *data; /* the record's bytes in its reader's window: valid
+			      * until that reader is called again (advance) */
 } src;
 
 typedef struct filter {
@@ -107,16 +108,6 @@ static bool advance(dmls_input *in, size_t i)
 	dmls_error e;
 	dmls_error_clear(&e);
 	int rc = dmls_reader_next(s->r, &rec, &e);
-	if (rc == 1 && rec.caplen > s->datacap) {
-		uint8_t *d = realloc(s->data, rec.caplen);
-		if (!d) {
-			dmls_fail(&e, DMLS_ENOMEM, "'%s': out of memory", in->files[i].path);
-			rc = -1;
-		} else {
-			s->data = d;
-			s->datacap = rec.caplen;
-		}
-	}
 	if (rc != 1) {
 		if (rc < 0)
 			note_error(in, i, &e);
@@ -127,8 +118,7 @@ static bool advance(dmls_input *in, size_t i)
 	s->caplen = rec.caplen;
 	s->origlen = rec.origlen;
 	s->linktype = rec.linktype;
-	if (rec.caplen)
-		memcpy(s->data, rec.data, rec.caplen);
+	s->data = rec.data; /* consumed (take_record) before this source's next read */
 	if (in->files[i].linktype < 0)
 		in->files[i].linktype = rec.linktype;
 	return true;
@@ -259,7 +249,6 @@ static void input_free_all(dmls_input *in)
 		return;
 	for (size_t i = 0; i < in->n; i++) {
 		dmls_reader_free(in->srcs[i].r);
-		free(in->srcs[i].data);
 		free(in->files[i].path);
 	}
 	for (size_t i = 0; i < in->nfilters; i++)
