@@ -155,6 +155,7 @@ typedef struct dmls_stats {
 	 * mergeable state also as a series (fine class) */
 	dmls_burst_stream fine;
 	int64_t fine_bin;          /* the open bin */
+	int64_t fine_end;          /* where it ends (ns) */
 	uint64_t fine_bytes;       /* its bytes so far */
 	int mergeable;
 	dmls_series fine_series;   /* mergeable only */

@@ -70,24 +70,6 @@ int st_class_double(dmls_stats *st, int c)
 	return 0;
 }
 
-/*
- * The series of one host, pair or flow, from its second packet on: a scan
- * or a flood makes an entry per packet, and an entry of one packet needs no
- * series until the end (dmls_stats_finish adds it then, for the entries
- * kept).  At the second packet the first one is added too, at its own time
- * (the other end of the entry's span), so the series stays exact.
- * count and total include the packet being added (ts, bytes).
- */
-int st_entry_series(dmls_stats *st, int c, dmls_series *s, uint64_t count, int64_t first,
-			int64_t last, uint64_t total, int64_t ts, uint64_t bytes)
-{
-	if (count < 2)
-		return 0;
-	if (count == 2 && st_class_add(st, c, s, ts == first ? last : first, total - bytes))
-		return -1;
-	return st_class_add(st, c, s, ts, bytes);
-}
-
 void st_class_forget(dmls_stats *st, int c, dmls_series *s)
 {
 	st->cls[c].mem_bytes -= dmls_series_mem_bytes(s);
@@ -100,4 +82,17 @@ int st_entry_single(dmls_stats *st, int c, dmls_series *s, uint64_t count, int64
 	if (count != 1 || !dmls_series_empty(s))
 		return 0;
 	return st_class_add(st, c, s, first, bytes);
+}
+
+int st_class_add_slow(dmls_stats *st, int c, dmls_series *s, int64_t bin, uint64_t bytes)
+{
+	size_t before = dmls_series_mem_bytes(s);
+	if (dmls_series_add_bin(s, bin, bytes))
+		return -1;
+	size_t after = dmls_series_mem_bytes(s);
+	if (after == before)
+		return 0;
+	dmls_series_class *k = &st->cls[c];
+	k->mem_bytes += after - before;
+	return k->mem_bytes > k->trigger_bytes ? st_class_coarsen(st, c) : 0;
 }

@@ -155,6 +155,7 @@ void dmls_stats_set_origin(dmls_stats *st, int64_t t0_ns)
 	dmls_series_init(&st->total_payload, t0_ns, st->cls[DMLS_CLASS_HOST].bin_ns, 0);
 	dmls_series_init(&st->fine_series, t0_ns, st->cls[DMLS_CLASS_FINE].bin_ns, 0);
 	st->fine_bin = INT64_MIN;
+	st->fine_end = INT64_MIN;
 	st->fine_bytes = 0;
 	if (dmls_burst_stream_init(&st->fine, FINE_BIN_NS))
 		st->oom = 1;
@@ -223,12 +224,13 @@ static int series_merge(dmls_stats *dst, const dmls_stats *src)
  * (burst.h); a mergeable state also keeps the bins */
 static int burst_add(dmls_stats *st, const dmls_pkt *p)
 {
-	int64_t d = ts_bin_floor(p->ts_ns - st->t0_ns, FINE_BIN_NS);
-	if (d > st->fine_bin || st->fine_bin == INT64_MIN) {
+	if (p->ts_ns >= st->fine_end) { /* past the open bin (most packets are in it) */
+		int64_t d = ts_bin_floor(p->ts_ns - st->t0_ns, FINE_BIN_NS);
 		if (st->fine_bytes)
 			dmls_burst_stream_push(&st->fine, st->fine_bin, (double)st->fine_bytes);
 		st->fine_bin = d;
 		st->fine_bytes = 0;
+		st->fine_end = st->t0_ns + (d + 1) * FINE_BIN_NS;
 	}
 	st->fine_bytes += p->wire_bytes; /* a late packet joins the open bin */
 	return st->mergeable ? st_class_add(st, DMLS_CLASS_FINE, &st->fine_series, p->ts_ns,

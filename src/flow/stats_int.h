@@ -52,8 +52,6 @@ void st_fold_add(dmls_fold *f, uint64_t packets, uint64_t wire, uint64_t payload
 dmls_series *st_class_series(dmls_stats *st, int c, size_t i);
 size_t st_class_mem(dmls_stats *st, int c);
 int st_class_coarsen(dmls_stats *st, int c);
-int st_entry_series(dmls_stats *st, int c, dmls_series *s, uint64_t count, int64_t first,
-		    int64_t last, uint64_t total, int64_t ts, uint64_t bytes);
 void st_class_forget(dmls_stats *st, int c, dmls_series *s);
 /* Double the bin width of every series of class c once. */
 int st_class_double(dmls_stats *st, int c);
@@ -79,20 +77,35 @@ static inline int64_t st_class_bin(dmls_stats *st, int c, int64_t ts)
 	return b;
 }
 
+/* The slow path of st_class_add (classes.c): a bin outside the run hit
+ * last, which may allocate, then the budget. */
+int st_class_add_slow(dmls_stats *st, int c, dmls_series *s, int64_t bin, uint64_t bytes);
+
 static inline int st_class_add(dmls_stats *st, int c, dmls_series *s, int64_t ts, uint64_t bytes)
 {
 	int64_t bin = st_class_bin(st, c, ts);
 	if (dmls_series_add_fast(s, bin, bytes))
 		return 0;
-	size_t before = dmls_series_mem_bytes(s);
-	if (dmls_series_add_bin(s, bin, bytes))
-		return -1;
-	size_t after = dmls_series_mem_bytes(s);
-	if (after == before)
+	return st_class_add_slow(st, c, s, bin, bytes);
+}
+
+/*
+ * The series of one host, pair or flow, from its second packet on: a scan
+ * or a flood makes an entry per packet, and an entry of one packet needs no
+ * series until the end (dmls_stats_finish adds it then, for the entries
+ * kept).  At the second packet the first one is added too, at its own time
+ * (the other end of the entry's span), so the series stays exact.
+ * count and total include the packet being added (ts, bytes).
+ */
+static inline int st_entry_series(dmls_stats *st, int c, dmls_series *s, uint64_t count,
+				  int64_t first, int64_t last, uint64_t total, int64_t ts,
+				  uint64_t bytes)
+{
+	if (count < 2)
 		return 0;
-	dmls_series_class *k = &st->cls[c];
-	k->mem_bytes += after - before;
-	return k->mem_bytes > k->trigger_bytes ? st_class_coarsen(st, c) : 0;
+	if (count == 2 && st_class_add(st, c, s, ts == first ? last : first, total - bytes))
+		return -1;
+	return st_class_add(st, c, s, ts, bytes);
 }
 
 #endif
