@@ -5,14 +5,104 @@
  * read a pcapng whose interfaces differ in link type or snap length (libpcap
  * issues 1078, 1252, 1321).  The window is the caller's whole buffer, or is
  * refilled from a FILE * by 1 MiB freads; records are handed out as
- * pointers into it.  The lowest layer of the reader: the format halves
- * (pcap.c, pcapng.c) read through it, and it calls neither.
+ * pointers into it.  A gzip-compressed stream (by content, not by name) is
+ * inflated into the window as it is read (zlib, RFC 1952), so a .pcap.gz
+ * costs no temporary file and no more memory.  The lowest layer of the
+ * reader: the format halves (pcap.c, pcapng.c) read through it, and it calls
+ * neither.
  */
 #include "io/capture_int.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <zlib.h>
+
+/* Up to want bytes of the raw stream into dst; sets eof at its end. */
+static int64_t raw_read(dmls_reader *r, uint8_t *dst, size_t want, dmls_error *err)
+{
+	size_t got = fread(dst, 1, want, r->fp);
+	if (got < want) {
+		if (ferror(r->fp))
+			return dmls_fail(err, DMLS_EIO, "'%s': read error: %s", r->name,
+					 strerror(errno)), -1;
+		r->eof = true;
+	}
+	return (int64_t)got;
+}
+
+/* Up to want bytes inflated from the compressed stream into dst. */
+static int64_t gz_read(dmls_reader *r, uint8_t *dst, size_t want, dmls_error *err)
+{
+	z_stream *z = r->z;
+	z->next_out = dst;
+	z->avail_out = (uInt)want;
+	while (z->avail_out > 0) {
+		if (z->avail_in == 0 && !r->zeof) {
+			size_t got = fread(r->zin, 1, DMLS_READ_CHUNK, r->fp);
+			if (got < DMLS_READ_CHUNK) {
+				if (ferror(r->fp))
+					return dmls_fail(err, DMLS_EIO, "'%s': read error: %s",
+							 r->name, strerror(errno)), -1;
+				r->zeof = true;
+			}
+			z->next_in = r->zin;
+			z->avail_in = (uInt)got;
+		}
+		if (z->avail_in == 0 && r->zeof) {
+			r->eof = true; /* a stream cut short ends as a truncated record */
+			break;
+		}
+		int rc = inflate(z, Z_NO_FLUSH);
+		if (rc == Z_STREAM_END) {
+			inflateReset(z); /* another member may follow */
+			continue;
+		}
+		if (rc != Z_OK && rc != Z_BUF_ERROR)
+			return dmls_fail(err, DMLS_EBAD, "'%s': corrupt gzip data at byte %llu: %s",
+					 r->name, (unsigned long long)z->total_in,
+					 z->msg ? z->msg : "inflate failed"), -1;
+	}
+	return (int64_t)(want - z->avail_out);
+}
+
+int dmls_rd_gzip_start(dmls_reader *r, dmls_error *err)
+{
+	int64_t have = dmls_rd_fill(r, 2, err);
+	if (have < 2 || r->buf[r->start] != 0x1f || r->buf[r->start + 1] != 0x8b)
+		return have < 0 ? -1 : 0;
+	z_stream *z = calloc(1, sizeof(*z));
+	r->zin = malloc(DMLS_READ_CHUNK);
+	if (!z || !r->zin || inflateInit2(z, 15 + 16) != Z_OK) {
+		free(z);
+		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
+	}
+	r->z = z;
+	/* what was read raw is the start of the compressed stream */
+	memcpy(r->zin, r->buf + r->start, (size_t)have);
+	z->next_in = r->zin;
+	z->avail_in = (uInt)have;
+	r->zeof = r->eof;
+	r->eof = false;
+	r->start = r->end = 0;
+	r->base = 0;
+	return 0;
+}
+
+void dmls_rd_gzip_free(dmls_reader *r)
+{
+	if (r->z) {
+		inflateEnd(r->z);
+		free(r->z);
+	}
+	free(r->zin);
+	if (r->mem_fp)
+		fclose(r->mem_fp);
+	r->z = NULL;
+	r->zin = NULL;
+	r->mem_fp = NULL;
+}
 
 int64_t dmls_rd_fill(dmls_reader *r, size_t n, dmls_error *err)
 {
@@ -39,14 +129,11 @@ int64_t dmls_rd_fill(dmls_reader *r, size_t n, dmls_error *err)
 	r->end = have;
 	while (r->end < n && !r->eof) {
 		size_t want = r->cap - r->end;
-		size_t got = fread(r->own_buf + r->end, 1, want, r->fp);
-		r->end += got;
-		if (got < want) {
-			if (ferror(r->fp))
-				return dmls_fail(err, DMLS_EIO, "'%s': read error: %s", r->name,
-						 strerror(errno)), -1;
-			r->eof = true;
-		}
+		int64_t got = r->z ? gz_read(r, r->own_buf + r->end, want, err)
+				   : raw_read(r, r->own_buf + r->end, want, err);
+		if (got < 0)
+			return -1;
+		r->end += (size_t)got;
 	}
 	return (int64_t)(r->end - r->start);
 }

@@ -34,6 +34,18 @@ static int probe(dmls_reader *r, dmls_error *err)
 			r->fmt = &formats[i];
 			return formats[i].open(r, magic, err);
 		}
+	static const struct {
+		uint8_t magic[4];
+		size_t len;
+		const char *what;
+	} packed[] = {{{0xfd, '7', 'z', 'X'}, 4, "xz: decompress it first (xz -d)"},
+		      {{0x28, 0xb5, 0x2f, 0xfd}, 4, "zstd: decompress it first (zstd -d)"},
+		      {{'B', 'Z', 'h'}, 3, "bzip2: decompress it first (bzip2 -d)"},
+		      {{'P', 'K', 3, 4}, 4, "zip: extract the capture first"}};
+	for (size_t i = 0; i < sizeof(packed) / sizeof(packed[0]); i++)
+		if (!memcmp(p, packed[i].magic, packed[i].len))
+			return dmls_fail(err, DMLS_EBAD, "'%s': compressed with %s", r->name,
+					 packed[i].what);
 	return dmls_fail(err, DMLS_EBAD,
 			 "'%s': not a pcap or pcapng capture (magic %02x%02x%02x%02x)", r->name,
 			 p[0], p[1], p[2], p[3]);
@@ -55,7 +67,7 @@ static dmls_reader *reader_new(const char *name, dmls_error *err)
 
 static int finish_open(dmls_reader **out, dmls_reader *r, dmls_error *err)
 {
-	if (probe(r, err)) {
+	if ((r->fp && dmls_rd_gzip_start(r, err)) || probe(r, err)) {
 		dmls_reader_free(r);
 		*out = NULL;
 		return err ? err->status : DMLS_EBAD;
@@ -67,6 +79,17 @@ static int finish_open(dmls_reader **out, dmls_reader *r, dmls_error *err)
 int dmls_reader_open_buffer(dmls_reader **out, const uint8_t *buf, size_t len,
 			    const char *name, dmls_error *err)
 {
+	if (len >= 2 && buf[0] == 0x1f && buf[1] == 0x8b) { /* gzip: read it as a stream */
+		FILE *fp = fmemopen((void *)buf, len, "rb");
+		if (!fp)
+			return dmls_fail(err, DMLS_ENOMEM, "out of memory");
+		int rc = dmls_reader_open_stream(out, fp, name, err);
+		if (rc)
+			fclose(fp);
+		else
+			(*out)->mem_fp = fp;
+		return rc;
+	}
 	dmls_reader *r = reader_new(name, err);
 	if (!r)
 		return DMLS_EIO;
@@ -145,6 +168,7 @@ void dmls_reader_free(dmls_reader *r)
 		return;
 	if (r->own_fp && r->fp)
 		fclose(r->fp);
+	dmls_rd_gzip_free(r);
 	free(r->own_buf);
 	free(r->ifaces);
 	free(r->name);

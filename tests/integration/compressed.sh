@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Compressed captures, by content not by name: a gzip'd capture (file, odd
+# name, standard input) gives the same document as the plain one; a gzip
+# stream cut short gives what came before it and exit 1; xz, zstd and
+# bzip2 are named with how to decompress; corrupt gzip is one line, exit 1.
+set -u
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+fail=0
+cap="$SRCDIR/samples/pytorch_ddp-mobilenetv2-adam-16-gloo-normal-ring/worker-0-tcpdump.pcap"
+command -v gzip >/dev/null || { echo "skip: no gzip"; exit 77; }
+gzip -c "$cap" >"$tmp/w.pcap.gz"
+cp "$tmp/w.pcap.gz" "$tmp/noext"
+doc() { # the document without the file's path
+	/usr/bin/python3 -c 'import json,sys; d=json.load(sys.stdin)
+for f in d["input"]["files"]: f["path"] = ""
+print(json.dumps(d, sort_keys=True))'
+}
+"$DMLSCOPE" analyze "$cap" --quiet --json - | doc >"$tmp/plain"
+for f in "$tmp/w.pcap.gz" "$tmp/noext"; do
+	"$DMLSCOPE" analyze "$f" --quiet --json - | doc >"$tmp/z"
+	cmp -s "$tmp/plain" "$tmp/z" || { echo "FAIL $(basename "$f"): not the plain document"; fail=1; }
+done
+"$DMLSCOPE" analyze - --quiet --json - <"$tmp/w.pcap.gz" | doc >"$tmp/z"
+cmp -s "$tmp/plain" "$tmp/z" || { echo "FAIL gzip on standard input"; fail=1; }
+
+head -c 100000 "$tmp/w.pcap.gz" >"$tmp/cut.gz"
+"$DMLSCOPE" analyze "$tmp/cut.gz" --quiet --json "$tmp/cut.json" 2>"$tmp/err"
+rc=$?
+n=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["input"]["packets"])' "$tmp/cut.json" 2>/dev/null || echo 0)
+if [ $rc != 1 ] || [ "$n" -le 0 ] || [ "$(wc -l <"$tmp/err")" != 1 ] || ! grep -q "cut.gz" "$tmp/err"; then
+	echo "FAIL cut gzip: exit $rc, $n packets, $(cat "$tmp/err")"; fail=1
+fi
+
+expect_bad() { # NAME PATTERN: exit 1, one line naming the file and matching
+	"$DMLSCOPE" analyze "$tmp/$1" --quiet >/dev/null 2>"$tmp/err"
+	local rc=$?
+	if [ $rc != 1 ] || [ "$(wc -l <"$tmp/err")" != 1 ] || ! grep -Eq "'.*$1': $2" "$tmp/err"; then
+		echo "FAIL $1: exit $rc, $(cat "$tmp/err")"; fail=1
+	fi
+}
+printf '\xfd7zXZ\0rest' >"$tmp/a.xz";       expect_bad a.xz "compressed with xz"
+printf '\x28\xb5\x2f\xfdrest' >"$tmp/a.zst"; expect_bad a.zst "compressed with zstd"
+printf 'BZh91AY&SY' >"$tmp/a.bz2";          expect_bad a.bz2 "compressed with bzip2"
+printf '\x1f\x8b\x09\0garbage-garbage' >"$tmp/bad.gz"; expect_bad bad.gz "corrupt gzip data"
+[ $fail = 0 ] && echo "compressed: gzip by content (file, stdin), cut, xz/zstd/bzip2 named, corrupt"
+exit $fail
