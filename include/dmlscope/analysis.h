@@ -137,6 +137,7 @@ typedef struct dmls_trainlog_metrics {
 } dmls_trainlog_metrics;
 
 #define DMLS_MAX_NOTES 8
+#define DMLS_BURST_MAX_HOSTS 64
 typedef struct dmls_analysis {
 	dmls_pattern pattern;
 	dmls_iterations iter;
@@ -154,7 +155,9 @@ typedef struct dmls_analysis {
 	dmls_phases phases;
 	dmls_burst burst_total;   /* total wire bytes, 100 us bins */
 	size_t nhosts;
-	dmls_burst *burst_host;   /* per host tx payload, 1 ms bins (tau 100us NAN) */
+	dmls_burst *burst_host;   /* per host tx payload, 1 ms bins (tau 100us NAN): every
+				   * host up to DMLS_BURST_MAX_HOSTS, else the busiest senders */
+	size_t *burst_host_idx;   /* st->hosts index of burst_host[i], in table order */
 	dmls_trainlog_metrics log;
 	size_t nnotes;
 	char notes[DMLS_MAX_NOTES][160];

@@ -141,7 +141,9 @@ typedef struct dmls_result {
 		double ptm_5ms;          /* total's peak-to-mean at 5 ms */
 		const char *series, *hosts_series;
 		size_t nhosts;
-		const dmls_burst *hosts; /* per host (stats->hosts order) tx payload, 1 ms */
+		const dmls_burst *hosts; /* per host tx payload, 1 ms: hosts[i] is
+					  * stats->hosts[host_idx[i]] */
+		const size_t *host_idx;
 	} burst;
 
 	struct {

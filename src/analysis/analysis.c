@@ -428,18 +428,44 @@ static int stage_phases(stage_ctx *c, dmls_error *err)
 	return 0;
 }
 
+static int cmp_sent(const void *x, const void *y, void *ctx)
+{
+	const dmls_stats *st = ctx;
+	size_t a = *(const size_t *)x, b = *(const size_t *)y;
+	uint64_t u = st->hosts[a].tx_payload_bytes, v = st->hosts[b].tx_payload_bytes;
+	return u != v ? (u < v ? 1 : -1) : (a > b) - (a < b);
+}
+
+static int cmp_idx(const void *x, const void *y)
+{
+	size_t a = *(const size_t *)x, b = *(const size_t *)y;
+	return (a > b) - (a < b);
+}
+
+/* Per-host burstiness: every host up to DMLS_BURST_MAX_HOSTS, else the
+ * ones that sent the most payload (a scan's thousands of one-packet hosts
+ * have no burstiness worth a line each), in table order. */
 static int stage_burst(stage_ctx *c, dmls_error *err)
 {
 	dmls_analysis *a = c->a;
 	const dmls_stats *st = c->st;
 	double dur = dmls_stats_duration_s(st);
 	a->burst_total = st->burst_total; /* the burst sink's, 100 us bins */
-	a->nhosts = st->nhosts;
-	a->burst_host = calloc(st->nhosts ? st->nhosts : 1, sizeof(dmls_burst));
-	if (!a->burst_host)
+	size_t n = st->nhosts < DMLS_BURST_MAX_HOSTS ? st->nhosts : DMLS_BURST_MAX_HOSTS;
+	a->burst_host = calloc(n ? n : 1, sizeof(dmls_burst));
+	a->burst_host_idx = malloc((st->nhosts ? st->nhosts : 1) * sizeof(size_t));
+	if (!a->burst_host || !a->burst_host_idx)
 		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
 	for (size_t i = 0; i < st->nhosts; i++)
-		dmls_burst_compute(&a->burst_host[i], &st->hosts[i].tx_payload, dur);
+		a->burst_host_idx[i] = i;
+	if (st->nhosts > n) {
+		qsort_r(a->burst_host_idx, st->nhosts, sizeof(size_t), cmp_sent, (void *)st);
+		qsort(a->burst_host_idx, n, sizeof(size_t), cmp_idx);
+	}
+	a->nhosts = n;
+	for (size_t i = 0; i < n; i++)
+		dmls_burst_compute(&a->burst_host[i], &st->hosts[a->burst_host_idx[i]].tx_payload,
+				   dur);
 	return 0;
 }
 
@@ -494,5 +520,6 @@ void dmls_analysis_free(dmls_analysis *a)
 	dmls_iterations_release(&a->iter);
 	dmls_trainlog_metrics_release(&a->log);
 	free(a->burst_host);
+	free(a->burst_host_idx);
 	free(a);
 }

@@ -48,7 +48,7 @@ static int iterations_csv(const dmls_result *r, const char *dir, dmls_error *err
 /* The total's rows, then each host's. */
 static const dmls_burst *scope(const dmls_result *r, size_t h, const char **name)
 {
-	*name = h == 0 ? "total" : r->stats->hosts[h - 1].name;
+	*name = h == 0 ? "total" : r->stats->hosts[r->burst.host_idx[h - 1]].name;
 	return h == 0 ? r->burst.total : &r->burst.hosts[h - 1];
 }
 

@@ -189,7 +189,8 @@ static json_t *burst_hosts(const dmls_result *r)
 		json_object_set_new(o, "drain_rates_bps", drain_rates(r));
 		json_object_set_new(o, "max_backlog_bytes",
 				    reals(b->max_backlog_bytes, DMLS_NRATE));
-		json_object_set_new(o, "addr", json_string(r->stats->hosts[i].name));
+		json_object_set_new(o, "addr",
+				    json_string(r->stats->hosts[r->burst.host_idx[i]].name));
 		json_array_append_new(a, o);
 	}
 	return a;

@@ -149,6 +149,7 @@ static void bursts(dmls_result *r, const dmls_analysis *a)
 	r->burst.hosts_series = "host tx payload bytes, 1 ms bins";
 	r->burst.nhosts = a->nhosts < r->stats->nhosts ? a->nhosts : r->stats->nhosts;
 	r->burst.hosts = a->burst_host;
+	r->burst.host_idx = a->burst_host_idx;
 	r->phases.bin_s = a->phases.bin_s;
 	r->phases.gap_threshold_s = a->phases.gap_threshold_s;
 	r->phases.duty_cycle = a->phases.duty_cycle;
