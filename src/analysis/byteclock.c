@@ -247,7 +247,7 @@ size_t dmls_byteclock_starts(dmls_fft *fft, const double *x, size_t n, double th
 	double end_on = 0;
 	size_t ng = g ? collect_gaps(x, n, thr, g, &total, &end_on) : 0, ns = 0;
 	size_t m = 4096;
-	while (m < 64 * ng && m < ((size_t)1 << 18))
+	while (m < 64 * ng && m < ((size_t)1 << 17))
 		m <<= 1;
 	double *h = ng >= 3 && total > 0 ? calloc(m, sizeof(double)) : NULL;
 	if (!h)

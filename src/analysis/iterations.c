@@ -6,7 +6,7 @@
  * when the capture is long so that at most 2^21 bins are held (35 minutes at 1 ms; an hour at 2 ms).
  *
  * Period guide T: the autocorrelation (period.c) of that series, itself
- * coarsened to at most 2^18 bins.
+ * coarsened to at most 2^17 bins.
  *
  * Boundaries: a bin is "on" when it holds at least 2 % of the 99th
  * percentile of non-empty bins (control chatter stays "off").  Every run
@@ -72,7 +72,7 @@
 #include "dmlscope/analysis.h"
 
 #define MAX_BINS (1u << 21)
-#define MAX_ACF_BINS (1u << 18)
+#define MAX_ACF_BINS (1u << 17)
 #define ON_FRACTION 0.02
 #define TRACK_LO 0.7
 #define START_QUANTILE 0.1
