@@ -57,6 +57,11 @@ const char *dmls_reader_format(const dmls_reader *r);
 int dmls_reader_linktype(const dmls_reader *r);
 const char *dmls_reader_name(const dmls_reader *r);
 
+/* Bytes of the file (or buffer) consumed so far, compressed bytes for a
+ * compressed capture; and its size, 0 when unknown (a pipe). */
+uint64_t dmls_reader_pos(const dmls_reader *r);
+uint64_t dmls_reader_size(const dmls_reader *r);
+
 void dmls_reader_free(dmls_reader *r);
 
 #endif

@@ -81,6 +81,11 @@ const dmls_input_counts *dmls_input_get_counts(const dmls_input *in);
 size_t dmls_input_nfiles(const dmls_input *in);
 const dmls_input_file *dmls_input_get_file(const dmls_input *in, size_t i);
 
+/* How far the reading is: bytes consumed from all captures (compressed
+ * bytes for compressed ones) and their total size (0 when some size is
+ * unknown: a pipe). */
+void dmls_input_progress(const dmls_input *in, uint64_t *done_bytes, uint64_t *total_bytes);
+
 /* The first error met by any file (status DMLS_OK if none). */
 const dmls_error *dmls_input_error(const dmls_input *in);
 

@@ -23,6 +23,11 @@ typedef struct dmls_job_opts {
 	int64_t bin_ns;     /* throughput bin, 0 = 1 ms */
 	const char *filter; /* BPF expression or NULL */
 	dmls_stats_limits limits; /* table caps, zeros = defaults */
+	/* Called every 65536 packets while reading (may be NULL): bytes read
+	 * of total (0: unknown), packets so far.  The library prints nothing;
+	 * the caller decides (the CLI: on a terminal, unless --quiet). */
+	void (*progress)(void *ctx, uint64_t done_bytes, uint64_t total_bytes, uint64_t packets);
+	void *progress_ctx;
 } dmls_job_opts;
 
 typedef struct dmls_job {

@@ -11,6 +11,7 @@
 
 #include "cli/cli_util.h"
 #include "cli/commands.h"
+#include "cli/progress.h"
 #include "dmlscope/compare.h"
 #include "dmlscope/job.h"
 #include "dmlscope/render.h"
@@ -145,9 +146,12 @@ int cmd_analyze(int argc, char **argv)
 		return DMLS_EUSAGE;
 	dmls_job job;
 	dmls_error err;
-	dmls_job_opts jo = {o.bin_ns, o.filter, o.limits};
+	cli_progress prog;
+	cli_progress_init(&prog, "dmlscope analyze", o.quiet);
+	dmls_job_opts jo = {o.bin_ns, o.filter, o.limits, cli_progress_cb, &prog};
 	int rc = dmls_job_analyze(&job, (const char *const *)argv + optind,
 				  (size_t)(argc - optind), &jo, &err);
+	cli_progress_end(&prog);
 	if (rc) {
 		fprintf(stderr, "dmlscope analyze: %s\n", err.msg);
 		dmls_job_release(&job);

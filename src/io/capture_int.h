@@ -51,6 +51,7 @@ struct dmls_reader {
 	uint8_t *zin;        /* compressed bytes read from fp */
 	bool zeof;           /* fp has no more compressed bytes */
 	FILE *mem_fp;        /* fmemopen of a compressed buffer (ours) */
+	uint64_t size;       /* of the file or buffer, 0 unknown */
 
 	/* pcap */
 	bool swap;

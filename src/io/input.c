@@ -399,6 +399,23 @@ const dmls_error *dmls_input_error(const dmls_input *in)
 	return &in->first_err;
 }
 
+void dmls_input_progress(const dmls_input *in, uint64_t *done_bytes, uint64_t *total_bytes)
+{
+	uint64_t done = 0, total = 0;
+	int known = 1;
+	for (size_t i = 0; i < in->n; i++) {
+		const dmls_reader *r = in->srcs[i].r;
+		if (!r)
+			continue;
+		uint64_t size = dmls_reader_size(r);
+		done += in->srcs[i].live ? dmls_reader_pos(r) : size;
+		total += size;
+		known &= size > 0;
+	}
+	*done_bytes = done;
+	*total_bytes = known ? total : 0;
+}
+
 void dmls_input_free(dmls_input *in)
 {
 	input_free_all(in);

@@ -13,6 +13,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <zlib.h>
+
 static const dmls_format formats[] = {
 	{"pcap", dmls_pcap_check, dmls_pcap_open, dmls_pcap_next, dmls_pcap_linktype},
 	{"pcapng", dmls_ng_check, dmls_ng_open, dmls_ng_next, dmls_ng_linktype},
@@ -84,10 +86,12 @@ int dmls_reader_open_buffer(dmls_reader **out, const uint8_t *buf, size_t len,
 		if (!fp)
 			return dmls_fail(err, DMLS_ENOMEM, "out of memory");
 		int rc = dmls_reader_open_stream(out, fp, name, err);
-		if (rc)
+		if (rc) {
 			fclose(fp);
-		else
+		} else {
 			(*out)->mem_fp = fp;
+			(*out)->size = len;
+		}
 		return rc;
 	}
 	dmls_reader *r = reader_new(name, err);
@@ -96,6 +100,7 @@ int dmls_reader_open_buffer(dmls_reader **out, const uint8_t *buf, size_t len,
 	r->buf = buf;
 	r->end = len;
 	r->eof = true;
+	r->size = len;
 	return finish_open(out, r, err);
 }
 
@@ -123,7 +128,8 @@ int dmls_reader_open_file(dmls_reader **out, const char *path, dmls_error *err)
 	if (!fp)
 		return dmls_fail(err, DMLS_EIO, "'%s': cannot open: %s", path, strerror(errno));
 	struct stat stb;
-	if (fstat(fileno(fp), &stb) == 0 && S_ISDIR(stb.st_mode)) {
+	int have_stat = fstat(fileno(fp), &stb) == 0;
+	if (have_stat && S_ISDIR(stb.st_mode)) {
 		fclose(fp);
 		return dmls_fail(err, DMLS_EIO, "'%s': is a directory", path);
 	}
@@ -134,6 +140,8 @@ int dmls_reader_open_file(dmls_reader **out, const char *path, dmls_error *err)
 		return rc;
 	}
 	(*out)->own_fp = true;
+	if (have_stat && S_ISREG(stb.st_mode))
+		(*out)->size = (uint64_t)stb.st_size;
 	return DMLS_OK;
 }
 
@@ -160,6 +168,16 @@ int dmls_reader_linktype(const dmls_reader *r)
 const char *dmls_reader_name(const dmls_reader *r)
 {
 	return r->name;
+}
+
+uint64_t dmls_reader_pos(const dmls_reader *r)
+{
+	return r->z ? (uint64_t)((const z_stream *)r->z)->total_in : r->base + r->start;
+}
+
+uint64_t dmls_reader_size(const dmls_reader *r)
+{
+	return r->size;
 }
 
 void dmls_reader_free(dmls_reader *r)

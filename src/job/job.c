@@ -27,7 +27,12 @@ static int read_packets(dmls_job *job, const dmls_job_opts *opts, dmls_error *er
 	if (rc)
 		return rc;
 	dmls_pkt p;
+	uint64_t done, total;
 	while (dmls_input_next(in, &p) == 1) {
+		if (opts->progress && (job->stats.packets & 0xffff) == 0) {
+			dmls_input_progress(in, &done, &total);
+			opts->progress(opts->progress_ctx, done, total, job->stats.packets);
+		}
 		if (dmls_stats_add(&job->stats, &p)) {
 			dmls_input_free(in);
 			return dmls_fail(err, DMLS_ENOMEM, "out of memory after %llu packets",
