@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/cli_util.h"
 #include "cli/commands.h"
@@ -259,6 +260,23 @@ static int write_out(const dmls_gen_schedule *s, const struct gen_opts *o, const
 	return rc;
 }
 
+/* The one line a person wants at the end: what was written where. */
+static void summary(const dmls_gen_schedule *s, const struct gen_opts *o, const char *fmt)
+{
+	uint64_t bytes = 0;
+	for (size_t i = 0; i < s->nmsgs; i++)
+		bytes += s->msgs[i].bytes;
+	struct stat sb;
+	char size[48] = "";
+	if (strcmp(o->out, "-") && stat(o->out, &sb) == 0)
+		snprintf(size, sizeof(size), ", %.3g MB on disk", (double)sb.st_size / 1e6);
+	fprintf(stderr,
+		"dmlscope generate: '%s': %s of %s, %zu ranks, %zu iterations over %.3f s, "
+		"%zu messages, %.4g MB of payload%s\n",
+		o->out, fmt, dmls_pattern_name(s->job.pattern), s->job.workers,
+		s->job.iterations, (double)s->end_ns / 1e9, s->nmsgs, (double)bytes / 1e6, size);
+}
+
 int cmd_generate(int argc, char **argv)
 {
 	struct gen_opts o = {0};
@@ -283,6 +301,8 @@ int cmd_generate(int argc, char **argv)
 		hint = "; see 'dmlscope generate --help'";
 	if (!rc)
 		rc = write_out(&s, &o, fmt, &err);
+	if (!rc)
+		summary(&s, &o, fmt);
 	dmls_gen_schedule_release(&s);
 	if (rc)
 		fprintf(stderr, "dmlscope generate: %s%s\n", err.msg, hint);
