@@ -61,7 +61,14 @@ static int parse_args(int argc, char **argv, struct analyze_opts *o)
 	while ((c = getopt_long(argc, argv, ":qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'j': o->json = optarg; break;
-		case 'c': o->csv = optarg; break;
+		case 'c':
+			if (!strcmp(optarg, "-")) { /* several files: not one stream */
+				fprintf(stderr, "dmlscope analyze: --csv takes a folder, not '-' "
+						"(it writes several files)\n");
+				return -1;
+			}
+			o->csv = optarg;
+			break;
 		case 'r': o->report = optarg; break;
 		case 'f': o->filter = optarg; break;
 		case 'q': o->quiet = 1; break;

@@ -87,6 +87,10 @@ static int check_keys(const dmls_formula *fm, const char *const *kv, size_t nkv,
 		if (!known)
 			return dmls_fail(err, DMLS_EBAD, "'%.*s' is not a variable of the model "
 					 "'%s'", (int)(eq - kv[i]), kv[i], fm->text);
+		for (size_t j = 0; j < i; j++) /* a variable given twice: which one? */
+			if (!strncmp(kv[j], kv[i], (size_t)(eq - kv[i]) + 1))
+				return dmls_fail(err, DMLS_EUSAGE, "'%.*s' given twice ('%s', '%s')",
+						 (int)(eq - kv[i]), kv[i], kv[j], kv[i]);
 	}
 	return DMLS_OK;
 }

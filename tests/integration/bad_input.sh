@@ -81,6 +81,10 @@ expect bad_filter 2 "filter" -- "$tmp/good.pcap" --filter "tcp and and"
 expect bad_option 2 "" -- "$tmp/good.pcap" --frobnicate
 "$DMLSCOPE" analyze "$tmp/good.pcap" --csv /proc/forbidden/x --quiet 2>"$tmp/err"; rc=$?
 [ $rc = 3 ] && echo "ok   unwritable_csv: exit 3" || { echo "FAIL unwritable_csv: exit $rc"; fail=1; }
+expect csv_stdout 2 "takes a folder" -- "$tmp/good.pcap" --csv -
+"$DMLSCOPE" analyze "$tmp/good.pcap" --csv "$tmp/new/deep/dir" --quiet 2>"$tmp/err"; rc=$?
+[ $rc = 0 ] && [ -s "$tmp/new/deep/dir/hosts.csv" ] && echo "ok   csv_new_dirs: made" ||
+	{ echo "FAIL csv_new_dirs: exit $rc $(cat "$tmp/err")"; fail=1; }
 # one good and one truncated capture of the same job: both read, exit 1
 expect mixed 1 "trunc.pcap'" -- "$tmp/good.pcap" "$tmp/trunc.pcap"
 exit $fail

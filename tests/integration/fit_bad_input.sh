@@ -59,6 +59,7 @@ expect 1 "level 'r' of 'C(a)' was never seen" "$DMLSCOPE" predict "$work/m.json"
 expect 1 "missing variable 'a'" "$DMLSCOPE" predict "$work/m.json" x=1
 expect 1 "'x': non-numeric value 'big'" "$DMLSCOPE" predict "$work/m.json" x=big a=p
 expect 1 "'w' is not a variable" "$DMLSCOPE" predict "$work/m.json" x=1 a=p w=2
+expect 2 "'x' given twice ('x=1', 'x=2')" "$DMLSCOPE" predict "$work/m.json" x=1 a=p x=2
 expect 2 "expected variable=value" "$DMLSCOPE" predict "$work/m.json" x=1 a=p oops
 expect 3 "nosuch.json" "$DMLSCOPE" predict "$work/nosuch.json" x=1 a=p
 expect 1 "not a dmlscope model" "$DMLSCOPE" predict "$work/good.csv" x=1 a=p
