@@ -243,6 +243,12 @@ typedef struct dmls_prediction {
 	double ci_low, ci_high; /* 95 % interval of the mean */
 	double pi_low, pi_high; /* 95 % prediction interval of one new observation */
 	double df;
+	/* A transformed response (np.log(y), np.sqrt(y), ...) back in y's own
+	 * units: the inverse applied to the prediction and to each interval's
+	 * ends (a monotone inverse keeps the intervals' coverage; of a log,
+	 * exp(mean) is y's median, not its mean).  back is 0 for a plain y. */
+	int back;
+	double y, y_ci_low, y_ci_high, y_pi_low, y_pi_high;
 } dmls_prediction;
 
 /* Predict from "var=value" settings (one per variable the formula reads). */

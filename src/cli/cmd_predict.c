@@ -31,6 +31,13 @@ static json_t *prediction_json(const dmls_model *m, const dmls_prediction *p)
 	json_object_set_new(o, "pi_low", json_num(p->pi_low));
 	json_object_set_new(o, "pi_high", json_num(p->pi_high));
 	json_object_set_new(o, "df_resid", json_num(p->df));
+	json_object_set_new(
+		o, "back_transformed",
+		p->back ? json_pack("{s:s, s:o, s:o, s:o, s:o, s:o}", "variable", m->d.fm.response.var,
+				    "value", json_num(p->y), "ci_low", json_num(p->y_ci_low),
+				    "ci_high", json_num(p->y_ci_high), "pi_low",
+				    json_num(p->y_pi_low), "pi_high", json_num(p->y_pi_high))
+			: json_null());
 	return o;
 }
 
@@ -72,6 +79,18 @@ int cmd_predict(int argc, char **argv)
 			       p.ci_high);
 			printf("95%% prediction interval:             [%.6g, %.6g]\n", p.pi_low,
 			       p.pi_high);
+			if (p.back) {
+				printf("in %s's own units: %.6g%s\n", m.d.fm.response.var, p.y,
+				       m.d.fm.response.fn == DMLS_FN_LOG ||
+						       m.d.fm.response.fn == DMLS_FN_LOG10 ||
+						       m.d.fm.response.fn == DMLS_FN_LOG2
+					       ? " (the median: the inverse of a mean log)"
+					       : "");
+				printf("  95%% confidence interval: [%.6g, %.6g]\n", p.y_ci_low,
+				       p.y_ci_high);
+				printf("  95%% prediction interval: [%.6g, %.6g]\n", p.y_pi_low,
+				       p.y_pi_high);
+			}
 		}
 		if (!rc && json)
 			rc = cli_write_json(prediction_json(&m, &p), json, "predict", 17);

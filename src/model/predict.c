@@ -95,6 +95,19 @@ static int check_keys(const dmls_formula *fm, const char *const *kv, size_t nkv,
 	return DMLS_OK;
 }
 
+/* The inverse of a response transform (NAN outside its range). */
+static double inverse(int fn, double v)
+{
+	switch (fn) {
+	case DMLS_FN_LOG: return exp(v);
+	case DMLS_FN_LOG10: return pow(10, v);
+	case DMLS_FN_LOG2: return exp2(v);
+	case DMLS_FN_EXP: return v > 0 ? log(v) : NAN;
+	case DMLS_FN_SQRT: return v >= 0 ? v * v : NAN;
+	default: return v;
+	}
+}
+
 int dmls_model_predict(const dmls_model *m, const char *const *kv, size_t nkv,
 		       dmls_prediction *out, dmls_error *err)
 {
@@ -134,5 +147,15 @@ int dmls_model_predict(const dmls_model *m, const char *const *kv, size_t nkv,
 	out->pi_low = mean - t * out->se_obs;
 	out->pi_high = mean + t * out->se_obs;
 	out->df = m->df_resid;
+	out->back = 0;
+	int fn = d->fm.response.fn;
+	if (fn != DMLS_FN_NONE) {
+		out->back = 1;
+		out->y = inverse(fn, mean);
+		out->y_ci_low = inverse(fn, out->ci_low);
+		out->y_ci_high = inverse(fn, out->ci_high);
+		out->y_pi_low = inverse(fn, out->pi_low);
+		out->y_pi_high = inverse(fn, out->pi_high);
+	}
 	return DMLS_OK;
 }

@@ -60,6 +60,22 @@ expect 1 "missing variable 'a'" "$DMLSCOPE" predict "$work/m.json" x=1
 expect 1 "'x': non-numeric value 'big'" "$DMLSCOPE" predict "$work/m.json" x=big a=p
 expect 1 "'w' is not a variable" "$DMLSCOPE" predict "$work/m.json" x=1 a=p w=2
 expect 2 "'x' given twice ('x=1', 'x=2')" "$DMLSCOPE" predict "$work/m.json" x=1 a=p x=2
+# a log model answers in the response's own units too (back_transformed)
+printf 'y,x\n2.7,1\n7.4,2\n20.1,3\n54.6,4\n148,5\n403,6\n1100,7\n' >"$work/lg.csv"
+"$DMLSCOPE" fit "$work/lg.csv" --formula "np.log(y) ~ x" --save "$work/lg.json" >/dev/null 2>&1
+if ! "$DMLSCOPE" predict "$work/lg.json" x=3 --json - | /usr/bin/python3 -c '
+import json, math, sys
+d = json.load(sys.stdin); b = d["back_transformed"]
+ok = b["variable"] == "y" and abs(b["value"] - math.exp(d["mean"])) < 1e-9 * b["value"] \
+     and abs(b["pi_high"] - math.exp(d["pi_high"])) < 1e-9 * b["pi_high"] and 19 < b["value"] < 21
+sys.exit(0 if ok else 1)'; then
+	echo "FAIL: predict of a log model: no back-transformed value"; fails=$((fails + 1))
+else
+	echo "ok: a log model predicted back in y's units"
+fi
+if ! "$DMLSCOPE" predict "$work/m.json" x=3.5 a=q --json - | grep -q '"back_transformed": null'; then
+	echo "FAIL: plain response: back_transformed not null"; fails=$((fails + 1))
+fi
 expect 2 "expected variable=value" "$DMLSCOPE" predict "$work/m.json" x=1 a=p oops
 expect 3 "nosuch.json" "$DMLSCOPE" predict "$work/nosuch.json" x=1 a=p
 expect 1 "not a dmlscope model" "$DMLSCOPE" predict "$work/good.csv" x=1 a=p
