@@ -43,8 +43,12 @@ build-asan: deps
 	@cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DDMLS_SANITIZE=ON >/dev/null
 	@cmake --build build-asan -j$(JOBS)
 
-run: build
-	./build/dmlscope analyze $(SAMPLE)
+# make run shows the result, not the compiler's progress (its log is kept
+# in build/build.log and printed only when the build fails).
+run: deps
+	@cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	@cmake --build build -j$(JOBS) >build/build.log 2>&1 || { cat build/build.log; exit 1; }
+	@./build/dmlscope analyze $(SAMPLE)
 
 check: deps-test build build-asan
 	cd build && ctest --output-on-failure -j$(JOBS)
