@@ -53,4 +53,21 @@ int dmls_job_analyze(dmls_job *job, const char *const *inputs, size_t n,
 		     const dmls_job_opts *opts, dmls_error *err);
 void dmls_job_release(dmls_job *job);
 
+/*
+ * What a run is beyond its traffic, the same for fit's dataset table and
+ * compare's rows (src/job/runinfo.c):
+ *   framework_backend  "framework_backend" of the folder name ("" if none)
+ *   loss_percent       0 for delay "normal", X for "loss_X", else NAN
+ *   workers, ranks     truth.json's, else the number of captures
+ *   model_size_mb      truth.json's gradient_bytes in MiB (2^20 bytes, so
+ *                      ResNet50 is the study's 98 MB), else the parameter
+ *                      count of torchvision's model of that name x 4 bytes,
+ *                      else NAN
+ */
+typedef struct dmls_run_info {
+	char framework_backend[128];
+	double loss_percent, workers, ranks, model_size_mb;
+} dmls_run_info;
+void dmls_run_info_get(const dmls_job *job, dmls_run_info *ri);
+
 #endif

@@ -79,6 +79,10 @@ typedef struct dmls_result {
 		const char *path;   /* the run folder, NULL for capture files */
 		const char *name, *framework, *model, *optimizer, *batch, *backend;
 		const char *delay, *topology;
+		/* dmls_run_info (job.h): the same values as fit's dataset table */
+		const char *framework_backend; /* NULL without a run folder name */
+		double loss_percent, model_size_mb;
+		char fb[128];       /* framework_backend's storage */
 	} run;
 
 	struct {

@@ -24,7 +24,6 @@
  */
 #include "dmlscope/model.h"
 
-#include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,41 +58,12 @@ static const char *const col_names[C_NCOLS] = {
 	"mean_step_s", "wire_mb", "mb_per_step",
 };
 
-/* torchvision's parameter counts (ImageNet heads), for runs without truth.json. */
-static const struct {
-	const char *name;
-	double params;
-} model_params[] = {
-	{"mobilenetv2", 3504872},  {"densenet201", 20013928}, {"resnet50", 25557032},
-	{"resnet101", 44549160},   {"resnet18", 11689512},    {"resnet34", 21797672},
-	{"resnet152", 60192808},   {"vgg16", 138357544},      {"densenet121", 7978856},
-};
-
 static void set_num(char cells[C_NCOLS][128], int c, double v, const char *fmt)
 {
 	if (isfinite(v))
 		snprintf(cells[c], 128, fmt, v);
 	else
 		cells[c][0] = '\0';
-}
-
-/* Model size and workers from truth.json, when the run has one. */
-static void read_truth(const dmls_job *job, double *size_mb, double *workers, double *ranks)
-{
-	if (!job->run.truth_path)
-		return;
-	json_t *t = json_load_file(job->run.truth_path, 0, NULL);
-	if (!t)
-		return;
-	json_t *g = json_object_get(t, "gradient_bytes"), *w = json_object_get(t, "workers");
-	json_t *r = json_object_get(t, "ranks");
-	if (json_is_number(g))
-		*size_mb = json_number_value(g) / 1048576.0;
-	if (json_is_number(w))
-		*workers = json_number_value(w);
-	if (json_is_number(r))
-		*ranks = json_number_value(r);
-	json_decref(t);
 }
 
 /* Analyze one run folder into the cells of its row. */
@@ -119,20 +89,14 @@ static int run_row(const char *path, const char *rel, char cells[C_NCOLS][128],
 		snprintf(cells[C_BACKEND], 128, "%s", a->backend);
 		snprintf(cells[C_DELAY], 128, "%s", a->delay);
 		snprintf(cells[C_TOPOLOGY], 128, "%s", a->topology);
-		snprintf(cells[C_FB], 128, "%.60s_%.60s", a->framework, a->backend);
-		double loss = !strcmp(a->delay, "normal") ? 0
-			      : !strncmp(a->delay, "loss_", 5) ? strtod(a->delay + 5, NULL)
-							       : NAN;
-		set_num(cells, C_LOSS, loss, "%.15g");
 	}
-	double size_mb = NAN, workers = (double)job.run.ncaptures, ranks = workers;
-	for (size_t i = 0; a->parsed && i < sizeof(model_params) / sizeof(*model_params); i++)
-		if (!strcmp(a->model, model_params[i].name))
-			size_mb = model_params[i].params * 4 / 1048576.0;
-	read_truth(&job, &size_mb, &workers, &ranks);
-	set_num(cells, C_WORKERS, workers, "%.0f");
-	set_num(cells, C_RANKS, ranks, "%.0f");
-	set_num(cells, C_SIZE, size_mb, "%.15g");
+	dmls_run_info ri;
+	dmls_run_info_get(&job, &ri);
+	snprintf(cells[C_FB], 128, "%s", ri.framework_backend);
+	set_num(cells, C_LOSS, ri.loss_percent, "%.15g");
+	set_num(cells, C_WORKERS, ri.workers, "%.0f");
+	set_num(cells, C_RANKS, ri.ranks, "%.0f");
+	set_num(cells, C_SIZE, ri.model_size_mb, "%.15g");
 	set_num(cells, C_WIRE_MB, (double)job.stats.wire_bytes / 1e6, "%.15g");
 	if (job.analysis && job.analysis->log.present) {
 		const dmls_trainlog_metrics *m = &job.analysis->log;

@@ -247,6 +247,12 @@ const dmls_metric dmls_metrics[] = {
 	 "peak-to-mean at 5 ms, total wire bytes"},
 	{"train_log.final_accuracy", R, 'f', AN | DMLS_M_LOG | DMLS_M_EXTRA,
 	 F(log.final_accuracy), "acc", "the last accuracy train_history.log gives"},
+	{"run.framework_backend", S, 's', DMLS_M_RUN | DMLS_M_EXTRA, F(run.framework_backend),
+	 "fw_backend", "framework_backend, the study's categorical (as in fit's table)"},
+	{"run.loss_percent", R, 'f', DMLS_M_RUN | DMLS_M_EXTRA, F(run.loss_percent), "loss%",
+	 "0 for delay normal, X for loss_X"},
+	{"run.model_size_mb", R, 'f', DMLS_M_EXTRA, F(run.model_size_mb), "size MiB",
+	 "the model's size in MiB: truth.json's gradient, else torchvision's parameters x 4"},
 };
 
 const size_t dmls_nmetrics = sizeof(dmls_metrics) / sizeof(dmls_metrics[0]);

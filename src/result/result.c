@@ -239,6 +239,12 @@ static void job_run(dmls_result *r, const dmls_job *job)
 	const dmls_run_attrs *a = &job->run.attrs;
 	r->run.path = job->run.path;
 	r->run.name = job->run.name ? job->run.name : "capture";
+	dmls_run_info ri;
+	dmls_run_info_get(job, &ri);
+	r->run.loss_percent = ri.loss_percent;
+	r->run.model_size_mb = ri.model_size_mb;
+	memcpy(r->run.fb, ri.framework_backend, sizeof(r->run.fb));
+	r->run.framework_backend = ri.framework_backend[0] ? r->run.fb : NULL;
 	r->has_run = a->parsed != 0;
 	if (!r->has_run)
 		return;
