@@ -133,15 +133,39 @@ static void series_row(int64_t bin, uint64_t b, void *ctx)
 		fprintf(r->fp, "%zu,%.3f,%llu\n", r->flow, t, (unsigned long long)b);
 }
 
-/* Throughput per bin: the aggregate and every host pair, long format, only
- * bins that hold traffic (a missing bin is zero). */
+/* The aggregate dense: every bin from the first to the last, zeros too. */
+#define DENSE_MAX_ROWS (1 << 24)
+typedef struct dense_rows {
+	series_rows r;
+	int64_t next; /* the first bin not written yet */
+} dense_rows;
+
+static void dense_row(int64_t bin, uint64_t b, void *ctx)
+{
+	dense_rows *d = ctx;
+	for (; d->next < bin; d->next++)
+		series_row(d->next, 0, &d->r);
+	series_row(bin, b, &d->r);
+	d->next = bin + 1;
+}
+
+/* Throughput per bin, long format: the aggregate (`*,*`) in every bin from
+ * the first packet's to the last's, zeros included (up to 2^24 rows; past
+ * that, a span of years, only its bins with traffic), so that its mean is
+ * the mean throughput; each host pair only in the bins it sent in (a
+ * missing pair row is zero), or a pair table would grow with pairs x time. */
 static void write_series(const dmls_result *res, FILE *fp)
 {
 	const dmls_stats *st = res->stats;
 	series_rows r = {fp, res->limits.series_t0_s, res->throughput.bin_s, "*", "*", 0};
 	fprintf(fp, "t_s,src,dst,wire_bytes,bps\n");
-	if (st->packets)
-		dmls_series_foreach(&st->total_wire, series_row, &r);
+	const dmls_series *tw = &st->total_wire;
+	if (st->packets && dmls_series_span_bins(tw) <= DENSE_MAX_ROWS) {
+		dense_rows d = {r, tw->min_bin};
+		dmls_series_foreach(tw, dense_row, &d);
+	} else if (st->packets) {
+		dmls_series_foreach(tw, series_row, &r);
+	}
 	for (size_t i = 0; i < st->npairs; i++) {
 		const dmls_pair *p = &st->pairs[i];
 		r.src = st->hosts[p->src].name;
