@@ -41,7 +41,8 @@ void dmls_render_text(const dmls_result *r, FILE *fp);
 json_t *dmls_compare_json(const dmls_compare *c);
 /* One run's row as a JSON object, keys in column order (new reference). */
 json_t *dmls_compare_row_json(const dmls_value *row);
-void dmls_compare_text(const dmls_compare *c, FILE *fp);
+/* The terminal table: the columns that fit in width characters (0: all). */
+void dmls_compare_text(const dmls_compare *c, FILE *fp, size_t width);
 int dmls_compare_csv(const dmls_compare *c, const char *dir, dmls_error *err);
 /* The HTML report: data inlined as JSON, uPlot inlined, no external URL. */
 int dmls_report_html(const dmls_compare *c, FILE *fp, dmls_error *err);

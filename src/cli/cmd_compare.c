@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "cli/cli_util.h"
 #include "cli/commands.h"
@@ -60,11 +62,24 @@ static int parse_args(int argc, char **argv, struct compare_opts *o)
 	return 0;
 }
 
+/* The terminal's width, $COLUMNS when set; 0 (every column) in a pipe. */
+static size_t terminal_width(void)
+{
+	const char *env = getenv("COLUMNS");
+	long v = env ? strtol(env, NULL, 10) : 0;
+	if (v > 0)
+		return (size_t)v;
+	struct winsize ws;
+	if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col)
+		return ws.ws_col;
+	return 0;
+}
+
 static int render(const dmls_compare *c, const struct compare_opts *o)
 {
 	dmls_error err;
 	if (!o->quiet && !(o->json && !strcmp(o->json, "-")))
-		dmls_compare_text(c, stdout);
+		dmls_compare_text(c, stdout, terminal_width());
 	int rc;
 	if (o->json && (rc = cli_write_json(dmls_compare_json(c), o->json, "compare", 12)))
 		return rc;

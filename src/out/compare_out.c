@@ -66,7 +66,7 @@ static void cell_text(dmls_value v, char unit, char *buf, size_t n)
 
 #define CELL 64
 
-void dmls_compare_text(const dmls_compare *c, FILE *fp)
+void dmls_compare_text(const dmls_compare *c, FILE *fp, size_t width)
 {
 	size_t w[64] = {0};
 	char buf[CELL];
@@ -89,9 +89,33 @@ void dmls_compare_text(const dmls_compare *c, FILE *fp)
 		rows += c->runs[i].row != NULL;
 	if (!rows)
 		return; /* the errors say why */
+	/* A terminal's width: the run's name, then the measured columns (the
+	 * numbers and the pattern) while they fit, then the folder name's
+	 * fields, which the run's name already shows.  The others are in --csv
+	 * and --json; the table keeps its column order. */
+	size_t used = 0, left_out = 0;
+	int keep[64] = {0};
+	for (int pass = 0; pass < 3; pass++)
+		for (size_t j = 0; j < nc; j++) {
+			if (!dmls_compare_title(j) || keep[j])
+				continue;
+			const char *key = dmls_compare_columns[j].key;
+			int text = dmls_compare_unit(j) == DMLS_UNIT_TEXT;
+			int rank = !key ? 0 : (!text || !strcmp(key, "pattern.kind")) ? 1 : 2;
+			if (rank != pass)
+				continue;
+			size_t need = (used ? 2 : 0) + w[j];
+			if (width && used && used + need > width)
+				continue;
+			keep[j] = 1;
+			used += need;
+		}
+	for (size_t j = 0; j < nc; j++)
+		if (dmls_compare_title(j) && !keep[j])
+			w[j] = 0, left_out++;
 	for (size_t j = 0; j < nc; j++) {
 		const char *title = dmls_compare_title(j);
-		if (title)
+		if (title && w[j])
 			fprintf(fp, "%s%*s", j ? "  " : "",
 				dmls_compare_unit(j) == DMLS_UNIT_TEXT ? -(int)w[j] : (int)w[j], title);
 	}
@@ -101,7 +125,7 @@ void dmls_compare_text(const dmls_compare *c, FILE *fp)
 			continue;
 		for (size_t j = 0; j < nc; j++) {
 			char unit = dmls_compare_unit(j);
-			if (!dmls_compare_title(j))
+			if (!dmls_compare_title(j) || !w[j])
 				continue;
 			cell_text(c->runs[i].row[j], unit, buf, CELL);
 			/* text left, numbers right */
@@ -110,6 +134,9 @@ void dmls_compare_text(const dmls_compare *c, FILE *fp)
 		}
 		fputc('\n', fp);
 	}
+	if (left_out)
+		fprintf(fp, "(%zu more columns than fit in %zu: --csv or --json has every one)\n",
+			left_out, width);
 }
 
 /* ---- CSV ---- */

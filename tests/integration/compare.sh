@@ -141,4 +141,13 @@ n=$($py -c 'import json,sys; print(len(json.load(open(sys.argv[1]))))' "$tmp/mis
 expect empty 1 "'$tmp/empty'.*no run folders" "$tmp/empty"
 "$DMLSCOPE" compare >/dev/null 2>&1; rc=$?
 [ "$rc" = 2 ] && echo "ok   no argument: exit 2" || { echo "FAIL no argument: exit $rc"; fail=1; }
+# the terminal table fits the terminal's width, and says what it left out
+COLUMNS=100 "$DMLSCOPE" compare "$SRCDIR/samples" >"$tmp/narrow" 2>/dev/null
+wide=$(awk 'length($0) > 100' "$tmp/narrow" | wc -l)
+if [ "$wide" != 0 ] || ! grep -q "more columns than fit in 100" "$tmp/narrow" ||
+   ! grep -q "pattern" "$tmp/narrow"; then
+	echo "FAIL terminal width 100: $wide lines too wide"; fail=1
+else
+	echo "ok   terminal width 100: fits, pattern shown, the rest named"
+fi
 exit $fail
