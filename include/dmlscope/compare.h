@@ -54,6 +54,8 @@ typedef struct dmls_compare_figures {
 	char (*hosts)[DMLS_HOST_NAME]; /* rows and columns: addresses, "other" */
 	uint64_t *wire_bytes;          /* nhosts x nhosts, row = source */
 	const char **roles;            /* each row's dmls_role_name, "other" for other */
+	size_t *rank;                  /* display order: ring order, then the job's
+					* members, then the rest (other last) */
 	/* all wire bytes (result.h: figure) */
 	double tp_bin_s, tp_t0_s;
 	size_t ntp;

@@ -82,6 +82,7 @@ static void figures_release(dmls_compare_figures *f)
 	free(f->hosts);
 	free(f->wire_bytes);
 	free(f->roles);
+	free(f->rank);
 	free(f->tp_wire_bytes);
 	free(f->starts_s);
 	free(f->iter_bytes);
@@ -147,13 +148,23 @@ static int matrix_figure(dmls_compare_figures *f, const dmls_result *r)
 	f->hosts = alloc(n, sizeof(*f->hosts));
 	f->wire_bytes = alloc(n * n, sizeof(*f->wire_bytes));
 	f->roles = alloc(n, sizeof(*f->roles));
-	if (!f->hosts || !f->wire_bytes || !f->roles)
+	f->rank = alloc(n, sizeof(*f->rank));
+	if (!f->hosts || !f->wire_bytes || !f->roles || !f->rank)
 		return DMLS_ENOMEM;
 	f->nhosts = n;
 	for (size_t i = 0; i < n; i++) {
-		const dmls_host *h = r->matrix.host[i] == SIZE_MAX ? NULL : &st->hosts[r->matrix.host[i]];
+		size_t hi = r->matrix.host[i];
+		const dmls_host *h = hi == SIZE_MAX ? NULL : &st->hosts[hi];
 		snprintf(f->hosts[i], sizeof(f->hosts[i]), "%s", h ? h->name : "other");
 		f->roles[i] = h ? dmls_role_name(h->role) : "other";
+		/* a ring in its order, a job's ranks (servers first), then the rest */
+		f->rank[i] = 3 * n + i;
+		for (size_t k = 0; h && k < r->pattern.norder; k++)
+			if (r->pattern.order[k] == hi)
+				f->rank[i] = k;
+		for (size_t k = 0; h && f->rank[i] >= 3 * n && k < r->pattern.nmembers; k++)
+			if (r->pattern.members[k] == hi)
+				f->rank[i] = (h->role == DMLS_ROLE_SERVER ? n : 2 * n) + k;
 	}
 	if (n)
 		memcpy(f->wire_bytes, r->matrix.wire_bytes, n * n * sizeof(*f->wire_bytes));

@@ -52,10 +52,18 @@
 		}
 	}
 
+	/* A caption's `quoted` words as code, the rest as text (never HTML). */
+	function prose(parent, text) {
+		text.split("`").forEach(function (part, k) {
+			if (k % 2) el("code", null, part, parent);
+			else parent.appendChild(document.createTextNode(part));
+		});
+	}
+
 	function section(title, caption) {
 		var s = el("section", null, null, root);
 		el("h2", null, title, s);
-		if (caption) el("p", "caption", caption, s);
+		if (caption) prose(el("p", "caption", null, s), caption);
 		return s;
 	}
 
@@ -128,8 +136,20 @@
 		return "hsl(210, 75%, " + l + "%)";
 	}
 
+	/* Rows and columns in the job's order: a ring in ring order, then the
+	 * job's ranks (servers first), then the other hosts. */
+	function ordered(m) {
+		var idx = m.hosts.map(function (h, i) { return i; });
+		if (m.rank) idx.sort(function (a, b) { return m.rank[a] - m.rank[b]; });
+		return {hosts: idx.map(function (i) { return m.hosts[i]; }),
+			roles: idx.map(function (i) { return m.roles[i]; }),
+			wire_bytes: idx.map(function (i) {
+				return idx.map(function (j) { return m.wire_bytes[i][j]; });
+			})};
+	}
+
 	function heatmap(parent, r) {
-		var m = r.figures.matrix, n = m.hosts.length, max = 0;
+		var m = ordered(r.figures.matrix), n = m.hosts.length, max = 0;
 		var box = el("div", null, null, parent);
 		el("h3", null, r.name + " (" + (r.row.pattern || "unknown") + ")", box);
 		m.wire_bytes.forEach(function (row) { row.forEach(function (v) { if (v > max) max = v; }); });
@@ -150,7 +170,8 @@
 
 	function heatmapFigure() {
 		var s = section("Communication pattern",
-				"Wire bytes from each source (row) to each destination (column); " +
+				"Wire bytes from each source (row) to each destination (column), " +
+				"hosts in the job's order (a ring in ring order, servers first); " +
 				"color on a log scale over four decades of the run's largest pair.");
 		var g = el("div", "grid", null, s);
 		runs.forEach(function (r) { heatmap(g, r); });
@@ -205,6 +226,7 @@
 			return;
 		}
 		var d = uPlot.join(tables);
+		opts.legend = {live: false}; /* run names, not a cursor's "--" */
 		opts.series = [{label: opts.xlabel}].concat(used.map(function (i) {
 			return {label: runs[i].name, stroke: color(i), width: 2, spanGaps: true,
 				points: {show: true, size: 5, fill: color(i)}};
@@ -230,10 +252,13 @@
 
 	function accuracyFigure() {
 		var any = runs.some(function (r) { return r.figures.accuracy; });
-		if (!any) return;
 		var s = section("Accuracy vs data transmitted",
 				"Training accuracy from each run's train_history.log against the wire " +
 				"bytes sent up to that row's time.");
+		if (!any) {
+			el("p", "meta", "No run has a train_history.log: accuracy is not in the traffic.", s);
+			return;
+		}
 		overlay(s, {xlabel: "MB", scales: {x: {time: false}},
 			    axes: [{label: "data transmitted (MB)"}, {label: "accuracy"}]},
 			runs.map(function (r) {
@@ -250,8 +275,16 @@
 		var s = section("Bytes per iteration",
 				"Payload all of the job's hosts sent in each iteration the traffic shows " +
 				"(iterations found from the traffic alone).");
-		overlay(s, {xlabel: "iteration", scales: {x: {time: false}},
-			    axes: [{label: "iteration"}, {label: "MB per iteration"}]},
+		var ymax = 0;
+		runs.forEach(function (r) {
+			var it = r.figures.iterations;
+			(it && it.payload_bytes || []).forEach(function (v) { if (v / 1e6 > ymax) ymax = v / 1e6; });
+		});
+		overlay(s, {xlabel: "iteration",
+			    scales: {x: {time: false}, y: {range: [0, ymax * 1.1 || 1]}},
+			    axes: [{label: "iteration", incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000],
+				    values: function (u, vals) { return vals.map(function (v) { return String(Math.round(v)); }); }},
+				   {label: "MB per iteration"}]},
 			runs.map(function (r) {
 				var it = r.figures.iterations, x = [], y = [];
 				if (!it || !it.payload_bytes) return null;

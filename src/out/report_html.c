@@ -45,16 +45,19 @@ static json_t *reals(const double *v, size_t n)
 static json_t *matrix_json(const dmls_compare_figures *f)
 {
 	json_t *hosts = json_array(), *roles = json_array(), *wire = json_array();
+	json_t *rank = json_array();
 	for (size_t i = 0; i < f->nhosts; i++) {
 		json_t *row = json_array();
 		json_array_append_new(hosts, json_string(f->hosts[i]));
 		json_array_append_new(roles, json_string(f->roles[i]));
+		json_array_append_new(rank, json_integer((json_int_t)f->rank[i]));
 		for (size_t j = 0; j < f->nhosts; j++)
 			json_array_append_new(
 				row, json_integer((json_int_t)f->wire_bytes[i * f->nhosts + j]));
 		json_array_append_new(wire, row);
 	}
-	return json_pack("{s:o, s:o, s:o}", "hosts", hosts, "roles", roles, "wire_bytes", wire);
+	return json_pack("{s:o, s:o, s:o, s:o}", "hosts", hosts, "roles", roles, "wire_bytes", wire,
+			 "rank", rank);
 }
 
 static json_t *throughput_json(const dmls_compare_figures *f)
