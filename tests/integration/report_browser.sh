@@ -12,6 +12,7 @@ chrome() { # URL ARGS...: headless, no network, a fresh profile
 	rm -rf "$tmp/profile"
 	timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
 		--disable-background-networking --disable-component-update --disable-sync \
+		--disable-dev-shm-usage \
 		--user-data-dir="$tmp/profile" --enable-logging=stderr --v=0 \
 		--virtual-time-budget=5000 "$@" "$url"
 }
@@ -19,6 +20,10 @@ check() { # NAME REPORT RUNS
 	local name=$1 html=$2 runs=$3
 	chrome "file://$html" --dump-dom >"$tmp/$name.dom" 2>"$tmp/$name.log"
 	local errors canvases heat
+	if ! grep -q "<body" "$tmp/$name.dom"; then # the browser did not run here
+		echo "skip: chromium did not start: $(grep -v '^$' "$tmp/$name.log" | tail -1)"
+		exit 77
+	fi
 	errors=$(grep -Eic "CONSOLE.*(error|uncaught)|Uncaught" "$tmp/$name.log")
 	canvases=$(grep -o "<canvas" "$tmp/$name.dom" | wc -l)
 	heat=$(grep -o 'class="heat"' "$tmp/$name.dom" | wc -l)
