@@ -48,6 +48,7 @@ char dmls_compare_unit(size_t j);
 
 #define DMLS_HOST_NAME 48 /* sizeof(dmls_host.name) */
 
+#define DMLS_CDF_POINTS 200
 typedef struct dmls_compare_figures {
 	/* the volume matrix of `analyze --json` */
 	size_t nhosts;
@@ -56,6 +57,9 @@ typedef struct dmls_compare_figures {
 	const char **roles;            /* each row's dmls_role_name, "other" for other */
 	size_t *rank;                  /* display order: ring order, then the job's
 					* members, then the rest (other last) */
+	/* the flow-size CDF: at most DMLS_CDF_POINTS (size, share of flows <= it) */
+	size_t ncdf;
+	double *cdf_bytes, *cdf_frac;
 	/* all wire bytes (result.h: figure) */
 	double tp_bin_s, tp_t0_s;
 	size_t ntp;

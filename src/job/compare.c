@@ -83,6 +83,8 @@ static void figures_release(dmls_compare_figures *f)
 	free(f->wire_bytes);
 	free(f->roles);
 	free(f->rank);
+	free(f->cdf_bytes);
+	free(f->cdf_frac);
 	free(f->tp_wire_bytes);
 	free(f->starts_s);
 	free(f->iter_bytes);
@@ -171,8 +173,46 @@ static int matrix_figure(dmls_compare_figures *f, const dmls_result *r)
 	return DMLS_OK;
 }
 
+static int cmp_size(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* The flow-size CDF (the study's figure), at most DMLS_CDF_POINTS points:
+ * the kept flows' wire bytes at evenly spaced ranks, the last the largest. */
+static int cdf_figure(dmls_compare_figures *f, const dmls_result *r)
+{
+	const dmls_stats *st = r->stats;
+	size_t n = st->nflows, k = n < DMLS_CDF_POINTS ? n : DMLS_CDF_POINTS;
+	uint64_t *v = alloc(n, sizeof(*v));
+	f->cdf_bytes = alloc(k, sizeof(double));
+	f->cdf_frac = alloc(k, sizeof(double));
+	if (!v || !f->cdf_bytes || !f->cdf_frac) {
+		free(v);
+		return DMLS_ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		v[i] = st->flows[i].wire_bytes;
+	qsort(v, n, sizeof(*v), cmp_size);
+	size_t m = 0;
+	for (size_t j = 0; j < k; j++) {
+		size_t rank = (j + 1) * n / k; /* 1-based, the last is n */
+		double b = (double)v[rank - 1];
+		if (m && f->cdf_bytes[m - 1] == b)
+			m--; /* one point per size: the share of flows up to it */
+		f->cdf_bytes[m] = b;
+		f->cdf_frac[m++] = (double)rank / (double)n;
+	}
+	f->ncdf = m;
+	free(v);
+	return DMLS_OK;
+}
+
 static int series_figures(dmls_compare_figures *f, const dmls_result *r)
 {
+	if (cdf_figure(f, r))
+		return DMLS_ENOMEM;
 	f->tp_bin_s = r->figure.bin_s;
 	f->tp_t0_s = r->figure.t0_s;
 	f->ntp = r->figure.n;

@@ -168,6 +168,19 @@
 		}
 	}
 
+	function flowCdfFigure() {
+		var s = section("Flow sizes",
+				"Cumulative distribution of the wire bytes per flow (TCP/UDP 5-tuple, " +
+				"one per direction): the share of a run's flows of at most that size.");
+		overlay(s, {xlabel: "bytes", scales: {x: {time: false, distr: 3}, y: {range: [0, 1]}},
+			    axes: [logAxis("flow size (wire bytes)", bytes), {label: "share of flows"}]},
+			runs.map(function (r) {
+				var c = r.figures.flow_cdf;
+				return c && c.wire_bytes && c.wire_bytes.length ?
+					{x: c.wire_bytes, y: c.fraction} : null;
+			}));
+	}
+
 	function heatmapFigure() {
 		var s = section("Communication pattern",
 				"Wire bytes from each source (row) to each destination (column), " +
@@ -323,6 +336,7 @@
 	volumeFigure();
 	heatmapFigure();
 	flowsFigure();
+	flowCdfFigure();
 	throughputFigure();
 	burstinessFigure();
 	accuracyFigure();

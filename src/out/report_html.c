@@ -106,6 +106,9 @@ static json_t *figures_json(const dmls_compare_figures *f)
 	json_object_set_new(o, "iterations",
 			    json_pack("{s:o, s:o}", "starts_s", starts, "payload_bytes", bytes));
 	json_object_set_new(o, "accuracy", accuracy_json(f));
+	json_object_set_new(o, "flow_cdf",
+			    json_pack("{s:o, s:o}", "wire_bytes", reals(f->cdf_bytes, f->ncdf),
+				      "fraction", reals(f->cdf_frac, f->ncdf)));
 	return o;
 }
 
