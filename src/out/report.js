@@ -330,12 +330,44 @@
 			}));
 	}
 
+	/* One run (analyze --report): its iterations over time, and no bars
+	 * that compare it with nothing. */
+	function timelineFigure() {
+		var r = runs[0], it = r.figures.iterations;
+		var s = section("Iterations over time",
+				"Each iteration the traffic shows, at its start (seconds from the " +
+				"first packet): how long until the next one started, and the payload " +
+				"the job's hosts sent in it.  A stall is a tall point; a lost rank, a " +
+				"drop in the bytes.");
+		if (!it || !it.starts_s || it.starts_s.length < 2) {
+			el("p", "meta", "Fewer than two iterations found: no timeline.", s);
+			return;
+		}
+		var x = [], dur = [], mb = [];
+		for (var k = 0; k + 1 < it.starts_s.length; k++) {
+			x.push(it.starts_s[k]);
+			dur.push(it.starts_s[k + 1] - it.starts_s[k]);
+			mb.push(it.payload_bytes[k] === null ? null : it.payload_bytes[k] / 1e6);
+		}
+		var dmax = Math.max.apply(null, dur), bmax = Math.max.apply(null, mb);
+		plot(s, {height: 220, legend: {live: false},
+			 scales: {x: {time: false}, y: {range: [0, dmax * 1.2 || 1]},
+				  mb: {range: [0, bmax * 1.2 || 1]}},
+			 axes: [{label: "time (s)"}, {label: "iteration duration (s)"},
+				{scale: "mb", side: 1, label: "MB per iteration", grid: {show: false}}],
+			 series: [{}, {label: "duration (s)", stroke: color(0), width: 2,
+				       points: {show: true, size: 5, fill: color(0)}},
+				  {label: "MB", scale: "mb", stroke: color(1), width: 1, dash: [4, 4]}]},
+		     [x, dur, mb]);
+	}
+
 	summary();
 	if (!runs.length) return;
+	var single = runs.length === 1;
 	runTable();
-	volumeFigure();
+	if (single) timelineFigure(); else volumeFigure();
 	heatmapFigure();
-	flowsFigure();
+	if (!single) flowsFigure();
 	flowCdfFigure();
 	throughputFigure();
 	burstinessFigure();
