@@ -57,6 +57,14 @@ typedef struct dmls_compare_figures {
 	const char **roles;            /* each row's dmls_role_name, "other" for other */
 	size_t *rank;                  /* display order: ring order, then the job's
 					* members, then the rest (other last) */
+	/* loss: the hosts that retransmitted (address, segments, share of the
+	 * TCP/UDP packets they sent) and the flows that did most (at most 10) */
+	size_t nloss_hosts, nloss_flows;
+	struct dmls_loss_row {
+		char what[2 * DMLS_HOST_NAME + 16]; /* "addr" or "src:port -> dst:port" */
+		uint64_t retransmissions;
+		double rate;                        /* NAN for a flow */
+	} *loss_hosts, *loss_flows;
 	/* the flow-size CDF: at most DMLS_CDF_POINTS (size, share of flows <= it) */
 	size_t ncdf;
 	double *cdf_bytes, *cdf_frac;

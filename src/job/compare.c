@@ -10,6 +10,7 @@
 #include "dmlscope/compare.h"
 
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -85,6 +86,8 @@ static void figures_release(dmls_compare_figures *f)
 	free(f->rank);
 	free(f->cdf_bytes);
 	free(f->cdf_frac);
+	free(f->loss_hosts);
+	free(f->loss_flows);
 	free(f->tp_wire_bytes);
 	free(f->starts_s);
 	free(f->iter_bytes);
@@ -209,9 +212,37 @@ static int cdf_figure(dmls_compare_figures *f, const dmls_result *r)
 	return DMLS_OK;
 }
 
+/* The hosts that retransmitted and the flows that did most (result.h). */
+static int loss_figure(dmls_compare_figures *f, const dmls_result *r)
+{
+	const dmls_stats *st = r->stats;
+	f->loss_hosts = alloc(st->nhosts, sizeof(*f->loss_hosts));
+	f->loss_flows = alloc(r->loss.ntop, sizeof(*f->loss_flows));
+	if (!f->loss_hosts || !f->loss_flows)
+		return DMLS_ENOMEM;
+	for (size_t i = 0; i < st->nhosts && r->loss.host_rate; i++) {
+		const dmls_host *h = &st->hosts[i];
+		if (!h->tx_retransmissions)
+			continue;
+		struct dmls_loss_row *l = &f->loss_hosts[f->nloss_hosts++];
+		snprintf(l->what, sizeof(l->what), "%s", h->name);
+		l->retransmissions = h->tx_retransmissions;
+		l->rate = r->loss.host_rate[i];
+	}
+	for (size_t i = 0; i < r->loss.ntop; i++) {
+		const dmls_flow *fl = &st->flows[r->loss.top[i]];
+		struct dmls_loss_row *l = &f->loss_flows[f->nloss_flows++];
+		snprintf(l->what, sizeof(l->what), "%s:%u -> %s:%u", st->hosts[fl->src].name,
+			 fl->sport, st->hosts[fl->dst].name, fl->dport);
+		l->retransmissions = fl->retransmissions;
+		l->rate = NAN;
+	}
+	return DMLS_OK;
+}
+
 static int series_figures(dmls_compare_figures *f, const dmls_result *r)
 {
-	if (cdf_figure(f, r))
+	if (cdf_figure(f, r) || loss_figure(f, r))
 		return DMLS_ENOMEM;
 	f->tp_bin_s = r->figure.bin_s;
 	f->tp_t0_s = r->figure.t0_s;

@@ -361,6 +361,39 @@
 		     [x, dur, mb]);
 	}
 
+	function lossFigureRun() {
+		var r = runs[0], l = r.figures.loss;
+		var s = section("Loss and retransmissions",
+				"TCP segments sent again (a data segment that starts below the highest " +
+				"sequence already sent on its flow, as Wireshark's " +
+				"`tcp.analysis.retransmission`): per host, with their share of the " +
+				"packets it sent, and the flows that retransmitted most.");
+		if (!l || !l.hosts.length) {
+			el("p", "meta", "No retransmission: no loss or timeout on the path.", s);
+			return;
+		}
+		var t = el("table", "runs", null, s), tr = el("tr", null, null, el("thead", null, null, t));
+		["host", "retransmissions", "share of its packets"].forEach(function (h) { el("th", null, h, tr); });
+		var tb = el("tbody", null, null, t);
+		l.hosts.forEach(function (h) {
+			var row = el("tr", null, null, tb);
+			el("td", null, h.host, row);
+			el("td", "num", String(h.retransmissions), row);
+			el("td", "num", h.rate === null ? "-" : (100 * h.rate).toPrecision(3) + " %", row);
+		});
+		if (l.flows.length) {
+			el("h3", null, "Flows that retransmitted most", s);
+			var t2 = el("table", "runs", null, s), tr2 = el("tr", null, null, el("thead", null, null, t2));
+			["flow", "retransmissions"].forEach(function (h) { el("th", null, h, tr2); });
+			var tb2 = el("tbody", null, null, t2);
+			l.flows.forEach(function (f) {
+				var row = el("tr", null, null, tb2);
+				el("td", null, f.flow, row);
+				el("td", "num", String(f.retransmissions), row);
+			});
+		}
+	}
+
 	summary();
 	if (!runs.length) return;
 	var single = runs.length === 1;
@@ -373,5 +406,5 @@
 	burstinessFigure();
 	accuracyFigure();
 	iterationsFigure();
-	lossFigure();
+	if (single) lossFigureRun(); else lossFigure();
 })();

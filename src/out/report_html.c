@@ -106,6 +106,17 @@ static json_t *figures_json(const dmls_compare_figures *f)
 	json_object_set_new(o, "iterations",
 			    json_pack("{s:o, s:o}", "starts_s", starts, "payload_bytes", bytes));
 	json_object_set_new(o, "accuracy", accuracy_json(f));
+	json_t *lh = json_array(), *lf = json_array();
+	for (size_t i = 0; i < f->nloss_hosts; i++)
+		json_array_append_new(lh, json_pack("{s:s, s:I, s:o}", "host", f->loss_hosts[i].what,
+						    "retransmissions",
+						    (json_int_t)f->loss_hosts[i].retransmissions,
+						    "rate", dmls_json_real(f->loss_hosts[i].rate)));
+	for (size_t i = 0; i < f->nloss_flows; i++)
+		json_array_append_new(lf, json_pack("{s:s, s:I}", "flow", f->loss_flows[i].what,
+						    "retransmissions",
+						    (json_int_t)f->loss_flows[i].retransmissions));
+	json_object_set_new(o, "loss", json_pack("{s:o, s:o}", "hosts", lh, "flows", lf));
 	json_object_set_new(o, "flow_cdf",
 			    json_pack("{s:o, s:o}", "wire_bytes", reals(f->cdf_bytes, f->ncdf),
 				      "fraction", reals(f->cdf_frac, f->ncdf)));
