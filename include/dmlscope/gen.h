@@ -159,10 +159,11 @@ int dmls_gen_write_hpcc(const dmls_gen_schedule *s, FILE *fp, dmls_error *err);
  * from the receiver.  snaplen 0 keeps whole frames; else frames are cut to
  * snaplen bytes (the original length stays whole, like tcpdump -s).
  * path "-" is not special: give a FILE with dmls_gen_write_pcap_fp.
+ * *packets (may be NULL) = the frames written.
  */
 int dmls_gen_write_pcap(const dmls_gen_schedule *s, const char *path, int snaplen,
-			dmls_error *err);
+			uint64_t *packets, dmls_error *err);
 int dmls_gen_write_pcap_fp(const dmls_gen_schedule *s, FILE *fp, int snaplen,
-			   dmls_error *err);
+			   uint64_t *packets, dmls_error *err);
 
 #endif

@@ -242,12 +242,12 @@ static int calibrate(struct gen_opts *o, dmls_error *err, const char **hint)
 }
 
 static int write_out(const dmls_gen_schedule *s, const struct gen_opts *o, const char *fmt,
-		     dmls_error *err)
+		     uint64_t *packets, dmls_error *err)
 {
 	int to_stdout = !strcmp(o->out, "-");
 	if (!strcmp(fmt, "pcap"))
-		return to_stdout ? dmls_gen_write_pcap_fp(s, stdout, o->snaplen, err)
-				 : dmls_gen_write_pcap(s, o->out, o->snaplen, err);
+		return to_stdout ? dmls_gen_write_pcap_fp(s, stdout, o->snaplen, packets, err)
+				 : dmls_gen_write_pcap(s, o->out, o->snaplen, packets, err);
 	FILE *fp = to_stdout ? stdout : fopen(o->out, "w");
 	if (!fp)
 		return dmls_fail(err, DMLS_EIO, "'%s': cannot open for writing", o->out);
@@ -261,20 +261,23 @@ static int write_out(const dmls_gen_schedule *s, const struct gen_opts *o, const
 }
 
 /* The one line a person wants at the end: what was written where. */
-static void summary(const dmls_gen_schedule *s, const struct gen_opts *o, const char *fmt)
+static void summary(const dmls_gen_schedule *s, const struct gen_opts *o, const char *fmt,
+		    uint64_t packets)
 {
 	uint64_t bytes = 0;
 	for (size_t i = 0; i < s->nmsgs; i++)
 		bytes += s->msgs[i].bytes;
 	struct stat sb;
-	char size[48] = "";
+	char size[48] = "", pk[40] = "";
+	if (packets)
+		snprintf(pk, sizeof(pk), ", %llu packets", (unsigned long long)packets);
 	if (strcmp(o->out, "-") && stat(o->out, &sb) == 0)
 		snprintf(size, sizeof(size), ", %.3g MB on disk", (double)sb.st_size / 1e6);
 	fprintf(stderr,
 		"dmlscope generate: '%s': %s of %s, %zu ranks, %zu iterations over %.3f s, "
-		"%zu messages, %.4g MB of payload%s\n",
+		"%zu messages%s, %.4g MB of payload%s\n",
 		o->out, fmt, dmls_pattern_name(s->job.pattern), s->job.workers,
-		s->job.iterations, (double)s->end_ns / 1e9, s->nmsgs, (double)bytes / 1e6, size);
+		s->job.iterations, (double)s->end_ns / 1e9, s->nmsgs, pk, (double)bytes / 1e6, size);
 }
 
 int cmd_generate(int argc, char **argv)
@@ -299,10 +302,11 @@ int cmd_generate(int argc, char **argv)
 		rc = calibrate(&o, &err, &hint);
 	if (!rc && (rc = dmls_gen_schedule_build(&s, &o.job, &err)) == DMLS_EUSAGE)
 		hint = "; see 'dmlscope generate --help'";
+	uint64_t packets = 0;
 	if (!rc)
-		rc = write_out(&s, &o, fmt, &err);
+		rc = write_out(&s, &o, fmt, &packets, &err);
 	if (!rc)
-		summary(&s, &o, fmt);
+		summary(&s, &o, fmt, packets);
 	dmls_gen_schedule_release(&s);
 	if (rc)
 		fprintf(stderr, "dmlscope generate: %s%s\n", err.msg, hint);

@@ -43,6 +43,7 @@ typedef struct writer {
 	uint32_t *base;       /* per message: sequence of its first byte */
 	stream *heap;         /* streams in flight, earliest first */
 	size_t nheap, heap_cap;
+	uint64_t packets;     /* frames written */
 	uint8_t buf[GEN_FRAME_MAX];
 } writer;
 
@@ -65,6 +66,7 @@ static void emit(writer *w, int64_t t, gen_tcp_pkt *pk)
 	h.len = (bpf_u_int32)len;
 	h.caplen = (bpf_u_int32)((size_t)w->snaplen < len ? (size_t)w->snaplen : len);
 	pcap_dump((u_char *)w->d, &h, w->buf);
+	w->packets++;
 }
 
 /* b connects to a (a worker to its server, rank r + 1 to rank r). */
@@ -228,7 +230,7 @@ static int run(writer *w)
 }
 
 int dmls_gen_write_pcap_fp(const dmls_gen_schedule *s, FILE *fp, int snaplen,
-			   dmls_error *err)
+			   uint64_t *packets, dmls_error *err)
 {
 	writer w = {.s = s, .snaplen = snaplen > 0 ? snaplen : 65535};
 	pcap_t *pd = pcap_open_dead_with_tstamp_precision(DLT_EN10MB, w.snaplen,
@@ -254,6 +256,8 @@ int dmls_gen_write_pcap_fp(const dmls_gen_schedule *s, FILE *fp, int snaplen,
 		rc = dmls_fail(err, DMLS_EIO, "cannot write the capture");
 	pcap_dump_close(w.d);
 	pcap_close(pd);
+	if (packets)
+		*packets = w.packets;
 	free(w.nxt);
 	free(w.acked);
 	free(w.ip_id);
@@ -263,12 +267,12 @@ int dmls_gen_write_pcap_fp(const dmls_gen_schedule *s, FILE *fp, int snaplen,
 }
 
 int dmls_gen_write_pcap(const dmls_gen_schedule *s, const char *path, int snaplen,
-			dmls_error *err)
+			uint64_t *packets, dmls_error *err)
 {
 	FILE *fp = fopen(path, "wb");
 	if (!fp)
 		return dmls_fail(err, DMLS_EIO, "'%s': cannot open for writing", path);
-	int rc = dmls_gen_write_pcap_fp(s, fp, snaplen, err);
+	int rc = dmls_gen_write_pcap_fp(s, fp, snaplen, packets, err);
 	if (rc == DMLS_EIO)
 		return dmls_fail(err, DMLS_EIO, "'%s': cannot write", path);
 	return rc;

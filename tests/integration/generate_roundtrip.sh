@@ -22,7 +22,7 @@ roundtrip() {
 	fi
 	# the one summary line: what was written where
 	if [ "$(wc -l <"$tmp/err")" != 1 ] ||
-	   ! grep -Eq "^dmlscope generate: '.*$name.pcap': pcap of $pat, $n ranks, $K iterations over [0-9.]+ s, [0-9]+ messages, [0-9.e+]+ MB of payload, [0-9.e+]+ MB on disk$" "$tmp/err"; then
+	   ! grep -Eq "^dmlscope generate: '.*$name.pcap': pcap of $pat, $n ranks, $K iterations over [0-9.]+ s, [0-9]+ messages, [0-9]+ packets, [0-9.e+]+ MB of payload, [0-9.e+]+ MB on disk$" "$tmp/err"; then
 		echo "FAIL $name: generate's summary: $(cat "$tmp/err")"; fail=1
 	fi
 	if ! "$DMLSCOPE" analyze "$tmp/$name.pcap" --json - >"$tmp/$name.json" 2>"$tmp/err"; then

@@ -278,7 +278,7 @@ static char *pcap_bytes(const dmls_gen_schedule *s, int snaplen, size_t *len)
 	FILE *fp = open_memstream(&buf, len);
 	dmls_error err;
 	assert_non_null(fp);
-	assert_int_equal(dmls_gen_write_pcap_fp(s, fp, snaplen, &err), DMLS_OK);
+	assert_int_equal(dmls_gen_write_pcap_fp(s, fp, snaplen, NULL, &err), DMLS_OK);
 	return buf;
 }
 
