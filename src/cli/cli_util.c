@@ -48,3 +48,12 @@ int cli_option_error(const char *cmd, int c, char **argv)
 			argv[optind - 1], cmd);
 	return -1;
 }
+
+int cli_csv_dir(const char *cmd, const char *arg)
+{
+	if (strcmp(arg, "-"))
+		return 0;
+	fprintf(stderr, "dmlscope %s: --csv takes a folder, not '-' (it writes several files)\n",
+		cmd);
+	return -1;
+}

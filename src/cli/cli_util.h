@@ -21,4 +21,8 @@ int cli_flush_stdout(const char *cmd);
  * option at argv[optind - 1] in one line; returns -1. */
 int cli_option_error(const char *cmd, int c, char **argv);
 
+/* --csv DIR: a folder, not "-" (it writes several files).  Returns 0, or
+ * prints "dmlscope CMD: --csv takes a folder ..." and returns -1. */
+int cli_csv_dir(const char *cmd, const char *arg);
+
 #endif

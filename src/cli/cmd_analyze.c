@@ -62,11 +62,8 @@ static int parse_args(int argc, char **argv, struct analyze_opts *o)
 		switch (c) {
 		case 'j': o->json = optarg; break;
 		case 'c':
-			if (!strcmp(optarg, "-")) { /* several files: not one stream */
-				fprintf(stderr, "dmlscope analyze: --csv takes a folder, not '-' "
-						"(it writes several files)\n");
+			if (cli_csv_dir("analyze", optarg))
 				return -1;
-			}
 			o->csv = optarg;
 			break;
 		case 'r': o->report = optarg; break;

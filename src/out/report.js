@@ -372,26 +372,28 @@
 			el("p", "meta", "No retransmission: no loss or timeout on the path.", s);
 			return;
 		}
-		var t = el("table", "runs", null, s), tr = el("tr", null, null, el("thead", null, null, t));
-		["host", "retransmissions", "share of its packets"].forEach(function (h) { el("th", null, h, tr); });
-		var tb = el("tbody", null, null, t);
-		l.hosts.forEach(function (h) {
-			var row = el("tr", null, null, tb);
-			el("td", null, h.host, row);
-			el("td", "num", String(h.retransmissions), row);
-			el("td", "num", h.rate === null ? "-" : (100 * h.rate).toPrecision(3) + " %", row);
-		});
+		table(s, ["host", "retransmissions", "share of its packets"], l.hosts.map(function (h) {
+			return [h.host, String(h.retransmissions),
+				h.rate === null ? "-" : (100 * h.rate).toPrecision(3) + " %"];
+		}));
 		if (l.flows.length) {
 			el("h3", null, "Flows that retransmitted most", s);
-			var t2 = el("table", "runs", null, s), tr2 = el("tr", null, null, el("thead", null, null, t2));
-			["flow", "retransmissions"].forEach(function (h) { el("th", null, h, tr2); });
-			var tb2 = el("tbody", null, null, t2);
-			l.flows.forEach(function (f) {
-				var row = el("tr", null, null, tb2);
-				el("td", null, f.flow, row);
-				el("td", "num", String(f.retransmissions), row);
-			});
+			table(s, ["flow", "retransmissions"], l.flows.map(function (f) {
+				return [f.flow, String(f.retransmissions)];
+			}));
 		}
+	}
+
+	/* A plain table: the first column text, the others numbers. */
+	function table(parent, heads, rows) {
+		var t = el("table", "runs", null, parent);
+		var tr = el("tr", null, null, el("thead", null, null, t));
+		heads.forEach(function (h) { el("th", null, h, tr); });
+		var tb = el("tbody", null, null, t);
+		rows.forEach(function (cells) {
+			var row = el("tr", null, null, tb);
+			cells.forEach(function (c, j) { el("td", j ? "num" : null, c, row); });
+		});
 	}
 
 	summary();
