@@ -47,7 +47,8 @@ struct dmls_reader {
 	/* gzip: a compressed capture (found by its magic, 1f 8b) is inflated
 	 * into the window as it is read (zlib; several members in a row, as
 	 * `cat a.gz b.gz` makes, are one stream) */
-	void *z;             /* z_stream, NULL when not compressed */
+	void *z;             /* z_stream, NULL when not gzip */
+	void *xz;            /* lzma_stream, NULL when not xz */
 	uint8_t *zin;        /* compressed bytes read from fp */
 	bool zeof;           /* fp has no more compressed bytes */
 	FILE *mem_fp;        /* fmemopen of a compressed buffer (ours) */
@@ -69,8 +70,8 @@ struct dmls_reader {
 /* Make n bytes available at buf + start.  Returns the bytes available
  * (>= n, or fewer at the end of the file), or -1 on a read error (err set). */
 int64_t dmls_rd_fill(dmls_reader *r, size_t n, dmls_error *err);
-/* At the start of a stream: when its first bytes are gzip's magic, read it
- * through inflate from now on.  0, or -1 with err. */
+/* At the start of a stream: when its first bytes are gzip's or xz's magic,
+ * read it through the decompressor from now on.  0, or -1 with err. */
 int dmls_rd_gzip_start(dmls_reader *r, dmls_error *err);
 void dmls_rd_gzip_free(dmls_reader *r);
 /* Drop n bytes (possibly more than are buffered: skips in the stream). */

@@ -5,9 +5,10 @@
  * read a pcapng whose interfaces differ in link type or snap length (libpcap
  * issues 1078, 1252, 1321).  The window is the caller's whole buffer, or is
  * refilled from a FILE * by 1 MiB freads; records are handed out as
- * pointers into it.  A gzip-compressed stream (by content, not by name) is
- * inflated into the window as it is read (zlib, RFC 1952), so a .pcap.gz
- * costs no temporary file and no more memory.  The lowest layer of the
+ * pointers into it.  A gzip- or xz-compressed stream (by content, not by
+ * name) is decompressed into the window as it is read (zlib, RFC 1952;
+ * liblzma, the .xz format), so a .pcap.gz costs no temporary file and no
+ * more memory.  The lowest layer of the
  * reader: the format halves (pcap.c, pcapng.c) read through it, and it calls
  * neither.
  */
@@ -17,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <lzma.h>
 #include <zlib.h>
 
 /* Up to want bytes of the raw stream into dst; sets eof at its end. */
@@ -67,20 +69,82 @@ static int64_t gz_read(dmls_reader *r, uint8_t *dst, size_t want, dmls_error *er
 	return (int64_t)(want - z->avail_out);
 }
 
+/* Up to want bytes decoded from the xz stream into dst. */
+static int64_t xz_read(dmls_reader *r, uint8_t *dst, size_t want, dmls_error *err)
+{
+	lzma_stream *x = r->xz;
+	x->next_out = dst;
+	x->avail_out = want;
+	while (x->avail_out > 0) {
+		if (x->avail_in == 0 && !r->zeof) {
+			size_t got = fread(r->zin, 1, DMLS_READ_CHUNK, r->fp);
+			if (got < DMLS_READ_CHUNK) {
+				if (ferror(r->fp))
+					return dmls_fail(err, DMLS_EIO, "'%s': read error: %s",
+							 r->name, strerror(errno)), -1;
+				r->zeof = true;
+			}
+			x->next_in = r->zin;
+			x->avail_in = got;
+		}
+		lzma_ret rc = lzma_code(x, r->zeof && x->avail_in == 0 ? LZMA_FINISH : LZMA_RUN);
+		if (rc == LZMA_STREAM_END) {
+			r->eof = true;
+			break;
+		}
+		if (rc == LZMA_BUF_ERROR || (rc == LZMA_OK && r->zeof && x->avail_in == 0 &&
+					     x->avail_out > 0)) {
+			r->eof = true; /* cut short: ends as a truncated record */
+			break;
+		}
+		if (rc != LZMA_OK)
+			return dmls_fail(err, rc == LZMA_MEM_ERROR ? DMLS_ENOMEM : DMLS_EBAD,
+					 "'%s': corrupt xz data at byte %llu", r->name,
+					 (unsigned long long)x->total_in), -1;
+	}
+	return (int64_t)(want - x->avail_out);
+}
+
 int dmls_rd_gzip_start(dmls_reader *r, dmls_error *err)
 {
-	int64_t have = dmls_rd_fill(r, 2, err);
-	if (have < 2 || r->buf[r->start] != 0x1f || r->buf[r->start + 1] != 0x8b)
-		return have < 0 ? -1 : 0;
-	z_stream *z = calloc(1, sizeof(*z));
+	static const uint8_t xz_magic[6] = {0xfd, '7', 'z', 'X', 'Z', 0};
+	int64_t have = dmls_rd_fill(r, 6, err);
+	if (have < 0)
+		return -1;
+	const uint8_t *p = r->buf + r->start;
+	int gz = have >= 2 && p[0] == 0x1f && p[1] == 0x8b;
+	int xz = have >= 6 && !memcmp(p, xz_magic, 6);
+	if (!gz && !xz)
+		return 0;
 	r->zin = malloc(DMLS_READ_CHUNK);
-	if (!z || !r->zin || inflateInit2(z, 15 + 16) != Z_OK) {
+	if (!r->zin)
+		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
+	/* what was read raw is the start of the compressed stream */
+	memcpy(r->zin, p, (size_t)have);
+	if (xz) {
+		lzma_stream *x = calloc(1, sizeof(*x));
+		if (!x)
+			return dmls_fail(err, DMLS_ENOMEM, "out of memory");
+		*x = (lzma_stream)LZMA_STREAM_INIT;
+		if (lzma_stream_decoder(x, UINT64_MAX, LZMA_CONCATENATED) != LZMA_OK) {
+			free(x);
+			return dmls_fail(err, DMLS_ENOMEM, "out of memory");
+		}
+		r->xz = x;
+		x->next_in = r->zin;
+		x->avail_in = (size_t)have;
+		r->zeof = r->eof;
+		r->eof = false;
+		r->start = r->end = 0;
+		r->base = 0;
+		return 0;
+	}
+	z_stream *z = calloc(1, sizeof(*z));
+	if (!z || inflateInit2(z, 15 + 16) != Z_OK) {
 		free(z);
 		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
 	}
 	r->z = z;
-	/* what was read raw is the start of the compressed stream */
-	memcpy(r->zin, r->buf + r->start, (size_t)have);
 	z->next_in = r->zin;
 	z->avail_in = (uInt)have;
 	r->zeof = r->eof;
@@ -96,10 +160,15 @@ void dmls_rd_gzip_free(dmls_reader *r)
 		inflateEnd(r->z);
 		free(r->z);
 	}
+	if (r->xz) {
+		lzma_end(r->xz);
+		free(r->xz);
+	}
 	free(r->zin);
 	if (r->mem_fp)
 		fclose(r->mem_fp);
 	r->z = NULL;
+	r->xz = NULL;
 	r->zin = NULL;
 	r->mem_fp = NULL;
 }
@@ -129,8 +198,9 @@ int64_t dmls_rd_fill(dmls_reader *r, size_t n, dmls_error *err)
 	r->end = have;
 	while (r->end < n && !r->eof) {
 		size_t want = r->cap - r->end;
-		int64_t got = r->z ? gz_read(r, r->own_buf + r->end, want, err)
-				   : raw_read(r, r->own_buf + r->end, want, err);
+		int64_t got = r->z    ? gz_read(r, r->own_buf + r->end, want, err)
+			      : r->xz ? xz_read(r, r->own_buf + r->end, want, err)
+				      : raw_read(r, r->own_buf + r->end, want, err);
 		if (got < 0)
 			return -1;
 		r->end += (size_t)got;

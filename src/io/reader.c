@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <lzma.h>
 #include <zlib.h>
 
 static const dmls_format formats[] = {
@@ -40,8 +41,7 @@ static int probe(dmls_reader *r, dmls_error *err)
 		uint8_t magic[4];
 		size_t len;
 		const char *what;
-	} packed[] = {{{0xfd, '7', 'z', 'X'}, 4, "xz: decompress it first (xz -d)"},
-		      {{0x28, 0xb5, 0x2f, 0xfd}, 4, "zstd: decompress it first (zstd -d)"},
+	} packed[] = {{{0x28, 0xb5, 0x2f, 0xfd}, 4, "zstd: decompress it first (zstd -d)"},
 		      {{'B', 'Z', 'h'}, 3, "bzip2: decompress it first (bzip2 -d)"},
 		      {{'P', 'K', 3, 4}, 4, "zip: extract the capture first"}};
 	for (size_t i = 0; i < sizeof(packed) / sizeof(packed[0]); i++)
@@ -81,7 +81,8 @@ static int finish_open(dmls_reader **out, dmls_reader *r, dmls_error *err)
 int dmls_reader_open_buffer(dmls_reader **out, const uint8_t *buf, size_t len,
 			    const char *name, dmls_error *err)
 {
-	if (len >= 2 && buf[0] == 0x1f && buf[1] == 0x8b) { /* gzip: read it as a stream */
+	if ((len >= 2 && buf[0] == 0x1f && buf[1] == 0x8b) ||
+	    (len >= 6 && !memcmp(buf, "\xfd" "7zXZ", 6))) { /* gzip, xz: read as a stream */
 		FILE *fp = fmemopen((void *)buf, len, "rb");
 		if (!fp)
 			return dmls_fail(err, DMLS_ENOMEM, "out of memory");
@@ -172,6 +173,8 @@ const char *dmls_reader_name(const dmls_reader *r)
 
 uint64_t dmls_reader_pos(const dmls_reader *r)
 {
+	if (r->xz)
+		return (uint64_t)((const lzma_stream *)r->xz)->total_in;
 	return r->z ? (uint64_t)((const z_stream *)r->z)->total_in : r->base + r->start;
 }
 

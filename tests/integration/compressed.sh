@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Compressed captures, by content not by name: a gzip'd capture (file, odd
-# name, standard input) gives the same document as the plain one; a gzip
-# stream cut short gives what came before it and exit 1; xz, zstd and
-# bzip2 are named with how to decompress; corrupt gzip is one line, exit 1.
+# Compressed captures, by content not by name: a gzip'd or xz'd capture
+# (file, odd name, standard input) gives the same document as the plain
+# one; a stream cut short gives what came before it and exit 1; zstd and
+# bzip2 are named with how to decompress; corrupt data is one line, exit 1.
 set -u
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 fail=0
@@ -23,6 +23,19 @@ done
 "$DMLSCOPE" analyze - --quiet --json - <"$tmp/w.pcap.gz" | doc >"$tmp/z"
 cmp -s "$tmp/plain" "$tmp/z" || { echo "FAIL gzip on standard input"; fail=1; }
 
+/usr/bin/python3 -c 'import lzma, sys
+open(sys.argv[2], "wb").write(lzma.compress(open(sys.argv[1], "rb").read()))' "$cap" "$tmp/w.pcap.xz"
+"$DMLSCOPE" analyze "$tmp/w.pcap.xz" --quiet --json - | doc >"$tmp/z"
+cmp -s "$tmp/plain" "$tmp/z" || { echo "FAIL xz: not the plain document"; fail=1; }
+"$DMLSCOPE" analyze - --quiet --json - <"$tmp/w.pcap.xz" | doc >"$tmp/z"
+cmp -s "$tmp/plain" "$tmp/z" || { echo "FAIL xz on standard input"; fail=1; }
+head -c 60000 "$tmp/w.pcap.xz" >"$tmp/cut.xz"
+"$DMLSCOPE" analyze "$tmp/cut.xz" --quiet --json "$tmp/cutxz.json" 2>"$tmp/err"
+rc=$?
+if [ $rc != 1 ] || ! grep -q "cut.xz': truncated record" "$tmp/err"; then
+	echo "FAIL cut xz: exit $rc, $(cat "$tmp/err")"; fail=1
+fi
+
 head -c 100000 "$tmp/w.pcap.gz" >"$tmp/cut.gz"
 "$DMLSCOPE" analyze "$tmp/cut.gz" --quiet --json "$tmp/cut.json" 2>"$tmp/err"
 rc=$?
@@ -38,9 +51,9 @@ expect_bad() { # NAME PATTERN: exit 1, one line naming the file and matching
 		echo "FAIL $1: exit $rc, $(cat "$tmp/err")"; fail=1
 	fi
 }
-printf '\xfd7zXZ\0rest' >"$tmp/a.xz";       expect_bad a.xz "compressed with xz"
+printf '\xfd7zXZ\0garbage-garbage' >"$tmp/bad.xz"; expect_bad bad.xz "corrupt xz data"
 printf '\x28\xb5\x2f\xfdrest' >"$tmp/a.zst"; expect_bad a.zst "compressed with zstd"
 printf 'BZh91AY&SY' >"$tmp/a.bz2";          expect_bad a.bz2 "compressed with bzip2"
 printf '\x1f\x8b\x09\0garbage-garbage' >"$tmp/bad.gz"; expect_bad bad.gz "corrupt gzip data"
-[ $fail = 0 ] && echo "compressed: gzip by content (file, stdin), cut, xz/zstd/bzip2 named, corrupt"
+[ $fail = 0 ] && echo "compressed: gzip and xz by content (file, stdin), cut, zstd/bzip2 named, corrupt"
 exit $fail
