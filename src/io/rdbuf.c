@@ -34,6 +34,19 @@ static int64_t raw_read(dmls_reader *r, uint8_t *dst, size_t want, dmls_error *e
 	return (int64_t)got;
 }
 
+/* The next compressed bytes into zin: how many (0 at the end), -1 on error. */
+static int64_t refill(dmls_reader *r, dmls_error *err)
+{
+	size_t got = fread(r->zin, 1, DMLS_READ_CHUNK, r->fp);
+	if (got < DMLS_READ_CHUNK) {
+		if (ferror(r->fp))
+			return dmls_fail(err, DMLS_EIO, "'%s': read error: %s", r->name,
+					 strerror(errno)), -1;
+		r->zeof = true;
+	}
+	return (int64_t)got;
+}
+
 /* Up to want bytes inflated from the compressed stream into dst. */
 static int64_t gz_read(dmls_reader *r, uint8_t *dst, size_t want, dmls_error *err)
 {
@@ -42,13 +55,9 @@ static int64_t gz_read(dmls_reader *r, uint8_t *dst, size_t want, dmls_error *er
 	z->avail_out = (uInt)want;
 	while (z->avail_out > 0) {
 		if (z->avail_in == 0 && !r->zeof) {
-			size_t got = fread(r->zin, 1, DMLS_READ_CHUNK, r->fp);
-			if (got < DMLS_READ_CHUNK) {
-				if (ferror(r->fp))
-					return dmls_fail(err, DMLS_EIO, "'%s': read error: %s",
-							 r->name, strerror(errno)), -1;
-				r->zeof = true;
-			}
+			int64_t got = refill(r, err);
+			if (got < 0)
+				return -1;
 			z->next_in = r->zin;
 			z->avail_in = (uInt)got;
 		}
@@ -77,15 +86,11 @@ static int64_t xz_read(dmls_reader *r, uint8_t *dst, size_t want, dmls_error *er
 	x->avail_out = want;
 	while (x->avail_out > 0) {
 		if (x->avail_in == 0 && !r->zeof) {
-			size_t got = fread(r->zin, 1, DMLS_READ_CHUNK, r->fp);
-			if (got < DMLS_READ_CHUNK) {
-				if (ferror(r->fp))
-					return dmls_fail(err, DMLS_EIO, "'%s': read error: %s",
-							 r->name, strerror(errno)), -1;
-				r->zeof = true;
-			}
+			int64_t got = refill(r, err);
+			if (got < 0)
+				return -1;
 			x->next_in = r->zin;
-			x->avail_in = got;
+			x->avail_in = (size_t)got;
 		}
 		lzma_ret rc = lzma_code(x, r->zeof && x->avail_in == 0 ? LZMA_FINISH : LZMA_RUN);
 		if (rc == LZMA_STREAM_END) {
@@ -103,6 +108,17 @@ static int64_t xz_read(dmls_reader *r, uint8_t *dst, size_t want, dmls_error *er
 					 (unsigned long long)x->total_in), -1;
 	}
 	return (int64_t)(want - x->avail_out);
+}
+
+/* The window starts over on the decompressed bytes; the raw ones read so
+ * far are the decompressor's first input. */
+static int restart(dmls_reader *r)
+{
+	r->zeof = r->eof;
+	r->eof = false;
+	r->start = r->end = 0;
+	r->base = 0;
+	return 0;
 }
 
 int dmls_rd_gzip_start(dmls_reader *r, dmls_error *err)
@@ -133,11 +149,7 @@ int dmls_rd_gzip_start(dmls_reader *r, dmls_error *err)
 		r->xz = x;
 		x->next_in = r->zin;
 		x->avail_in = (size_t)have;
-		r->zeof = r->eof;
-		r->eof = false;
-		r->start = r->end = 0;
-		r->base = 0;
-		return 0;
+		return restart(r);
 	}
 	z_stream *z = calloc(1, sizeof(*z));
 	if (!z || inflateInit2(z, 15 + 16) != Z_OK) {
@@ -147,11 +159,7 @@ int dmls_rd_gzip_start(dmls_reader *r, dmls_error *err)
 	r->z = z;
 	z->next_in = r->zin;
 	z->avail_in = (uInt)have;
-	r->zeof = r->eof;
-	r->eof = false;
-	r->start = r->end = 0;
-	r->base = 0;
-	return 0;
+	return restart(r);
 }
 
 void dmls_rd_gzip_free(dmls_reader *r)
