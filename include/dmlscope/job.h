@@ -54,6 +54,19 @@ int dmls_job_analyze(dmls_job *job, const char *const *inputs, size_t n,
 void dmls_job_release(dmls_job *job);
 
 /*
+ * The same job from packets already counted into st (a live capture:
+ * watch.h), which the job takes over (st is left empty): st is finished
+ * and analyzed as dmls_job_analyze would.  counts and file describe the
+ * input (file->path copied); input_path, when not NULL, is a capture of
+ * the same packets (watch -w) whose run (dmls_run_open) the job takes, so
+ * its result is analyze's on that file; else the run is called name.
+ * Release job with dmls_job_release in every case.
+ */
+int dmls_job_analyze_stats(dmls_job *job, dmls_stats *st, const dmls_input_counts *counts,
+			   const dmls_input_file *file, const char *input_path, const char *name,
+			   dmls_error *err);
+
+/*
  * What a run is beyond its traffic, the same for fit's dataset table and
  * compare's rows (src/job/runinfo.c):
  *   framework_backend  "framework_backend" of the folder name ("" if none)

@@ -14,5 +14,6 @@ int cmd_compare(int argc, char **argv);
 int cmd_fit(int argc, char **argv);
 int cmd_generate(int argc, char **argv);
 int cmd_predict(int argc, char **argv);
+int cmd_watch(int argc, char **argv);
 
 #endif

@@ -21,6 +21,7 @@ static const struct command commands[] = {
 	{"fit", cmd_fit, "fit the study's regression (or any formula) on runs or a CSV"},
 	{"generate", cmd_generate, "synthetic training traffic from a job description or a run"},
 	{"predict", cmd_predict, "predict traffic for a job from a saved model"},
+	{"watch", cmd_watch, "watch a job's traffic live on network interfaces"},
 };
 
 static void usage(FILE *fp)
