@@ -196,6 +196,44 @@ def can_netns():
     return True, ""
 
 
+def start_watch(tb, dmlscope, run):
+    """dmlscope watch on the bridge: br0 in promiscuous mode gets every
+    frame the bridge forwards, so one capture holds every rank's packets."""
+    wdir = os.path.join(run, "watch")
+    os.makedirs(wdir)
+    cmd = ["ip", "netns", "exec", tb.sw, os.path.abspath(dmlscope), "watch", "-i", "br0",
+           "--snaplen", "100", "--interval", "0.5s", "--window", "2s",
+           "-w", os.path.join(wdir, "watch.pcap"), "--json", os.path.join(wdir, "watch.json"),
+           "--json-lines", os.path.join(wdir, "watch.jsonl")]
+    log = open(os.path.join(wdir, "watch.log"), "w")
+    p = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    log.close()
+    deadline = time.time() + 10
+    while not os.path.exists(os.path.join(wdir, "watch.pcap")):  # capturing from here on
+        if p.poll() is not None or time.time() > deadline:
+            raise RuntimeError("dmlscope watch did not start: "
+                               + open(os.path.join(wdir, "watch.log")).read())
+        time.sleep(0.05)
+    time.sleep(0.2)
+    tb.procs.append(("watch", p))
+    return p
+
+
+def stop_watch(p, run, status):
+    """SIGINT, as Ctrl-C: the watch writes its summary and exits."""
+    if p.poll() is None:
+        os.killpg(p.pid, signal.SIGINT)
+    try:
+        rc = p.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        rc = None
+    if rc != 0:
+        log = open(os.path.join(run, "watch", "watch.log")).read()
+        print(f"run_job: dmlscope watch exited with {rc}: {log[-2000:]}", file=sys.stderr)
+        return status or 1
+    return status
+
+
 def main():
     ap = argparse.ArgumentParser(description="run one real DML job in network namespaces")
     ap.add_argument("--framework", choices=["ddp", "rpc", "manual"], required=True,
@@ -225,6 +263,18 @@ def main():
     ap.add_argument("--timeout", type=float, default=300)
     ap.add_argument("--keep-logs", action="store_true", help="keep per-rank logs (rank-<i>.log)")
     ap.add_argument("--force", action="store_true", help="overwrite an existing run folder")
+    ap.add_argument("--watch", metavar="DMLSCOPE",
+                    help="also watch the job live: DMLSCOPE watch on the bridge (br0, in the "
+                    "switch namespace, every rank's packets) from before the ranks start "
+                    "to --watch-tail s after they end, writing watch/watch.pcap, "
+                    "watch/watch.json, watch/watch.jsonl in the run folder")
+    ap.add_argument("--watch-tail", type=float, default=1.5,
+                    help="seconds the watch goes on after the job ended (default 1.5)")
+    ap.add_argument("--kill-rank", type=int, metavar="I",
+                    help="kill rank I (SIGKILL) --kill-after s after the ranks start: a job "
+                    "that stops halfway (run_job then fails, the watch is still stopped "
+                    "cleanly)")
+    ap.add_argument("--kill-after", type=float, default=5.0)
     a = ap.parse_args()
 
     if not 2 <= a.ranks <= 8:
@@ -267,9 +317,12 @@ def main():
 
     status = 1
     t0 = time.time()
+    watch = None
     try:
         tb.up()
         tb.set_loss(a.loss)
+        if a.watch:
+            watch = start_watch(tb, a.watch, run)
         # captures, exactly as the study: outgoing packets of this host only
         dumps = []
         for i in range(a.ranks):
@@ -305,6 +358,9 @@ def main():
         deadline = time.time() + a.timeout
         failed = None
         while True:
+            if a.kill_rank is not None and time.time() - t_job > a.kill_after \
+                    and jobs[a.kill_rank].poll() is None:
+                os.killpg(jobs[a.kill_rank].pid, signal.SIGKILL)
             codes = [p.poll() for p in jobs]
             bad = [i for i, c in enumerate(codes) if c not in (None, 0)]
             if bad:
@@ -400,6 +456,9 @@ def main():
         print(f"run_job: {name}: {e}", file=sys.stderr)
         status = 1
     finally:
+        if watch:
+            time.sleep(a.watch_tail)
+            status = stop_watch(watch, run, status)
         tb.down()
     if status != 0:
         print(f"run_job: logs kept in {logdir}", file=sys.stderr)

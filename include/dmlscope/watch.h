@@ -24,8 +24,9 @@
  *              more than DMLS_WATCH_PERIOD_CHANGE from the last reported
  *   lost_rank  a rank of the job sent nothing for the silence threshold
  *              while another rank still sent (time: its last packet)
- *   stall      no rank of the job (every host before a pattern is known)
- *              sent for the silence threshold (time: the last packet)
+ *   stall      no rank of the job sent for the silence threshold (time:
+ *              its last packet; only once a pattern is known: before,
+ *              background traffic is no job)
  *   resume     traffic again after a stall (time: the tick that saw it)
  * The silence threshold is max(2 intervals, 3 periods, 1 s).
  */

@@ -200,7 +200,7 @@ static void silence_events(dmls_watch *w, int64_t now_ns)
 		thr = (int64_t)(3e9 * w->base_period_s);
 	if (thr < MIN_SILENCE_NS)
 		thr = MIN_SILENCE_NS;
-	int64_t job_last = w->nmembers ? INT64_MIN : (w->all.packets ? w->all.last_ns : INT64_MIN);
+	int64_t job_last = INT64_MIN; /* no job known yet: background traffic is no job */
 	size_t active = 0;
 	for (size_t i = 0; i < w->nmembers; i++) {
 		int64_t t = last_sent(w, w->members[i].addr);
