@@ -21,7 +21,8 @@
  *   pattern    the recent view's pattern or rank count is new (the first
  *              one once 3 iterations are seen, then every change)
  *   period     the recent period (median of iteration intervals) moved
- *              more than DMLS_WATCH_PERIOD_CHANGE from the last reported
+ *              more than DMLS_WATCH_PERIOD_CHANGE from the last reported,
+ *              in two views in a row that agree with each other
  *   lost_rank  a rank of the job sent nothing for the silence threshold
  *              while another rank still sent (time: its last packet)
  *   stall      no rank of the job sent for the silence threshold (time:
@@ -98,6 +99,7 @@ typedef struct dmls_watch {
 	int known_kind;
 	size_t known_ranks;
 	double base_period_s;      /* the last reported period, NAN */
+	double cand_period_s;      /* a change seen by the last view only, NAN */
 	double trend;              /* view period / base - 1, NAN */
 	size_t nmembers;
 	dmls_watch_member members[DMLS_WATCH_MAX_MEMBERS];

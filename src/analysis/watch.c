@@ -52,7 +52,7 @@ int dmls_watch_init(dmls_watch *w, const dmls_watch_opts *opts)
 	win_init(w);
 	w->win_start_ns = INT64_MIN;
 	w->start_ns = w->last_tick_ns = INT64_MIN;
-	w->base_period_s = w->trend = NAN;
+	w->base_period_s = w->cand_period_s = w->trend = NAN;
 	w->interval_s = w->throughput_bps = NAN;
 	return DMLS_OK;
 }
@@ -169,8 +169,12 @@ static void view_events(dmls_watch *w, int64_t now_ns)
 		w->known_ranks = pat->ranks;
 		remember_members(w, pat);
 	}
-	double p = a->iter.period_median_s, b = w->base_period_s;
-	if (!isfinite(b) || fabs(p / b - 1) > DMLS_WATCH_PERIOD_CHANGE) {
+	double p = a->iter.period_median_s, b = w->base_period_s, c = w->cand_period_s;
+	int moved = isfinite(b) && fabs(p / b - 1) > DMLS_WATCH_PERIOD_CHANGE;
+	/* a change counts when two views in a row agree on it (one window's
+	 * edge, a rank dying mid-iteration, must not make an event) */
+	w->cand_period_s = moved ? p : NAN;
+	if (!isfinite(b) || (moved && isfinite(c) && fabs(p / c - 1) <= DMLS_WATCH_PERIOD_CHANGE)) {
 		dmls_watch_event *e = new_event(w, DMLS_EV_PERIOD, now_ns);
 		e->old_period_s = b;
 		e->period_s = p;

@@ -28,7 +28,7 @@
 static const char usage_text[] =
 	"usage: dmlscope watch -i IFACE [-i IFACE ...] [--filter BPF] [--interval SEC]\n"
 	"                      [--window SEC] [--duration SEC] [-w FILE.pcap] [--snaplen N]\n"
-	"                      [--json-lines FILE|-] [--json FILE|-]\n"
+	"                      [--buffer SIZE] [--json-lines FILE|-] [--json FILE|-]\n"
 	"Captures on the interfaces (root or CAP_NET_RAW), shows the job every interval\n"
 	"and, on Ctrl-C, SIGTERM or --duration, analyze's summary of what it captured\n";
 
@@ -38,6 +38,7 @@ struct watch_opts {
 	const char *filter, *write, *json, *json_lines;
 	int64_t interval_ns, window_ns, duration_ns;
 	int snaplen;
+	unsigned buffer_bytes;
 };
 
 static volatile sig_atomic_t stop_signal;
@@ -70,6 +71,18 @@ static int parse_snaplen(const char *arg, int *out)
 	return 0;
 }
 
+/* --buffer: the kernel ring per interface, 1 MB to 2 GB (1MB, 256MB, 1e8). */
+static int parse_buffer(const char *arg, unsigned *out)
+{
+	double v;
+	if (dmls_parse_size(arg, &v) || v < 1e6 || v > 2e9) {
+		fprintf(stderr, "dmlscope watch: invalid --buffer '%s' (1MB to 2GB)\n", arg);
+		return -1;
+	}
+	*out = (unsigned)v;
+	return 0;
+}
+
 static int parse_opt(int c, struct watch_opts *o, char **argv)
 {
 	switch (c) {
@@ -89,6 +102,7 @@ static int parse_opt(int c, struct watch_opts *o, char **argv)
 	case 'W': return parse_time("window", optarg, &o->window_ns);
 	case 'd': return parse_time("duration", optarg, &o->duration_ns);
 	case 's': return parse_snaplen(optarg, &o->snaplen);
+	case 'B': return parse_buffer(optarg, &o->buffer_bytes);
 	case 'h': fputs(usage_text, stdout); exit(0);
 	default: return cli_option_error("watch", c, argv);
 	}
@@ -104,6 +118,7 @@ static int parse_args(int argc, char **argv, struct watch_opts *o)
 		{"duration", required_argument, NULL, 'd'},
 		{"write", required_argument, NULL, 'w'},
 		{"snaplen", required_argument, NULL, 's'},
+		{"buffer", required_argument, NULL, 'B'},
 		{"json", required_argument, NULL, 'j'},
 		{"json-lines", required_argument, NULL, 'l'},
 		{"help", no_argument, NULL, 'h'},
@@ -334,7 +349,7 @@ int cmd_watch(int argc, char **argv)
 	int rc = open_lines(&o, &out);
 	if (rc)
 		return rc;
-	dmls_live_opts lo = {o.ifaces, o.nifaces, o.filter, o.snaplen, 0, o.write};
+	dmls_live_opts lo = {o.ifaces, o.nifaces, o.filter, o.snaplen, o.buffer_bytes, o.write};
 	dmls_live *lv;
 	dmls_error err;
 	if ((rc = dmls_live_open(&lv, &lo, &err))) {
