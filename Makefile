@@ -8,7 +8,7 @@
 
 BUILD_DEPS := cmake pkg-config gcc libpcap-dev libgsl-dev libjansson-dev libcmocka-dev libfftw3-dev zlib1g-dev liblzma-dev
 TEST_DEPS  := tcpdump tshark python3 python3-statsmodels python3-pandas python3-numpy \
-              python3-torch python3-torchvision iproute2 nftables clang libclang-rt-14-dev chromium
+              python3-torch python3-torchvision iproute2 nftables clang libclang-rt-14-dev chromium tcpreplay
 SHELL := /bin/bash
 PREFIX ?= /usr/local
 JOBS ?= 2
@@ -73,9 +73,9 @@ fuzz-smoke: fuzz
 	./build-fuzz/fuzz_ingest -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 -timeout=10 \
 	  -print_final_stats=1 $$tmp $$seeds 2>&1 | tail -4; rc=$${PIPESTATUS[0]}; rm -rf $$tmp; exit $$rc
 
-# tcpdump is the yardstick: installed when root (run.sh skips it when missing)
+# tcpdump is the yardstick, tcpreplay feeds watch: installed when root (skipped when missing)
 bench: build
-	-$(call ensure_pkgs,tcpdump)
+	-$(call ensure_pkgs,tcpdump tcpreplay)
 	bash bench/run.sh
 
 testbed: build

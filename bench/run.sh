@@ -26,6 +26,8 @@
 # Environment:
 #   BENCH_DIR=build/bench           captures, their truth (F.json), outputs
 #   BENCH_SHORT=0 BENCH_LONG=0 BENCH_CONCAT=0 BENCH_FLOOD=0   skip input 1, 2, 3, 4
+#   BENCH_WATCH=0                   skip section 5, watch's live capture rate
+#                                   (bench/watch.sh: root, tcpreplay, namespaces)
 #   BENCH_STUDY=0                   skip the study pipeline (one run of tshark +
 #                                   pandas on the 1-hour capture: minutes)
 #   BENCH_RUNS=3                    runs per command (best time, largest RSS)
@@ -297,6 +299,12 @@ if [ "${BENCH_FLOOD:-1}" != 0 ]; then
 		check "JSON input/packets, input/wire_bytes" "$gp of $n, $gw of $wire" "exact" \
 			"$([ "$gp" = "$n" ] && [ "$gw" = "$wire" ] && echo PASS || echo FAIL)"
 	fi
+fi
+
+if [ "${BENCH_WATCH:-1}" != 0 ]; then
+	section "5. live: dmlscope watch on a veth fed by tcpreplay, beside tcpdump -w /dev/null (bench/watch.sh)"
+	DMLSCOPE="$dmls" BENCH_DIR="$dir" BENCH_TCPDUMP="$tcpdump" bash bench/watch.sh ||
+		echo "bench/watch.sh failed"
 fi
 
 if [ "${BENCH_STUDY:-1}" != 0 ]; then

@@ -134,7 +134,9 @@ static int update_window(dmls_watch *w, int64_t now_ns, dmls_error *err)
 		w->win_start_ns = now_ns;
 		return DMLS_OK; /* the view of the old window stays */
 	}
-	if (now_ns - w->win_start_ns >= W || !w->have_view || w->start_ns + 2 * W > now_ns)
+	/* a young window replaces the view only when that view found no job */
+	int no_job = !w->view_analysis || w->view_analysis->pattern.kind == DMLS_PAT_UNKNOWN;
+	if (now_ns - w->win_start_ns >= W || no_job || w->start_ns + 2 * W > now_ns)
 		return make_view(w, now_ns, err);
 	return DMLS_OK;
 }

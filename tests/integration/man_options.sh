@@ -6,7 +6,7 @@ set -u
 man="$SRCDIR/doc/dmlscope.1"
 fail=0
 all=""
-for cmd in analyze compare fit predict generate; do
+for cmd in analyze compare fit predict generate watch; do
 	opts=$("$DMLSCOPE" "$cmd" --help | grep -oE -- "--[a-z][a-z-]+" | sort -u | tr "\n" " ")
 	all="$all $opts"
 	for o in $opts; do
