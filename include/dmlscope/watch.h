@@ -23,10 +23,12 @@
  *   period     the recent period (median of iteration intervals) moved
  *              more than DMLS_WATCH_PERIOD_CHANGE from the last reported,
  *              in two views in a row that agree with each other
- *   lost_rank  a rank of the job sent nothing for the silence threshold
- *              while another rank still sent (time: its last packet)
- *   stall      no rank of the job sent for the silence threshold (time:
- *              its last packet; only once a pattern is known: before,
+ *   lost_rank  a rank of the job sent no payload for the silence
+ *              threshold while another rank still did (time: its last
+ *              packet of the last interval it sent payload in; a dead
+ *              rank's host may still acknowledge)
+ *   stall      no rank of the job sent payload for the silence threshold
+ *              (time: the same; only once a pattern is known: before,
  *              background traffic is no job)
  *   resume     traffic again after a stall (time: the tick that saw it)
  * The silence threshold is max(2 intervals, 3 periods, 1 s).
@@ -77,6 +79,8 @@ typedef struct dmls_watch_opts {
 typedef struct dmls_watch_member {
 	uint8_t addr[16];
 	int lost;
+	uint64_t payload;          /* its tx payload bytes at the last tick */
+	int64_t last_data_ns;      /* its last packet in an interval it sent payload */
 } dmls_watch_member;
 
 typedef struct dmls_watch {

@@ -148,6 +148,8 @@ static void remember_members(dmls_watch *w, const dmls_pattern *pat)
 		dmls_watch_member *m = &w->members[w->nmembers++];
 		memcpy(m->addr, w->view.hosts[pat->members[i]].addr, 16);
 		m->lost = 0;
+		m->payload = 0;
+		m->last_data_ns = INT64_MIN;
 	}
 }
 
@@ -189,16 +191,20 @@ static void view_events(dmls_watch *w, int64_t now_ns)
 	w->trend = p / b - 1;
 }
 
-/* The last time host addr sent, in the whole capture (INT64_MIN: never). */
-static int64_t last_sent(const dmls_watch *w, const uint8_t addr[16])
+/* When member m last sent payload (pure ACKs of a rank that stopped do not
+ * count): the time of its last packet in an interval its payload grew. */
+static int64_t last_data(const dmls_watch *w, dmls_watch_member *m)
 {
-	long h = dmls_stats_find_host(&w->all, addr);
-	if (h < 0 || w->all.hosts[h].tx_packets == 0)
-		return INT64_MIN;
-	return w->all.hosts[h].last_ns;
+	long h = dmls_stats_find_host(&w->all, m->addr);
+	if (h >= 0 && w->all.hosts[h].tx_payload_bytes > m->payload) {
+		m->payload = w->all.hosts[h].tx_payload_bytes;
+		m->last_data_ns = w->all.hosts[h].last_ns;
+	}
+	return m->last_data_ns;
 }
 
-/* Silent ranks (lost_rank), a silent job (stall) and its end (resume). */
+/* Silent ranks (lost_rank), a silent job (stall) and its end (resume):
+ * silence is no payload sent. */
 static void silence_events(dmls_watch *w, int64_t now_ns)
 {
 	int64_t thr = 2 * w->opts.interval_ns;
@@ -209,14 +215,14 @@ static void silence_events(dmls_watch *w, int64_t now_ns)
 	int64_t job_last = INT64_MIN; /* no job known yet: background traffic is no job */
 	size_t active = 0;
 	for (size_t i = 0; i < w->nmembers; i++) {
-		int64_t t = last_sent(w, w->members[i].addr);
+		int64_t t = last_data(w, &w->members[i]);
 		if (t > job_last)
 			job_last = t;
 		active += t != INT64_MIN && now_ns - t <= thr;
 	}
 	for (size_t i = 0; i < w->nmembers; i++) {
 		dmls_watch_member *m = &w->members[i];
-		int64_t t = last_sent(w, m->addr);
+		int64_t t = m->last_data_ns;
 		int silent = t == INT64_MIN || now_ns - t > thr;
 		if (silent && !m->lost && active > 0) {
 			dmls_watch_event *e = new_event(w, DMLS_EV_LOST_RANK, t == INT64_MIN ? now_ns : t);
