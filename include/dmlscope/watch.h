@@ -20,9 +20,10 @@
  * Events, each with the capture time it happened at:
  *   pattern    the recent view's pattern or rank count is new (the first
  *              one once 3 iterations are seen, then every change)
- *   period     the recent period (median of iteration intervals) moved
- *              more than DMLS_WATCH_PERIOD_CHANGE from the last reported,
- *              in two views in a row that agree with each other
+ *   period     the recent period (median of iteration intervals): the
+ *              first one, then each move of more than
+ *              DMLS_WATCH_PERIOD_CHANGE from the last reported, once two
+ *              views in a row agree on it (within the same fraction)
  *   lost_rank  a rank of the job sent no payload for the silence
  *              threshold while another rank still did (time: its last
  *              packet of the last interval it sent payload in; a dead

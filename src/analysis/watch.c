@@ -174,11 +174,12 @@ static void view_events(dmls_watch *w, int64_t now_ns)
 		remember_members(w, pat);
 	}
 	double p = a->iter.period_median_s, b = w->base_period_s, c = w->cand_period_s;
-	int moved = isfinite(b) && fabs(p / b - 1) > DMLS_WATCH_PERIOD_CHANGE;
-	/* a change counts when two views in a row agree on it (one window's
-	 * edge, a rank dying mid-iteration, must not make an event) */
+	int moved = !isfinite(b) || fabs(p / b - 1) > DMLS_WATCH_PERIOD_CHANGE;
+	/* the first period and a change count when two views in a row agree
+	 * on them (a first view of 3 iterations, one window's edge, a rank
+	 * dying mid-iteration must not make an event) */
 	w->cand_period_s = moved ? p : NAN;
-	if (!isfinite(b) || (moved && isfinite(c) && fabs(p / c - 1) <= DMLS_WATCH_PERIOD_CHANGE)) {
+	if (moved && isfinite(c) && fabs(p / c - 1) <= DMLS_WATCH_PERIOD_CHANGE) {
 		dmls_watch_event *e = new_event(w, DMLS_EV_PERIOD, now_ns);
 		e->old_period_s = b;
 		e->period_s = p;
@@ -187,8 +188,9 @@ static void view_events(dmls_watch *w, int64_t now_ns)
 		else
 			snprintf(e->text, sizeof(e->text), "iteration period %.4f s", p);
 		w->base_period_s = b = p;
+		w->cand_period_s = NAN;
 	}
-	w->trend = p / b - 1;
+	w->trend = isfinite(b) ? p / b - 1 : NAN;
 }
 
 /* When member m last sent payload (pure ACKs of a rank that stopped do not

@@ -228,7 +228,13 @@ int dmls_live_poll(dmls_live *lv, int timeout_ms, dmls_live_cb cb, void *ctx, dm
 
 int dmls_live_drain(dmls_live *lv, dmls_live_cb cb, void *ctx, dmls_error *err)
 {
-	return read_all(lv, cb, ctx, err);
+	for (int round = 0; round < 1024; round++) { /* until a round reads nothing */
+		uint64_t before = lv->counts.records;
+		int rc = read_all(lv, cb, ctx, err);
+		if (rc || lv->counts.records == before)
+			return rc;
+	}
+	return DMLS_OK;
 }
 
 const dmls_input_counts *dmls_live_get_counts(const dmls_live *lv)
