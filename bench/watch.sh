@@ -5,9 +5,9 @@
 # A generated ring all-reduce (8 ranks, snaplen 100) is replayed with Debian's
 # tcpreplay (preloaded in memory, -K, looped) into one end of a veth pair in a
 # network namespace made here; the capture runs on the other end with snap
-# length 100 and a 64 MiB kernel buffer (tcpdump -s 100 -B 65536
-# --immediate-mode -w /dev/null; dmlscope watch --snaplen 100 --json-lines
-# /dev/null --json F).  First at tcpreplay's top speed; if a tool drops there,
+# length 100 and a 64 MiB kernel buffer, both in their default batching mode
+# (TPACKET_V3 blocks; tcpdump -s 100 -B 65536 -w /dev/null; dmlscope watch
+# --snaplen 100 --json-lines /dev/null --json F).  First at tcpreplay's top speed; if a tool drops there,
 # at --pps rates halving from it until a run has no drop.  Drops are the
 # tool's own count (tcpdump's "dropped by kernel", watch's live.dropped_packets).
 # The replay rate is tcpreplay's "Rated: N pps".
@@ -54,7 +54,7 @@ cpu_s() { awk '{print ($14 + $15) / '"$(getconf CLK_TCK)"'}' "/proc/$1/stat" 2>/
 run() {
 	local tool=$1 rate=$2 out="$dir/watch-bench.$1"
 	if [ "$tool" = tcpdump ]; then
-		ip netns exec "$ns" "$tcpdump" -i rp1 -s 100 -B 65536 --immediate-mode -w /dev/null \
+		ip netns exec "$ns" "$tcpdump" -i rp1 -s 100 -B 65536 -w /dev/null \
 			>"$out.out" 2>"$out.err" &
 	else
 		ip netns exec "$ns" "$dmls" watch -i rp1 --snaplen 100 --interval 1s \
@@ -109,7 +109,7 @@ best() {
 drain() {
 	local tool=$1 out="$dir/watch-bench.$1"
 	if [ "$tool" = tcpdump ]; then
-		ip netns exec "$ns" "$tcpdump" -i rp1 -s 100 -B 262144 --immediate-mode -w /dev/null \
+		ip netns exec "$ns" "$tcpdump" -i rp1 -s 100 -B 262144 -w /dev/null \
 			>"$out.out" 2>"$out.err" &
 	else
 		ip netns exec "$ns" "$dmls" watch -i rp1 --snaplen 100 --buffer 256MB --interval 1s \

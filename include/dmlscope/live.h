@@ -2,9 +2,10 @@
  * live.h - packets captured from network interfaces as they pass.
  *
  * The live twin of input.h: libpcap opens each interface with
- * pcap_create + pcap_activate (immediate mode, a large kernel buffer,
- * nanosecond timestamps; on Linux libpcap uses TPACKET_V3 memory-mapped
- * rings), the BPF filter runs in the kernel (pcap_setfilter), every record
+ * pcap_create + pcap_activate (a large kernel buffer, nanosecond
+ * timestamps, a DMLS_LIVE_BLOCK_MS buffer timeout rather than immediate
+ * mode, so that on Linux libpcap uses TPACKET_V3 memory-mapped blocks: see
+ * live.c), the BPF filter runs in the kernel (pcap_setfilter), every record
  * the filter passes can be written to a pcap file as it comes (pcap_dump,
  * the snap length as given), and each record goes through the same decoder
  * as a capture file's (src/decode), counted in the same dmls_input_counts.
@@ -38,6 +39,7 @@
 #define DMLS_LIVE_MAX_IFACES 16
 #define DMLS_LIVE_DEFAULT_SNAPLEN 262144
 #define DMLS_LIVE_DEFAULT_BUFFER (64u << 20) /* bytes of kernel ring per interface */
+#define DMLS_LIVE_BLOCK_MS 50 /* packet buffer timeout: a block waits at most this */
 
 typedef struct dmls_live_opts {
 	const char *const *ifaces; /* interface names ("any" is Linux's every interface) */
@@ -71,8 +73,9 @@ int dmls_live_open(dmls_live **out, const dmls_live_opts *o, dmls_error *err);
  * the callback's status). */
 int dmls_live_poll(dmls_live *lv, int timeout_ms, dmls_live_cb cb, void *ctx, dmls_error *err);
 
-/* Read whatever is left in the kernel's buffers without waiting (at the
- * end, before the last dmls_live_get_drops). */
+/* Read whatever is left in the kernel's buffers, the last partly filled
+ * block included (it waits for its retirement, about DMLS_LIVE_BLOCK_MS):
+ * at the end, before the last dmls_live_get_drops. */
 int dmls_live_drain(dmls_live *lv, dmls_live_cb cb, void *ctx, dmls_error *err);
 
 /* Records read, IP packets delivered, undecodable records (as input.h). */

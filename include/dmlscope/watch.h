@@ -32,6 +32,7 @@
  *              (time: the same; only once a pattern is known: before,
  *              background traffic is no job)
  *   resume     traffic again after a stall (time: the tick that saw it)
+ * While the job is stalled, the view makes no pattern or period event.
  * The silence threshold is max(2 intervals, 3 periods, 1 s).
  */
 #ifndef DMLSCOPE_WATCH_H

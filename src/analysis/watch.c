@@ -158,6 +158,8 @@ static void view_events(dmls_watch *w, int64_t now_ns)
 {
 	const dmls_analysis *a = w->view_analysis;
 	w->trend = NAN;
+	if (w->stalled) /* a window around the stop has no period to report */
+		return;
 	if (!a || a->iter.count < DMLS_WATCH_MIN_ITERATIONS || !isfinite(a->iter.period_median_s) ||
 	    a->pattern.kind == DMLS_PAT_UNKNOWN)
 		return;

@@ -138,7 +138,9 @@ assert pat and pat[0]["pattern"] == "ring" and pat[0]["ranks"] == 2, pat
 per = [e for e in ev if e["type"] == "period"]
 assert per and abs(per[0]["period_s"] - 0.1) < 0.02, per
 ch = [e for e in per if e["old_period_s"] is not None]
-assert ch and abs(ch[-1]["period_s"] - 0.3) < 0.05 and abs(ch[-1]["old_period_s"] - 0.1) < 0.02, ch
+# 0.1 s -> 0.3 s, perhaps through a window that held both (e.g. 0.2 s)
+assert ch and abs(ch[0]["old_period_s"] - 0.1) < 0.02 and abs(ch[-1]["period_s"] - 0.3) < 0.05, ch
+assert len(ch) <= 2, ch
 assert "stall" in kinds and kinds.index("stall") > kinds.index("pattern"), kinds
 assert lines[-1]["type"] == "summary" and all(l["type"] == "interval" for l in lines[:-1])
 assert len(lines) >= 10
