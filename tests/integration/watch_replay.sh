@@ -136,10 +136,15 @@ kinds = [e["type"] for e in ev]
 pat = [e for e in ev if e["type"] == "pattern"]
 assert pat and pat[0]["pattern"] == "ring" and pat[0]["ranks"] == 2, pat
 per = [e for e in ev if e["type"] == "period"]
-assert per and abs(per[0]["period_s"] - 0.1) < 0.02, per
+# The replay runs in real time: on a loaded machine tcpreplay sends late and
+# the periods on the wire stretch (0.12 s and 0.39 s were seen under ASan in
+# a parallel make check), so the checks are loose on the values and strict on
+# the change: 0.1 s then about three times that, perhaps through a window
+# that held both (e.g. 0.2 s).
+assert per and 0.08 < per[0]["period_s"] < 0.2, per
 ch = [e for e in per if e["old_period_s"] is not None]
-# 0.1 s -> 0.3 s, perhaps through a window that held both (e.g. 0.2 s)
-assert ch and abs(ch[0]["old_period_s"] - 0.1) < 0.02 and abs(ch[-1]["period_s"] - 0.3) < 0.05, ch
+assert ch and 0.08 < ch[0]["old_period_s"] < 0.2 and ch[-1]["period_s"] >= 0.25, ch
+assert ch[-1]["period_s"] / ch[0]["old_period_s"] > 2, ch
 assert len(ch) <= 2, ch
 assert "stall" in kinds and kinds.index("stall") > kinds.index("pattern"), kinds
 assert lines[-1]["type"] == "summary" and all(l["type"] == "interval" for l in lines[:-1])
