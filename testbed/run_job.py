@@ -196,6 +196,15 @@ def can_netns():
     return True, ""
 
 
+def steps_logged(run):
+    """Batch rows rank 0 has written (and flushed) to train_history.log."""
+    try:
+        with open(os.path.join(run, "train_history.log")) as f:
+            return sum(1 for line in f if line.startswith("Batch,"))
+    except OSError:
+        return 0
+
+
 def start_watch(tb, dmlscope, run):
     """dmlscope watch on the bridge: br0 in promiscuous mode gets every
     frame the bridge forwards, so one capture holds every rank's packets."""
@@ -271,10 +280,10 @@ def main():
     ap.add_argument("--watch-tail", type=float, default=1.5,
                     help="seconds the watch goes on after the job ended (default 1.5)")
     ap.add_argument("--kill-rank", type=int, metavar="I",
-                    help="kill rank I (SIGKILL) --kill-after s after the ranks start: a job "
-                    "that stops halfway (run_job then fails, the watch is still stopped "
-                    "cleanly)")
-    ap.add_argument("--kill-after", type=float, default=5.0)
+                    help="kill rank I (SIGKILL) once train_history.log holds --kill-after "
+                    "steps: a job that stops halfway (run_job then fails, the watch is still "
+                    "stopped cleanly)")
+    ap.add_argument("--kill-after", type=int, default=50, metavar="STEPS")
     a = ap.parse_args()
 
     if not 2 <= a.ranks <= 8:
@@ -358,8 +367,8 @@ def main():
         deadline = time.time() + a.timeout
         failed = None
         while True:
-            if a.kill_rank is not None and time.time() - t_job > a.kill_after \
-                    and jobs[a.kill_rank].poll() is None:
+            if a.kill_rank is not None and jobs[a.kill_rank].poll() is None \
+                    and steps_logged(run) >= a.kill_after:
                 os.killpg(jobs[a.kill_rank].pid, signal.SIGKILL)
             codes = [p.poll() for p in jobs]
             bad = [i for i, c in enumerate(codes) if c not in (None, 0)]

@@ -4,10 +4,11 @@
 # bridge, in the switch namespace, and is stopped with SIGINT as Ctrl-C).
 #  1. The live final JSON is analyze's on the watch's -w file (apart from the
 #     "live" object), and both match the job's truth: pattern ring, 2 ranks,
-#     one iteration per step, the gradient size, and every rank's bytes as
-#     the study-style per-host tcpdump captures count them; no drops.
-#  2. The same job killed halfway (rank 1, SIGKILL): a stall event after the
-#     pattern was found.
+#     one iteration per step, the gradient size, and every rank's packets as
+#     the study-style per-host tcpdump captures count them (exactly, unless
+#     a packet was lost before the bridge and retransmitted); no drops.
+#  2. The same job killed halfway (rank 1, SIGKILL, after 60 of 300 steps):
+#     a stall event after the pattern was found.
 # Skips (77) when this machine cannot run it: not root, no network
 # namespaces, no torch, no tcpdump/nft.
 set -u
@@ -56,8 +57,16 @@ S = w["model"]["gradient_bytes"]
 assert abs(S - truth["gradient_bytes"]) / truth["gradient_bytes"] < 0.02, (S, truth["gradient_bytes"])
 hosts = {h["addr"]: h for h in w["hosts"]}
 for h in td["hosts"]:  # each rank's own tcpdump capture (src <own addr>)
-    for k in ("tx_packets", "tx_wire_bytes", "tx_payload_bytes"):
-        assert hosts[h["addr"]][k] == h[k], (h["addr"], k, hosts[h["addr"]][k], h[k])
+    # the same packets, unless one was lost between the sender's eth0 and
+    # the bridge (a veth backlog on a loaded machine): then the sender's
+    # capture holds it and its retransmission, the bridge only the latter
+    m = hosts[h["addr"]]
+    lost = h["tx_packets"] - m["tx_packets"]
+    print(h["addr"], "tx packets: bridge", m["tx_packets"], "own capture", h["tx_packets"],
+          "retransmitted", h["tx_retransmissions"])
+    assert 0 <= lost <= h["tx_retransmissions"], (h, m)
+    for k in ("tx_wire_bytes", "tx_payload_bytes"):
+        assert abs(m[k] - h[k]) <= 0.01 * h[k], (h["addr"], k, m[k], h[k])
 ev = live["events"]
 assert any(e["type"] == "pattern" and e["pattern"] == "ring" and e["ranks"] == 2 for e in ev), ev
 PY
@@ -65,7 +74,7 @@ PY
 # 2. rank 1 killed halfway
 "$PY" "$SRCDIR/testbed/run_job.py" --framework ddp --model tinycnn --batch 16 --ranks 2 \
 	--steps 300 --out "$out/kill" --timeout 120 --watch "$DMLSCOPE" --kill-rank 1 \
-	--kill-after 12 --watch-tail 3 >"$out/kill.log" 2>&1
+	--kill-after 60 --watch-tail 3 >"$out/kill.log" 2>&1
 rc=$?
 [ "$rc" = 1 ] || bad "killed job: run_job.py exited $rc, want 1 (job failed): $(tail -3 "$out/kill.log")"
 "$PY" - "$out/kill/pytorch_ddp-tinycnn-adam-16-gloo-normal-ring/watch/watch.json" <<'PY' || bad "killed job: no stall event"
