@@ -55,6 +55,22 @@ enum dmls_pattern_kind {
 const char *dmls_pattern_name(int kind);
 
 #define DMLS_EDGE_FRACTION 0.10 /* pairs below this share of the max pair are control plane */
+#define DMLS_MIN_DATA_BYTES (256.0 * 1024) /* a job's largest pair moves at least this */
+#define DMLS_MAX_JOBS 32        /* jobs analyzed one by one; the rest are counted */
+
+/* One job of the capture (jobs.c): its hosts (address order not implied)
+ * and the cut that tells its data pairs from its control plane. */
+typedef struct dmls_job_scope {
+	size_t n;
+	size_t *hosts;         /* st->hosts indexes */
+	double thr;            /* data pairs move at least this payload */
+	double payload_bytes;  /* payload of its data pairs */
+} dmls_job_scope;
+
+/* The jobs of st, the largest (by payload) first; *n is 0 with nothing but
+ * control traffic.  Free with dmls_jobs_free. */
+int dmls_jobs_split(dmls_job_scope **jobs, size_t *n, const dmls_stats *st, dmls_error *err);
+void dmls_jobs_free(dmls_job_scope *jobs, size_t n);
 
 typedef struct dmls_pattern {
 	int kind;              /* enum dmls_pattern_kind */
@@ -161,6 +177,19 @@ typedef struct dmls_analysis {
 	dmls_trainlog_metrics log;
 	size_t nnotes;
 	char notes[DMLS_MAX_NOTES][160];
+	/* The jobs of the capture (jobs.c).  The top-level analysis is of the
+	 * largest job; jobs[0] is that analysis itself, jobs[1..njobs) the
+	 * other jobs' (owned), each with the stages up to the volume (no
+	 * phases, burstiness or train log: those are the capture's). */
+	size_t njobs;              /* analyzed: at most DMLS_MAX_JOBS */
+	size_t jobs_found;         /* found in the capture */
+	struct dmls_analysis **jobs;
+	size_t job_id;             /* this job's index in jobs[] */
+	double job_start_s, job_end_s; /* the job's own time base: first and last
+				    * packet between its hosts (or between
+				    * one of them and a host of no job), s
+				    * from st->t0_ns; NAN without a job */
+	double job_wire_bytes;     /* wire bytes of those packets */
 } dmls_analysis;
 
 /* Analyze st (roles are written into st->hosts[i].role).  log may be NULL. */
@@ -170,8 +199,11 @@ void dmls_analysis_free(dmls_analysis *a);
 
 /* ---- stage functions (src/analysis), callable alone from tests ---- */
 
-/* Static pattern of the payload volume graph. */
+/* Static pattern of the payload volume graph: of the largest job. */
 int dmls_pattern_find(dmls_pattern *p, const dmls_stats *st, dmls_error *err);
+/* The same for one job of the njobs found by dmls_jobs_split. */
+int dmls_pattern_find_job(dmls_pattern *p, const dmls_stats *st, const dmls_job_scope *job,
+			  size_t njobs, dmls_error *err);
 /* Classify again with pairs weighed by their median bytes per iteration
  * (needs 4 or more iteration starts, seconds from st->t0_ns). */
 int dmls_pattern_refine(dmls_pattern *p, const dmls_stats *st, const double *starts_s,
@@ -211,9 +243,11 @@ void dmls_iterations_release(dmls_iterations *it);
 /* On/off phases of a 1 ms series. */
 void dmls_phases_compute(dmls_phases *ph, const dmls_series *s, double gap_threshold_s);
 
+/* The job's wire bytes over its own time base give mb_per_step (job_span_s
+ * NAN: the whole capture's). */
 int dmls_trainlog_metrics_compute(dmls_trainlog_metrics *m, const dmls_stats *st,
-				  const dmls_trainlog *log, double period_s,
-				  dmls_error *err);
+				  const dmls_trainlog *log, double period_s, double job_wire_bytes,
+				  double job_span_s, dmls_error *err);
 void dmls_trainlog_metrics_release(dmls_trainlog_metrics *m);
 
 #endif

@@ -175,6 +175,19 @@ typedef struct dmls_result {
 	size_t nnotes;
 	const char (*notes)[160];
 
+	/* The jobs of the capture (analysis.h): one result per job holding its
+	 * job, pattern, iterations, model (and, for the top job, train_log)
+	 * and notes; the rest of a job's result is unknown.  jobs[0] is the
+	 * top level's job.  Owned. */
+	struct {
+		int64_t id;        /* index in jobs */
+		double start_s;    /* the job's first packet, s from the capture's */
+		double duration_s; /* its first to its last packet */
+		double wire_bytes; /* its packets' wire bytes */
+	} job;
+	size_t njobs;
+	struct dmls_result *jobs;
+
 	/* Display orders and figures, chosen once (all owned). */
 	size_t nshown;
 	size_t *shown;        /* hosts for the terminal: all, or the

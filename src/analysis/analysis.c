@@ -54,10 +54,12 @@ static void note(dmls_analysis *a, const char *fmt, ...)
 	va_end(ap);
 }
 
-static void set_roles(dmls_stats *st, const dmls_pattern *p)
+/* Roles of the job's hosts (job NULL: of every host); a host of two jobs
+ * keeps the role the last job analyzed gave it (the largest). */
+static void set_roles(dmls_stats *st, const dmls_pattern *p, const dmls_job_scope *job)
 {
-	for (size_t i = 0; i < st->nhosts; i++)
-		st->hosts[i].role = DMLS_ROLE_OTHER;
+	for (size_t i = 0; i < (job ? job->n : st->nhosts); i++)
+		st->hosts[job ? job->hosts[i] : i].role = DMLS_ROLE_OTHER;
 	for (size_t i = 0; i < p->ranks; i++)
 		st->hosts[p->members[i]].role = DMLS_ROLE_WORKER;
 	if (p->kind == DMLS_PAT_STAR)
@@ -177,6 +179,18 @@ static void notes_view(dmls_analysis *a, const dmls_stats *st)
 				  "message it receives (a server's reply) is not seen to end");
 }
 
+/* Notes about the job alone (every job gets them). */
+static void notes_job(dmls_analysis *a, const dmls_stats *st)
+{
+	const dmls_pattern *p = &a->pattern;
+	notes_view(a, st);
+	if (p->ranks > 0 && p->kind == DMLS_PAT_UNKNOWN && !p->lone_sender)
+		note(a, "communication pattern not recognized among %zu hosts", p->ranks);
+	if (p->ranks > 0 && a->iter.count == 0)
+		note(a, "no iterations found");
+	notes_iterations(a);
+}
+
 static void notes_all(dmls_analysis *a, const dmls_stats *st)
 {
 	const dmls_pattern *p = &a->pattern;
@@ -184,18 +198,14 @@ static void notes_all(dmls_analysis *a, const dmls_stats *st)
 		note(a, "empty capture: nothing to analyze");
 		return;
 	}
-	notes_view(a, st);
 	if (p->ranks == 0)
 		note(a, "only control traffic: no pair moved %.0f bytes or more",
-		     256.0 * 1024);
-	if (p->components > 1)
-		note(a, "%zu jobs (disconnected groups of hosts) in the capture: analyzed the "
-		     "one moving the most bytes (%zu hosts)", p->components, p->ranks);
-	if (p->ranks > 0 && p->kind == DMLS_PAT_UNKNOWN && !p->lone_sender)
-		note(a, "communication pattern not recognized among %zu hosts", p->ranks);
-	if (p->ranks > 0 && a->iter.count == 0)
-		note(a, "no iterations found");
-	notes_iterations(a);
+		     DMLS_MIN_DATA_BYTES);
+	if (a->jobs_found > 1)
+		note(a, "%zu jobs in the capture: the top level is the one moving the most bytes "
+			"(%zu hosts); each is in jobs%s", a->jobs_found, p->ranks,
+		     a->jobs_found > a->njobs ? " (the largest ones)" : "");
+	notes_job(a, st);
 	if (st->retransmissions > 0)
 		note(a, "%llu TCP retransmissions (%.3g %% of packets): loss or timeouts on the path",
 		     (unsigned long long)st->retransmissions,
@@ -370,16 +380,19 @@ typedef struct stage_ctx {
 	dmls_stats *st;
 	const dmls_trainlog *log;
 	int was_star;     /* the kind the clock stage counted with */
+	const dmls_job_scope *job; /* NULL: no job in the capture */
+	size_t njobs;
 } stage_ctx;
 
 static int stage_shape(stage_ctx *c, dmls_error *err)
 {
-	int rc = dmls_pattern_find(&c->a->pattern, c->st, err);
+	int rc = c->job ? dmls_pattern_find_job(&c->a->pattern, c->st, c->job, c->njobs, err)
+			: dmls_pattern_find(&c->a->pattern, c->st, err);
 	if (rc)
 		return rc;
 	if (dmls_pattern_view(&c->a->pattern, c->st) < 0)
 		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
-	set_roles(c->st, &c->a->pattern);
+	set_roles(c->st, &c->a->pattern, c->job);
 	return 0;
 }
 
@@ -401,7 +414,7 @@ static int stage_shape_final(stage_ctx *c, dmls_error *err)
 		dmls_pattern_check_two(p, c->st);
 	}
 	dmls_pattern_tree_root(p, c->st, it->bounds_s, it->count, it->end_s);
-	set_roles(c->st, p);
+	set_roles(c->st, p, c->job);
 	return 0;
 }
 
@@ -471,24 +484,107 @@ static int stage_burst(stage_ctx *c, dmls_error *err)
 
 static int stage_train_log(stage_ctx *c, dmls_error *err)
 {
-	return dmls_trainlog_metrics_compute(&c->a->log, c->st, c->log, c->a->iter.period_s, err);
+	const dmls_analysis *a = c->a;
+	return dmls_trainlog_metrics_compute(&c->a->log, c->st, c->log, a->iter.period_s,
+					     a->job_wire_bytes, a->job_end_s - a->job_start_s, err);
 }
 
 static int (*const stages[])(stage_ctx *, dmls_error *) = {
 	stage_shape, stage_clock, stage_shape_final, stage_clock_final,
 	stage_volume, stage_phases, stage_burst, stage_train_log,
 };
+#define SUB_STAGES 5 /* shape .. volume: what another job than the top gets */
 
 static int run_stages(dmls_analysis *a, dmls_stats *st, const dmls_trainlog *log,
-		      dmls_error *err)
+		      const dmls_job_scope *job, size_t njobs, dmls_error *err)
 {
-	stage_ctx c = {a, st, log, 0};
-	for (size_t i = 0; i < sizeof(stages) / sizeof(stages[0]); i++) {
+	stage_ctx c = {a, st, log, 0, job, njobs};
+	size_t nstages = sizeof(stages) / sizeof(stages[0]);
+	if (a->job_id > 0)
+		nstages = SUB_STAGES; /* the rest are the capture's */
+	for (size_t i = 0; i < nstages; i++) {
 		int rc = stages[i](&c, err);
 		if (rc)
 			return rc;
 	}
 	return 0;
+}
+
+/* The job's own time base: its packets are those between two of its hosts,
+ * or between one of them and a host of no job (its control plane: a
+ * launcher, a store); in_any counts the jobs each host is in. */
+static void job_time_base(dmls_analysis *a, const dmls_stats *st, const dmls_job_scope *job,
+			  const size_t *in_any, unsigned char *mine)
+{
+	memset(mine, 0, st->nhosts);
+	for (size_t i = 0; i < job->n; i++)
+		mine[job->hosts[i]] = 1;
+	int64_t first = INT64_MAX, last = INT64_MIN;
+	double wire = 0;
+	for (size_t k = 0; k < st->npairs; k++) {
+		const dmls_pair *pr = &st->pairs[k];
+		int in = (mine[pr->src] && (mine[pr->dst] || !in_any[pr->dst])) ||
+			 (mine[pr->dst] && !in_any[pr->src]);
+		if (!in || pr->packets == 0)
+			continue;
+		wire += (double)pr->wire_bytes;
+		first = pr->first_ns < first ? pr->first_ns : first;
+		last = pr->last_ns > last ? pr->last_ns : last;
+	}
+	if (first > last)
+		return;
+	a->job_start_s = (double)(first - st->t0_ns) * 1e-9;
+	a->job_end_s = (double)(last - st->t0_ns) * 1e-9;
+	a->job_wire_bytes = wire;
+}
+
+static dmls_analysis *analysis_new(size_t job_id)
+{
+	dmls_analysis *a = calloc(1, sizeof(*a));
+	if (!a)
+		return NULL;
+	a->gradient_bytes = a->expected_iter_bytes = a->observed_iter_bytes = NAN;
+	a->server_bytes = a->job_start_s = a->job_end_s = a->job_wire_bytes = NAN;
+	a->job_id = job_id;
+	return a;
+}
+
+/* Every job's analysis, the smaller ones first (a host of two jobs keeps
+ * its role in the larger), the largest into a itself. */
+static int run_jobs(dmls_analysis *a, dmls_stats *st, const dmls_trainlog *log,
+		    const dmls_job_scope *jobs, size_t njobs, dmls_error *err)
+{
+	size_t n = njobs < DMLS_MAX_JOBS ? njobs : DMLS_MAX_JOBS;
+	size_t *in_any = calloc(st->nhosts ? st->nhosts : 1, sizeof(size_t));
+	unsigned char *mine = malloc(st->nhosts ? st->nhosts : 1);
+	a->jobs = calloc(n ? n : 1, sizeof(*a->jobs));
+	if (!in_any || !mine || !a->jobs) {
+		free(in_any);
+		free(mine);
+		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
+	}
+	for (size_t j = 0; j < njobs; j++)
+		for (size_t i = 0; i < jobs[j].n; i++)
+			in_any[jobs[j].hosts[i]]++;
+	a->jobs_found = njobs;
+	a->njobs = n;
+	int rc = 0;
+	for (size_t j = n; j-- > 0 && rc == 0;) {
+		dmls_analysis *x = j ? analysis_new(j) : a;
+		if (!x) {
+			rc = dmls_fail(err, DMLS_ENOMEM, "out of memory");
+			break;
+		}
+		a->jobs[j] = x;
+		x->jobs_found = njobs;
+		job_time_base(x, st, &jobs[j], in_any, mine);
+		rc = run_stages(x, st, j ? NULL : log, &jobs[j], njobs, err);
+		if (rc == 0 && j)
+			notes_job(x, st);
+	}
+	free(in_any);
+	free(mine);
+	return rc;
 }
 
 int dmls_analysis_run(dmls_analysis **out, dmls_stats *st, const dmls_trainlog *log,
@@ -497,12 +593,18 @@ int dmls_analysis_run(dmls_analysis **out, dmls_stats *st, const dmls_trainlog *
 	*out = NULL;
 	if (dmls_stats_finish(st))
 		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
-	dmls_analysis *a = calloc(1, sizeof(*a));
+	dmls_job_scope *jobs = NULL;
+	size_t njobs = 0;
+	dmls_analysis *a = analysis_new(0);
 	if (!a)
 		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
-	a->gradient_bytes = a->expected_iter_bytes = a->observed_iter_bytes = NAN;
-	a->server_bytes = NAN;
-	int rc = run_stages(a, st, log, err);
+	int rc = dmls_jobs_split(&jobs, &njobs, st, err);
+	for (size_t i = 0; i < st->nhosts; i++)
+		st->hosts[i].role = DMLS_ROLE_OTHER;
+	if (rc == 0)
+		rc = njobs ? run_jobs(a, st, log, jobs, njobs, err)
+			   : run_stages(a, st, log, NULL, 0, err);
+	dmls_jobs_free(jobs, njobs);
 	if (rc) {
 		dmls_analysis_free(a);
 		return rc;
@@ -519,6 +621,9 @@ void dmls_analysis_free(dmls_analysis *a)
 	dmls_pattern_release(&a->pattern);
 	dmls_iterations_release(&a->iter);
 	dmls_trainlog_metrics_release(&a->log);
+	for (size_t j = 1; a->jobs && j < a->njobs; j++)
+		dmls_analysis_free(a->jobs[j]);
+	free(a->jobs);
 	free(a->burst_host);
 	free(a->burst_host_idx);
 	free(a);

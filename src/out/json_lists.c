@@ -245,6 +245,29 @@ static json_t *notes(const dmls_result *r)
 	return a;
 }
 
+/* Each job: its own part of the document, in the same shape as the top
+ * level's sections. */
+static json_t *jobs(const dmls_result *r)
+{
+	static const char *const sections[] = {"pattern.", "iterations.", "model.", "train_log.",
+					       "notes", NULL};
+	json_t *a = json_array();
+	for (size_t j = 0; j < r->njobs; j++) {
+		const dmls_result *jr = &r->jobs[j];
+		json_t *o = json_pack("{s:I, s:o, s:o, s:o, s:o}", "id", (json_int_t)jr->job.id,
+				      "hosts", addrs(jr, jr->pattern.members, jr->pattern.nmembers),
+				      "start_s", num(jr->job.start_s), "duration_s",
+				      num(jr->job.duration_s), "wire_bytes", num(jr->job.wire_bytes));
+		if (!o || dmls_json_walk(o, jr, sections)) {
+			json_decref(o);
+			json_decref(a);
+			return NULL;
+		}
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
 const dmls_json_list dmls_json_lists[] = {
 	{"input.files", files},
 	{"hosts", hosts},
@@ -268,6 +291,7 @@ const dmls_json_list dmls_json_lists[] = {
 	{"loss.hosts", loss_hosts},
 	{"loss.top_flows", loss_flows},
 	{"train_log.accuracy_vs_data", accuracy},
+	{"jobs", jobs},
 	{"notes", notes},
 };
 

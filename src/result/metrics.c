@@ -239,6 +239,9 @@ const dmls_metric dmls_metrics[] = {
 	 "(period - mean step) / mean step"},
 	{"train_log.accuracy_vs_data", L, 'o', AN | DMLS_M_LOG, 0, NULL,
 	 "per log row: type, id, t_s, cum_wire_bytes, accuracy"},
+	{"jobs", L, 'o', AN, 0, NULL,
+	 "every job of the capture, the top level's first: id, hosts, start_s, duration_s, "
+	 "pattern, iterations, model, notes (doc/contract.md)"},
 	{"notes", L, 's', AN, 0, NULL, "what was odd, and why a value is null"},
 	/* compare's own columns, not in `analyze --json` */
 	{"pattern.workers", I, 'i', AN | DMLS_M_EXTRA, F(pattern.workers), "wrk",

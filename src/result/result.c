@@ -214,6 +214,37 @@ static void unknown(dmls_result *r)
 		*nan_fields[i] = NAN;
 }
 
+/* One job's part: what its analysis holds, the rest unknown. */
+static void job_part(dmls_result *jr, const dmls_stats *st, const dmls_analysis *a)
+{
+	memset(jr, 0, sizeof(*jr));
+	jr->stats = st;
+	jr->analysis = a;
+	unknown(jr);
+	analysis(jr, a);
+	jr->job.id = (int64_t)a->job_id;
+	jr->job.start_s = a->job_start_s;
+	jr->job.duration_s = a->job_end_s - a->job_start_s;
+	jr->job.wire_bytes = a->job_wire_bytes;
+}
+
+static int jobs(dmls_result *r, const dmls_stats *st, const dmls_analysis *a)
+{
+	r->job.id = 0;
+	r->job.start_s = a->job_start_s;
+	r->job.duration_s = a->job_end_s - a->job_start_s;
+	r->job.wire_bytes = a->job_wire_bytes;
+	if (a->njobs == 0)
+		return 0;
+	r->jobs = calloc(a->njobs, sizeof(*r->jobs));
+	if (!r->jobs)
+		return DMLS_ENOMEM;
+	r->njobs = a->njobs;
+	for (size_t j = 0; j < a->njobs; j++)
+		job_part(&r->jobs[j], st, a->jobs[j]);
+	return 0;
+}
+
 static int compute(dmls_result *r, const dmls_stats *st, const dmls_analysis *a)
 {
 	r->stats = st;
@@ -222,9 +253,13 @@ static int compute(dmls_result *r, const dmls_stats *st, const dmls_analysis *a)
 	r->version = DMLS_VERSION;
 	r->run.name = "capture";
 	unknown(r);
+	r->job.start_s = r->job.duration_s = r->job.wire_bytes = NAN;
 	traffic(r, st);
-	if (a)
+	if (a) {
 		analysis(r, a);
+		if (jobs(r, st, a))
+			return DMLS_ENOMEM;
+	}
 	return dmls_result_lists(r);
 }
 
@@ -287,5 +322,6 @@ void dmls_result_release(dmls_result *r)
 	free(r->matrix.payload_bytes);
 	free(r->flow_sizes);
 	free(r->figure.wire_bytes);
+	free(r->jobs);
 	memset(r, 0, sizeof(*r));
 }

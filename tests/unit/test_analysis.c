@@ -436,9 +436,9 @@ static void test_stall(void **state)
 	dmls_stats_release(&st);
 }
 
-/* Two jobs: a 4-rank ring (hosts 1-4) and a smaller 2-rank ring (hosts 11,
- * 12) with another period.  The one moving more bytes is analyzed; the
- * other's hosts are "other" and noted. */
+/* Two jobs: a 4-rank ring (hosts 1-4) and a 2-rank ring (hosts 11, 12)
+ * with another period.  The one moving more bytes is the top level; both
+ * are in jobs[], each analyzed on its own. */
 static void test_two_jobs(void **state)
 {
 	(void)state;
@@ -458,9 +458,49 @@ static void test_two_jobs(void **state)
 	assert_near(a->iter.period_median_s, PERIOD_NS * 1e-9, 0.03);
 	assert_near(a->gradient_bytes, (double)S_BYTES, 0.03);
 	assert_true(has_note(a, "2 jobs"));
+	assert_int_equal(a->njobs, 2);
+	assert_ptr_equal(a->jobs[0], a);
+	const dmls_analysis *b = a->jobs[1];
+	assert_int_equal(b->pattern.kind, DMLS_PAT_RING);
+	assert_int_equal(b->pattern.ranks, 2);
+	assert_near(b->iter.period_median_s, 0.290, 0.03);
+	assert_true(b->iter.count >= 29 && b->iter.count <= 30);
 	for (size_t i = 0; i < st.nhosts; i++)
-		assert_int_equal(st.hosts[i].role,
-				 st.hosts[i].addr[15] > 10 ? DMLS_ROLE_OTHER : DMLS_ROLE_WORKER);
+		assert_int_equal(st.hosts[i].role, DMLS_ROLE_WORKER);
+	dmls_analysis_free(a);
+	dmls_stats_release(&st);
+}
+
+/* A small job beside a large one (its pairs move less than a tenth of the
+ * large job's: one cut for the capture would take it for control plane)
+ * and a launcher (host 20) talking to the large job's ranks: the small
+ * job is found at its own scale, the launcher is nobody's rank. */
+static void test_small_job_and_launcher(void **state)
+{
+	(void)state;
+	dmls_stats st;
+	dmls_stats_init(&st, 0);
+	g_n = 4, g_base = 1;
+	run_job(&st, SYNTH_T0, ring_iter, 30, 0.03);
+	for (int i = 0; i < 30; i++) {
+		int64_t t = SYNTH_T0 + 11 * MS + i * 170 * MS;
+		synth_send(&st, t, 11, 12, S_BYTES / 40);
+		synth_send(&st, t, 12, 13, S_BYTES / 40);
+		synth_send(&st, t, 13, 11, S_BYTES / 40);
+		for (uint8_t r = 1; r <= 4; r++)
+			synth_send(&st, t + 50 * MS, 20, r, 20000);
+	}
+	dmls_analysis *a = analyze(&st);
+	assert_int_equal(a->pattern.kind, DMLS_PAT_RING);
+	assert_int_equal(a->pattern.ranks, 4);
+	assert_int_equal(a->njobs, 2);
+	const dmls_analysis *b = a->jobs[1];
+	assert_int_equal(b->pattern.kind, DMLS_PAT_RING);
+	assert_int_equal(b->pattern.ranks, 3);
+	assert_near(b->iter.period_median_s, 0.170, 0.03);
+	for (size_t i = 0; i < st.nhosts; i++)
+		assert_int_equal(st.hosts[i].role, st.hosts[i].addr[15] == 20 ? DMLS_ROLE_OTHER
+									      : DMLS_ROLE_WORKER);
 	dmls_analysis_free(a);
 	dmls_stats_release(&st);
 }
@@ -510,7 +550,8 @@ int main(void)
 		cmocka_unit_test(test_hierarchical), cmocka_unit_test(test_hierarchical_pairs),
 		cmocka_unit_test(test_pairwise),
 		cmocka_unit_test(test_one_iteration), cmocka_unit_test(test_stall),
-		cmocka_unit_test(test_two_jobs),     cmocka_unit_test(test_control_only),
+		cmocka_unit_test(test_two_jobs),
+		cmocka_unit_test(test_small_job_and_launcher),     cmocka_unit_test(test_control_only),
 		cmocka_unit_test(test_empty),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
