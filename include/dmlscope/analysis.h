@@ -134,6 +134,37 @@ typedef struct dmls_iterations {
 	double regularity;        /* [0,1], see iterations.c */
 } dmls_iterations;
 
+/* Synchronous or not (mode.c): each rank's own clock, compared. */
+enum { DMLS_MODE_UNKNOWN = 0, DMLS_MODE_SYNC, DMLS_MODE_ASYNC };
+const char *dmls_mode_name(int mode); /* "synchronous", "asynchronous", "unknown" */
+
+typedef struct dmls_rank_clock {
+	size_t host;              /* st->hosts index */
+	size_t count;             /* iterations of its sending alone */
+	double period_s;          /* their mean period, NAN */
+	double bytes_per_exchange; /* median payload it sends per iteration, NAN */
+	const double *ends;       /* count ends (s from st->t0_ns), into dmls_mode */
+	size_t end_off;           /* (internal) */
+} dmls_rank_clock;
+
+typedef struct dmls_mode {
+	int mode;                 /* DMLS_MODE_* */
+	const char *why;          /* the evidence, one phrase (static) */
+	double period_spread;     /* share of ranks whose period is 10 % off the median */
+	double step_lock;         /* median share of steps with one end per rank */
+	double phase_spread;      /* median robust spread of end offsets / period */
+	size_t nranks;
+	dmls_rank_clock *ranks;
+	double *ends;             /* (internal) every rank's ends */
+	size_t nends;
+} dmls_mode;
+
+/* Clocks of ranks[0..n) and the verdict; job: the job's own iterations
+ * (all ranks together), NULL if none. */
+int dmls_mode_find(dmls_mode *m, const dmls_stats *st, const size_t *ranks, size_t n,
+		   const dmls_iterations *job, dmls_error *err);
+void dmls_mode_release(dmls_mode *m);
+
 typedef struct dmls_acc_point {
 	long id;
 	int is_epoch;
@@ -156,7 +187,12 @@ typedef struct dmls_trainlog_metrics {
 #define DMLS_BURST_MAX_HOSTS 64
 typedef struct dmls_analysis {
 	dmls_pattern pattern;
-	dmls_iterations iter;
+	dmls_iterations iter;     /* the job's; an asynchronous job's period is
+				   * NAN (no common step; the result reports no
+				   * count either) */
+	dmls_mode mode;           /* synchronous or not, each rank's clock */
+	size_t iter_found;        /* iterations the job clock counted (before an
+				   * asynchronous verdict) */
 	double gradient_bytes;    /* S, NAN if unknown */
 	/* check of the pattern's formula: all job hosts' payload per iteration
 	 * predicted from S (ring/butterfly 2(N-1)S, star 2WS) and observed

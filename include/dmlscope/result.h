@@ -129,6 +129,10 @@ typedef struct dmls_result {
 		double iteration_bytes, byte_acf_peak, acf_at_period, end_s;
 		int64_t count;
 		const char *source, *method;
+		const char *mode, *mode_evidence; /* dmls_mode_name, the why */
+		double rank_period_spread, step_lock, phase_spread;
+		size_t nranks;
+		const dmls_rank_clock *ranks;
 		size_t n;           /* iterations in the lists below */
 		const double *starts_s, *bounds_s, *comm_end_s, *bytes;
 		double *duration_s; /* owned: boundary to the next (the last: to end_s) */

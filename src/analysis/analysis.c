@@ -189,6 +189,12 @@ static void notes_job(dmls_analysis *a, const dmls_stats *st)
 	if (p->ranks > 0 && a->iter.count == 0)
 		note(a, "no iterations found");
 	notes_iterations(a);
+	const dmls_mode *m = &a->mode;
+	if (m->mode == DMLS_MODE_ASYNC)
+		note(a, "asynchronous: %s (%.0f %% of ranks off the median period, %.0f %% of "
+			"steps in lockstep): no job-wide period; each rank's is in iterations.ranks",
+		     m->why, 100 * m->period_spread,
+		     isfinite(m->step_lock) ? 100 * m->step_lock : 0.0);
 }
 
 static void notes_all(dmls_analysis *a, const dmls_stats *st)
@@ -425,6 +431,38 @@ static int stage_clock_final(stage_ctx *c, dmls_error *err)
 	return find_iterations(c->a, c->st, err);
 }
 
+/* Synchronous or not; an asynchronous job has no common step: its period
+ * is each rank's (mode.ranks), its gradient size the bytes a worker sends
+ * per exchange where the pattern says one exchange moves S (a parameter
+ * server's push, a pair average). */
+static int stage_mode(stage_ctx *c, dmls_error *err)
+{
+	dmls_analysis *a = c->a;
+	const dmls_pattern *p = &a->pattern;
+	const size_t *r = p->partial ? p->observed : p->members;
+	size_t n = p->partial ? p->nobserved : p->ranks;
+	int rc = dmls_mode_find(&a->mode, c->st, r, n, &a->iter, err);
+	a->iter_found = a->iter.count;
+	if (rc || a->mode.mode != DMLS_MODE_ASYNC)
+		return rc;
+	a->iter.period_s = a->iter.period_median_s = NAN;
+	a->iter.regularity = a->iter.duration_cv = NAN;
+	if (p->kind != DMLS_PAT_STAR && p->kind != DMLS_PAT_PAIRWISE)
+		a->iter.bytes_per_worker = NAN; /* per exchange is not per step */
+	else {
+		double *v = malloc((a->mode.nranks ? a->mode.nranks : 1) * sizeof(double));
+		size_t nv = 0;
+		for (size_t i = 0; v && i < a->mode.nranks; i++) {
+			const dmls_rank_clock *k = &a->mode.ranks[i];
+			if (c->st->hosts[k->host].role == DMLS_ROLE_WORKER && isfinite(k->bytes_per_exchange))
+				v[nv++] = k->bytes_per_exchange;
+		}
+		a->iter.bytes_per_worker = nv ? dmls_median(v, nv) : NAN;
+		free(v);
+	}
+	return 0;
+}
+
 static int stage_volume(stage_ctx *c, dmls_error *err)
 {
 	(void)err;
@@ -490,10 +528,10 @@ static int stage_train_log(stage_ctx *c, dmls_error *err)
 }
 
 static int (*const stages[])(stage_ctx *, dmls_error *) = {
-	stage_shape, stage_clock, stage_shape_final, stage_clock_final,
+	stage_shape, stage_clock, stage_shape_final, stage_clock_final, stage_mode,
 	stage_volume, stage_phases, stage_burst, stage_train_log,
 };
-#define SUB_STAGES 5 /* shape .. volume: what another job than the top gets */
+#define SUB_STAGES 6 /* shape .. volume: what another job than the top gets */
 
 static int run_stages(dmls_analysis *a, dmls_stats *st, const dmls_trainlog *log,
 		      const dmls_job_scope *job, size_t njobs, dmls_error *err)
@@ -620,6 +658,7 @@ void dmls_analysis_free(dmls_analysis *a)
 		return;
 	dmls_pattern_release(&a->pattern);
 	dmls_iterations_release(&a->iter);
+	dmls_mode_release(&a->mode);
 	dmls_trainlog_metrics_release(&a->log);
 	for (size_t j = 1; a->jobs && j < a->njobs; j++)
 		dmls_analysis_free(a->jobs[j]);

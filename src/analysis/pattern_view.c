@@ -295,8 +295,36 @@ static size_t view_center(const dmls_stats *st)
 	return a_ok ? a : b_ok ? b : st->nhosts;
 }
 
-/* A star whose one hub is the center, its edges balanced and both ways
- * with every spoke: every rank's
+static int cmp_desc(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+	return (a < b) - (a > b);
+}
+
+/* Do the center's data edges (>= thr) halve from one partner to the next,
+ * as a butterfly's do (S/2, S/4, ... to distance N/2, N/4, ...)? */
+static int halving(const dmls_stats *st, size_t center, double thr)
+{
+	double *v = malloc((st->npairs ? st->npairs : 1) * sizeof(double));
+	size_t n = 0;
+	if (!v)
+		return 1;
+	for (size_t k = 0; k < st->npairs; k++) {
+		const dmls_pair *pr = &st->pairs[k];
+		if (pr->src == center && pr->dst != center && (double)pr->payload_bytes >= thr)
+			v[n++] = (double)pr->payload_bytes;
+	}
+	qsort(v, n, sizeof(double), cmp_desc);
+	int h = n >= 2;
+	for (size_t i = 0; i + 1 < n && h; i++)
+		h = v[i + 1] / v[i] >= 0.4 && v[i + 1] / v[i] <= 0.6;
+	free(v);
+	return h;
+}
+
+/* A star whose one hub is the center, its edges both ways with every
+ * spoke and not halving from one spoke to the next (a butterfly's center;
+ * spokes of an asynchronous server differ with their speed): every rank's
  * sending is in a hub's capture (spokes talk to hubs only), the view is
  * whole, the same packets as a capture of every rank. */
 static int whole_star(const dmls_pattern *p, const dmls_stats *st, size_t center)
@@ -317,7 +345,7 @@ static int whole_star(const dmls_pattern *p, const dmls_stats *st, size_t center
 			continue;
 		lo = fmin(lo, (double)pr->payload_bytes);
 	}
-	if (!(hi > 0 && lo / hi >= STAR_BALANCE))
+	if (!(hi > 0) || (lo / hi < STAR_BALANCE && halving(st, center, DMLS_EDGE_FRACTION * hi)))
 		return 0;
 	for (size_t i = 0; i < p->ranks; i++) { /* a spoke pushes and pulls */
 		size_t u = p->members[i];

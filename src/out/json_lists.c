@@ -245,6 +245,19 @@ static json_t *notes(const dmls_result *r)
 	return a;
 }
 
+static json_t *rank_clocks(const dmls_result *r)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < r->iter.nranks; i++) {
+		const dmls_rank_clock *c = &r->iter.ranks[i];
+		json_array_append_new(a, json_pack("{s:s, s:o, s:I, s:o}", "addr",
+						   r->stats->hosts[c->host].name, "period_s",
+						   num(c->period_s), "count", (json_int_t)c->count,
+						   "bytes_per_exchange", num(c->bytes_per_exchange)));
+	}
+	return a;
+}
+
 /* Each job: its own part of the document, in the same shape as the top
  * level's sections. */
 static json_t *jobs(const dmls_result *r)
@@ -282,6 +295,7 @@ const dmls_json_list dmls_json_lists[] = {
 	{"iterations.boundaries_s", bounds},
 	{"iterations.comm_end_s", comm_ends},
 	{"iterations.payload_bytes", iter_bytes},
+	{"iterations.ranks", rank_clocks},
 	{"burstiness.timescales_s", timescales},
 	{"burstiness.peak_to_mean", peak_to_mean},
 	{"burstiness.max_window_bytes", max_window},

@@ -27,7 +27,7 @@ static const char *mb(double v, char *buf, size_t len)
 static void pattern_text(const dmls_result *r, FILE *fp)
 {
 	const dmls_stats *st = r->stats;
-	fprintf(fp, "\npattern: %s", r->pattern.name);
+	fprintf(fp, "%spattern: %s", r->job.id > 0 ? "" : "\n", r->pattern.name);
 	if (r->pattern.ranks)
 		fprintf(fp, ", %lld ranks (confidence %.2f)", (long long)r->pattern.ranks,
 			r->pattern.confidence);
@@ -92,6 +92,22 @@ static void burst_text(const dmls_result *r, FILE *fp)
 	fprintf(fp, "  max backlog at 10 Gbit/s %s\n", mb(b->max_backlog_bytes[1], b1, sizeof(b1)));
 }
 
+/* The other jobs of the capture: a few lines each. */
+static void jobs_text(const dmls_result *r, FILE *fp)
+{
+	char b1[32];
+	for (size_t j = 1; j < r->njobs; j++) {
+		const dmls_result *jr = &r->jobs[j];
+		fprintf(fp, "\njob %lld of %zu: %.3f s from t=%.3f s, %s on the wire\n",
+			(long long)jr->job.id, r->njobs, jr->job.duration_s, jr->job.start_s,
+			mb(jr->job.wire_bytes, b1, sizeof(b1)));
+		pattern_text(jr, fp);
+		iterations_text(jr, fp);
+		for (size_t i = 0; i < jr->nnotes; i++)
+			fprintf(fp, "note: %s\n", jr->notes[i]);
+	}
+}
+
 void dmls_render_text_analysis(const dmls_result *r, FILE *fp)
 {
 	pattern_text(r, fp);
@@ -105,4 +121,5 @@ void dmls_render_text_analysis(const dmls_result *r, FILE *fp)
 			r->log.mb_per_step);
 	for (size_t i = 0; i < r->nnotes; i++)
 		fprintf(fp, "note: %s\n", r->notes[i]);
+	jobs_text(r, fp);
 }

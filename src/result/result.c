@@ -186,6 +186,15 @@ static void analysis(dmls_result *r, const dmls_analysis *a)
 	r->model.expected_iteration_bytes = a->expected_iter_bytes;
 	r->model.observed_iteration_bytes = a->observed_iter_bytes;
 	r->model.server_iteration_bytes = a->server_bytes;
+	r->iter.mode = dmls_mode_name(a->mode.mode);
+	r->iter.mode_evidence = a->mode.why;
+	r->iter.rank_period_spread = a->mode.period_spread;
+	r->iter.phase_spread = a->mode.phase_spread;
+	r->iter.step_lock = a->mode.step_lock;
+	r->iter.nranks = a->mode.nranks;
+	r->iter.ranks = a->mode.ranks;
+	if (a->mode.mode == DMLS_MODE_ASYNC)
+		r->iter.count = -1; /* no common step to count */
 	bursts(r, a);
 	trainlog(r, a);
 	r->nnotes = a->nnotes;
@@ -203,7 +212,8 @@ static void unknown(dmls_result *r)
 		&r->iter.period_median_s, &r->iter.regularity, &r->iter.bytes_per_worker,
 		&r->iter.bytes_spread, &r->iter.duration_spread, &r->iter.acf_period_s,
 		&r->iter.acf_peak, &r->iter.iteration_bytes, &r->iter.byte_acf_peak,
-		&r->iter.acf_at_period, &r->iter.end_s, &r->model.gradient_bytes,
+		&r->iter.acf_at_period, &r->iter.end_s, &r->iter.rank_period_spread,
+		&r->iter.phase_spread, &r->iter.step_lock, &r->model.gradient_bytes,
 		&r->model.expected_iteration_bytes, &r->model.observed_iteration_bytes,
 		&r->model.server_iteration_bytes, &r->burst.mean_bps, &r->burst.ptm_5ms,
 		&r->phases.duty_cycle, &r->log.mean_step_s, &r->log.median_step_s,

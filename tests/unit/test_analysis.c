@@ -505,6 +505,72 @@ static void test_small_job_and_launcher(void **state)
 	dmls_stats_release(&st);
 }
 
+typedef struct ev {
+	int64_t t;
+	int src, dst;
+} ev;
+
+static int cmp_ev(const void *x, const void *y)
+{
+	const ev *a = x, *b = y;
+	return (a->t > b->t) - (a->t < b->t);
+}
+
+/* An asynchronous parameter server (host 1): each worker at its own pace
+ * (100, 137, 181 ms per step) pushes S and gets S back 2 ms later.  The
+ * mode is asynchronous, there is no job-wide period, each rank's own is
+ * right, and S comes from a worker's bytes per exchange. */
+static void test_async_server(void **state)
+{
+	(void)state;
+	static const int64_t step_ms[] = {100, 137, 181};
+	ev e[512];
+	size_t n = 0;
+	for (int w = 0; w < 3; w++)
+		for (int64_t t = SYNTH_T0 + (w + 1) * 13 * MS; t < SYNTH_T0 + 9000 * MS;
+		     t += step_ms[w] * MS) {
+			e[n++] = (ev){t, 2 + w, 1};
+			e[n++] = (ev){t + 2 * MS + 4 * MS, 1, 2 + w};
+		}
+	qsort(e, n, sizeof(e[0]), cmp_ev);
+	dmls_stats st;
+	dmls_stats_init(&st, 0);
+	for (size_t i = 0; i < n; i++)
+		synth_send(&st, e[i].t, e[i].src, e[i].dst, S_BYTES / 40);
+	dmls_analysis *a = analyze(&st);
+	assert_int_equal(a->pattern.kind, DMLS_PAT_STAR);
+	assert_int_equal(a->mode.mode, DMLS_MODE_ASYNC);
+	assert_true(isnan(a->iter.period_s));
+	for (size_t i = 0; i < a->mode.nranks; i++) {
+		const dmls_rank_clock *c = &a->mode.ranks[i];
+		int w = st.hosts[c->host].addr[15] - 2;
+		if (w >= 0)
+			assert_near(c->period_s, (double)step_ms[w] * 1e-3, 0.05);
+	}
+	assert_near(a->gradient_bytes, (double)(S_BYTES / 40), 0.05);
+	assert_true(has_note(a, "asynchronous"));
+	dmls_analysis_free(a);
+	dmls_stats_release(&st);
+}
+
+/* The synchronous jobs of this file keep one step: mode synchronous. */
+static void test_sync_modes(void **state)
+{
+	(void)state;
+	iter_fn fns[] = {ring_iter, star_iter, tree_iter, clique_iter};
+	for (size_t f = 0; f < sizeof(fns) / sizeof(fns[0]); f++) {
+		dmls_stats st;
+		dmls_stats_init(&st, 0);
+		g_n = 4, g_base = 1;
+		run_job(&st, SYNTH_T0, fns[f], 30, 0.05);
+		dmls_analysis *a = analyze(&st);
+		assert_int_equal(a->mode.mode, DMLS_MODE_SYNC);
+		assert_true(a->mode.step_lock > 0.9);
+		dmls_analysis_free(a);
+		dmls_stats_release(&st);
+	}
+}
+
 static void test_control_only(void **state)
 {
 	(void)state;
@@ -551,7 +617,9 @@ int main(void)
 		cmocka_unit_test(test_pairwise),
 		cmocka_unit_test(test_one_iteration), cmocka_unit_test(test_stall),
 		cmocka_unit_test(test_two_jobs),
-		cmocka_unit_test(test_small_job_and_launcher),     cmocka_unit_test(test_control_only),
+		cmocka_unit_test(test_small_job_and_launcher),
+		cmocka_unit_test(test_async_server),
+		cmocka_unit_test(test_sync_modes),     cmocka_unit_test(test_control_only),
 		cmocka_unit_test(test_empty),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
