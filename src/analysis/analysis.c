@@ -191,10 +191,8 @@ static void notes_job(dmls_analysis *a, const dmls_stats *st)
 	notes_iterations(a);
 	const dmls_mode *m = &a->mode;
 	if (m->mode == DMLS_MODE_ASYNC)
-		note(a, "asynchronous: %s (%.0f %% of ranks off the median period, %.0f %% of "
-			"steps in lockstep): no job-wide period; each rank's is in iterations.ranks",
-		     m->why, 100 * m->period_spread,
-		     isfinite(m->step_lock) ? 100 * m->step_lock : 0.0);
+		note(a, "asynchronous: %s; no job-wide period (each rank's own: iterations.ranks)",
+		     m->why);
 }
 
 static void notes_all(dmls_analysis *a, const dmls_stats *st)

@@ -6,6 +6,7 @@
  * train log beside the traffic, and notes on anything odd.
  */
 #include <math.h>
+#include <string.h>
 
 #include "out/text_int.h"
 
@@ -55,9 +56,29 @@ static void pattern_text(const dmls_result *r, FILE *fp)
 	}
 }
 
+/* An asynchronous job: each rank's own period instead of one. */
+static void async_text(const dmls_result *r, FILE *fp)
+{
+	char b1[32], b2[32];
+	fprintf(fp, "iterations: asynchronous (%s)\n", r->iter.mode_evidence);
+	for (size_t i = 0; i < r->iter.nranks && i < DMLS_HOSTS_SHOWN; i++) {
+		const dmls_rank_clock *c = &r->iter.ranks[i];
+		if (c->count == 0)
+			continue;
+		fprintf(fp, "  %-15s %zu exchanges, period %.4g s, %s per exchange\n",
+			r->stats->hosts[c->host].name, c->count, c->period_s,
+			mb(c->bytes_per_exchange, b1, sizeof(b1)));
+	}
+	fprintf(fp, "  gradient size S %s\n", mb(r->model.gradient_bytes, b2, sizeof(b2)));
+}
+
 static void iterations_text(const dmls_result *r, FILE *fp)
 {
 	char b1[32], b2[32];
+	if (r->iter.mode && !strcmp(r->iter.mode, "asynchronous")) {
+		async_text(r, fp);
+		return;
+	}
 	if (r->iter.count <= 0)
 		return;
 	fprintf(fp, "iterations (from traffic): %lld", (long long)r->iter.count);
@@ -113,12 +134,16 @@ void dmls_render_text_analysis(const dmls_result *r, FILE *fp)
 	pattern_text(r, fp);
 	iterations_text(r, fp);
 	burst_text(r, fp);
-	if (r->has_log)
+	if (r->has_log && isfinite(r->log.detected_period_s))
 		fprintf(fp, "train log: %lld steps, mean step %.4g s (traffic: %.4g s, %+.1f %%), "
 			    "%.2f MB per step\n",
 			(long long)r->log.steps, r->log.mean_step_s, r->log.detected_period_s,
 			isfinite(r->log.period_error) ? 100 * r->log.period_error : 0.0,
 			r->log.mb_per_step);
+	else if (r->has_log)
+		fprintf(fp, "train log: %lld steps, mean step %.4g s (traffic: no job-wide period), "
+			    "%.2f MB per step\n",
+			(long long)r->log.steps, r->log.mean_step_s, r->log.mb_per_step);
 	for (size_t i = 0; i < r->nnotes; i++)
 		fprintf(fp, "note: %s\n", r->notes[i]);
 	jobs_text(r, fp);
