@@ -159,10 +159,11 @@ typedef struct dmls_mode {
 	size_t nends;
 } dmls_mode;
 
-/* Clocks of ranks[0..n) and the verdict; job: the job's own iterations
- * (all ranks together), NULL if none. */
+/* Clocks of ranks[0..n) and the verdict; pairs[0..np): the job's pairs
+ * when a rank's sending mixes jobs (NULL: each rank's whole sending); job:
+ * the job's own iterations (all ranks together), NULL if none. */
 int dmls_mode_find(dmls_mode *m, const dmls_stats *st, const size_t *ranks, size_t n,
-		   const dmls_iterations *job, dmls_error *err);
+		   const size_t *pairs, size_t np, const dmls_iterations *job, dmls_error *err);
 void dmls_mode_release(dmls_mode *m);
 
 typedef struct dmls_acc_point {

@@ -329,7 +329,8 @@ static int initial_pull(const dmls_analysis *a, const dmls_stats *st, const size
  * model (a worker pulls before its first push), warm-up, not a step, when
  * no observed worker pushed in it; seen from its hub alone, the hub's
  * bytes per iteration (server_bytes) give S. */
-static int find_iterations(dmls_analysis *a, dmls_stats *st, dmls_error *err)
+static int find_iterations(dmls_analysis *a, dmls_stats *st, const size_t *jpairs,
+			   size_t njpairs, dmls_error *err)
 {
 	dmls_pattern *p = &a->pattern;
 	size_t nw = 0, *workers = malloc((p->ranks ? p->ranks : 1) * sizeof(size_t));
@@ -348,8 +349,8 @@ static int find_iterations(dmls_analysis *a, dmls_stats *st, dmls_error *err)
 			workers[nw++] = hosts[i];
 	dmls_iterations_release(&a->iter);
 	int rc = dmls_iterations_find_pairs(&a->iter, st, hosts, nh, workers, nw,
-					    p->partial ? p->pairs : NULL,
-					    p->partial ? p->npairs : 0, err);
+					    p->partial ? p->pairs : jpairs,
+					    p->partial ? p->npairs : njpairs, err);
 	a->server_bytes = NAN;
 	if (rc == 0 && hub_only) {
 		a->server_bytes = a->iter.bytes_per_worker;
@@ -386,6 +387,10 @@ typedef struct stage_ctx {
 	int was_star;     /* the kind the clock stage counted with */
 	const dmls_job_scope *job; /* NULL: no job in the capture */
 	size_t njobs;
+	const size_t *jpairs;  /* a job sharing a host with another: the pairs
+				* between its hosts (its clocks count these),
+				* else NULL (its hosts' sending) */
+	size_t njpairs;
 } stage_ctx;
 
 static int stage_shape(stage_ctx *c, dmls_error *err)
@@ -403,7 +408,7 @@ static int stage_shape(stage_ctx *c, dmls_error *err)
 static int stage_clock(stage_ctx *c, dmls_error *err)
 {
 	c->was_star = c->a->pattern.kind == DMLS_PAT_STAR;
-	return find_iterations(c->a, c->st, err);
+	return find_iterations(c->a, c->st, c->jpairs, c->njpairs, err);
 }
 
 static int stage_shape_final(stage_ctx *c, dmls_error *err)
@@ -426,7 +431,7 @@ static int stage_clock_final(stage_ctx *c, dmls_error *err)
 {
 	if (c->was_star == (c->a->pattern.kind == DMLS_PAT_STAR))
 		return 0; /* the same workers: the clock stands */
-	return find_iterations(c->a, c->st, err);
+	return find_iterations(c->a, c->st, c->jpairs, c->njpairs, err);
 }
 
 /* Synchronous or not; an asynchronous job has no common step: its period
@@ -439,7 +444,8 @@ static int stage_mode(stage_ctx *c, dmls_error *err)
 	const dmls_pattern *p = &a->pattern;
 	const size_t *r = p->partial ? p->observed : p->members;
 	size_t n = p->partial ? p->nobserved : p->ranks;
-	int rc = dmls_mode_find(&a->mode, c->st, r, n, &a->iter, err);
+	int rc = dmls_mode_find(&a->mode, c->st, r, n, p->partial ? NULL : c->jpairs,
+				p->partial ? 0 : c->njpairs, &a->iter, err);
 	a->iter_found = a->iter.count;
 	if (rc || a->mode.mode != DMLS_MODE_ASYNC)
 		return rc;
@@ -532,9 +538,10 @@ static int (*const stages[])(stage_ctx *, dmls_error *) = {
 #define SUB_STAGES 6 /* shape .. volume: what another job than the top gets */
 
 static int run_stages(dmls_analysis *a, dmls_stats *st, const dmls_trainlog *log,
-		      const dmls_job_scope *job, size_t njobs, dmls_error *err)
+		      const dmls_job_scope *job, size_t njobs, const size_t *jpairs,
+		      size_t njpairs, dmls_error *err)
 {
-	stage_ctx c = {a, st, log, 0, job, njobs};
+	stage_ctx c = {a, st, log, 0, job, njobs, jpairs, njpairs};
 	size_t nstages = sizeof(stages) / sizeof(stages[0]);
 	if (a->job_id > 0)
 		nstages = SUB_STAGES; /* the rest are the capture's */
@@ -574,6 +581,24 @@ static void job_time_base(dmls_analysis *a, const dmls_stats *st, const dmls_job
 	a->job_wire_bytes = wire;
 }
 
+/* A job with a host in another job too: the pairs between its hosts (mine,
+ * set by job_time_base) into jp; 0 when no host is shared. */
+static size_t shared_pairs(const dmls_stats *st, const dmls_job_scope *job, const size_t *in_any,
+			   const unsigned char *mine, size_t *jp)
+{
+	int shared = 0;
+	for (size_t i = 0; i < job->n; i++)
+		shared |= in_any[job->hosts[i]] > 1;
+	if (!shared)
+		return 0;
+	size_t n = 0;
+	for (size_t k = 0; k < st->npairs; k++)
+		if (mine[st->pairs[k].src] && mine[st->pairs[k].dst] &&
+		    st->pairs[k].src != st->pairs[k].dst)
+			jp[n++] = k;
+	return n;
+}
+
 static dmls_analysis *analysis_new(size_t job_id)
 {
 	dmls_analysis *a = calloc(1, sizeof(*a));
@@ -593,10 +618,12 @@ static int run_jobs(dmls_analysis *a, dmls_stats *st, const dmls_trainlog *log,
 	size_t n = njobs < DMLS_MAX_JOBS ? njobs : DMLS_MAX_JOBS;
 	size_t *in_any = calloc(st->nhosts ? st->nhosts : 1, sizeof(size_t));
 	unsigned char *mine = malloc(st->nhosts ? st->nhosts : 1);
+	size_t *jp = malloc((st->npairs ? st->npairs : 1) * sizeof(size_t));
 	a->jobs = calloc(n ? n : 1, sizeof(*a->jobs));
-	if (!in_any || !mine || !a->jobs) {
+	if (!in_any || !mine || !jp || !a->jobs) {
 		free(in_any);
 		free(mine);
+		free(jp);
 		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
 	}
 	for (size_t j = 0; j < njobs; j++)
@@ -614,12 +641,14 @@ static int run_jobs(dmls_analysis *a, dmls_stats *st, const dmls_trainlog *log,
 		a->jobs[j] = x;
 		x->jobs_found = njobs;
 		job_time_base(x, st, &jobs[j], in_any, mine);
-		rc = run_stages(x, st, j ? NULL : log, &jobs[j], njobs, err);
+		size_t np = shared_pairs(st, &jobs[j], in_any, mine, jp);
+		rc = run_stages(x, st, j ? NULL : log, &jobs[j], njobs, np ? jp : NULL, np, err);
 		if (rc == 0 && j)
 			notes_job(x, st);
 	}
 	free(in_any);
 	free(mine);
+	free(jp);
 	return rc;
 }
 
@@ -639,7 +668,7 @@ int dmls_analysis_run(dmls_analysis **out, dmls_stats *st, const dmls_trainlog *
 		st->hosts[i].role = DMLS_ROLE_OTHER;
 	if (rc == 0)
 		rc = njobs ? run_jobs(a, st, log, jobs, njobs, err)
-			   : run_stages(a, st, log, NULL, 0, err);
+			   : run_stages(a, st, log, NULL, 0, NULL, 0, err);
 	dmls_jobs_free(jobs, njobs);
 	if (rc) {
 		dmls_analysis_free(a);

@@ -23,8 +23,8 @@
  * its own.  A host may be in two jobs (a later job's pair to it), which
  * is how a multi-tenant host running ranks of two jobs shows up when the
  * second job is the smaller by a factor DMLS_EDGE_FRACTION or more.  Two
- * jobs of similar volume sharing a host join in one component: telling
- * them apart needs the connections' timing, which this does not look at.
+ * jobs of similar volume sharing a host join in one component; then
+ * jobs_shared.c tells them apart by their clocks.
  *
  * Jobs are ordered by payload, the largest first: jobs[0] is "the job" of
  * the top level of the output.
@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/jobs_int.h"
 #include "dmlscope/analysis.h"
 
 #define MAX_ROUNDS 64 /* each round takes the largest pair left: ample */
@@ -171,6 +172,10 @@ int dmls_jobs_split(dmls_job_scope **out, size_t *nout, const dmls_stats *st, dm
 			goto out;
 		}
 	}
+	rc = dmls_jobs_split_shared(&c.jobs, &c.njobs, st, err);
+	c.cap = c.njobs;
+	if (rc)
+		goto out;
 	qsort(c.jobs, c.njobs, sizeof(*c.jobs), cmp_volume);
 	*out = c.jobs, *nout = c.njobs;
 	c.jobs = NULL, c.njobs = 0;

@@ -92,35 +92,34 @@ static double nearest(const double *e, size_t n, double t)
 	return t - e[lo - 1] < e[lo] - t ? e[lo - 1] : e[lo];
 }
 
-/* Rank j against the reference: the robust spread (1.4826 MAD) of its
- * ends' offsets from the reference's nearest end, over P, and the share of
- * the reference's steps (windows around each reference end shifted by the
- * median offset, from midpoint to midpoint, the first and last left out)
- * that hold exactly one end of j. */
-static void against_ref(const dmls_mode *m, size_t ref, size_t j, double P, double *spread,
-			double *lock)
+/* Clock e[0..n) against the reference clock ref[0..nr) (ends, ascending):
+ * the robust spread (1.4826 MAD) of its ends' offsets from the nearest
+ * reference end, over P, and the share of the reference's steps (windows
+ * around each reference end shifted by the median offset, from midpoint to
+ * midpoint, the first and last left out) that hold exactly one end. */
+void dmls_clock_compare(const double *ref, size_t nr, const double *e, size_t n, double P,
+			double *spread, double *lock)
 {
-	const dmls_rank_clock *a = &m->ranks[ref], *b = &m->ranks[j];
-	double *o = malloc(b->count * sizeof(double)), *dev = malloc(b->count * sizeof(double));
+	double *o = malloc((n ? n : 1) * sizeof(double)), *dev = malloc((n ? n : 1) * sizeof(double));
 	*spread = *lock = NAN;
-	if (o && dev) {
-		for (size_t k = 0; k < b->count; k++)
-			o[k] = b->ends[k] - nearest(a->ends, a->count, b->ends[k]);
-		memcpy(dev, o, b->count * sizeof(double));
-		double med = dmls_median(dev, b->count);
-		for (size_t k = 0; k < b->count; k++)
+	if (o && dev && n > 0 && nr > 0) {
+		for (size_t k = 0; k < n; k++)
+			o[k] = e[k] - nearest(ref, nr, e[k]);
+		memcpy(dev, o, n * sizeof(double));
+		double med = dmls_median(dev, n);
+		for (size_t k = 0; k < n; k++)
 			dev[k] = fabs(o[k] - med);
-		*spread = 1.4826 * dmls_median(dev, b->count) / P;
+		*spread = 1.4826 * dmls_median(dev, n) / P;
 		size_t one = 0, windows = 0, at = 0;
-		for (size_t k = 1; k + 1 < a->count; k++) {
-			double lo = med + (a->ends[k - 1] + a->ends[k]) / 2;
-			double hi = med + (a->ends[k] + a->ends[k + 1]) / 2;
-			while (at < b->count && b->ends[at] < lo)
+		for (size_t k = 1; k + 1 < nr; k++) {
+			double lo = med + (ref[k - 1] + ref[k]) / 2;
+			double hi = med + (ref[k] + ref[k + 1]) / 2;
+			while (at < n && e[at] < lo)
 				at++;
-			size_t n = 0;
-			while (at + n < b->count && b->ends[at + n] < hi)
-				n++;
-			one += n == 1;
+			size_t c = 0;
+			while (at + c < n && e[at + c] < hi)
+				c++;
+			one += c == 1;
 			windows++;
 		}
 		*lock = windows ? (double)one / (double)windows : NAN;
@@ -129,12 +128,20 @@ static void against_ref(const dmls_mode *m, size_t ref, size_t j, double P, doub
 	free(dev);
 }
 
-/* The clock of host h: its sending alone.  ends points into m->ends. */
-static int rank_clock(dmls_mode *m, const dmls_stats *st, size_t h, dmls_error *err)
+/* The clock of host h: its sending alone (pairs[0..np): the job's pairs,
+ * of which h's own count; NULL: h's whole sending).  ends points into
+ * m->ends. */
+static int rank_clock(dmls_mode *m, const dmls_stats *st, size_t h, const size_t *pairs,
+		      size_t np, size_t *mine, dmls_error *err)
 {
 	dmls_iterations it;
 	dmls_rank_clock *c = &m->ranks[m->nranks];
-	int rc = dmls_iterations_find(&it, st, &h, 1, &h, 1, err);
+	size_t nm = 0;
+	for (size_t k = 0; pairs && k < np; k++)
+		if (st->pairs[pairs[k]].src == h)
+			mine[nm++] = pairs[k];
+	int rc = nm ? dmls_iterations_find_pairs(&it, st, &h, 1, &h, 1, mine, nm, err)
+		    : dmls_iterations_find(&it, st, &h, 1, &h, 1, err);
 	if (rc)
 		return rc;
 	memset(c, 0, sizeof(*c));
@@ -164,19 +171,25 @@ static int clocked(const dmls_rank_clock *c)
 }
 
 int dmls_mode_find(dmls_mode *m, const dmls_stats *st, const size_t *ranks, size_t n,
-		   const dmls_iterations *job, dmls_error *err)
+		   const size_t *pairs, size_t np, const dmls_iterations *job, dmls_error *err)
 {
 	memset(m, 0, sizeof(*m));
-	m->period_spread = m->phase_spread = NAN;
+	m->period_spread = m->phase_spread = m->step_lock = NAN;
 	size_t take = n < DMLS_MODE_MAX_RANKS ? n : DMLS_MODE_MAX_RANKS;
 	m->ranks = calloc(take ? take : 1, sizeof(*m->ranks));
-	if (!m->ranks)
+	size_t *mine = malloc((np ? np : 1) * sizeof(size_t));
+	if (!m->ranks || !mine) {
+		free(mine);
 		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
-	for (size_t i = 0; i < take; i++) {
-		int rc = rank_clock(m, st, ranks[i], err);
-		if (rc)
-			return rc;
 	}
+	for (size_t i = 0; i < take; i++) {
+		int rc = rank_clock(m, st, ranks[i], pairs, np, mine, err);
+		if (rc) {
+			free(mine);
+			return rc;
+		}
+	}
+	free(mine);
 	for (size_t i = 0; i < m->nranks; i++)
 		m->ranks[i].ends = m->nends ? m->ends + m->ranks[i].end_off : NULL;
 	double *p = malloc((m->nranks ? m->nranks : 1) * sizeof(double));
@@ -221,7 +234,8 @@ int dmls_mode_find(dmls_mode *m, const dmls_stats *st, const size_t *ranks, size
 		if (j == ref || !clocked(c) || fabs(c->period_s - P) > DMLS_MODE_PERIOD_OFF * P)
 			continue; /* a rank off P: counted above */
 		double s, l;
-		against_ref(m, ref, j, P, &s, &l);
+		dmls_clock_compare(m->ranks[ref].ends, m->ranks[ref].count, c->ends, c->count, P,
+				   &s, &l);
 		if (isfinite(s))
 			p[nc++] = s;
 		if (isfinite(l))
