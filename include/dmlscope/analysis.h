@@ -95,6 +95,11 @@ typedef struct dmls_pattern {
 				* senders' data edges (what iterations count) */
 	int lone_sender;       /* partial: one sender, one data peer, no other
 				* bulk transfer (a ring neighbour or a PS worker) */
+	int hub_exchanges;     /* star: the hub exchanges with its spokes at once
+				* (a hub-shaped collective, no server) */
+	size_t extra;          /* butterfly of 3 from a hub: the extra rank (it
+				* hands its whole vector, S, to the hub); else
+				* SIZE_MAX */
 } dmls_pattern;
 
 /* dmls_burst: burst.h */
@@ -247,6 +252,9 @@ int dmls_pattern_refine(dmls_pattern *p, const dmls_stats *st, const double *sta
 			size_t count);
 /* Two ranks: a ring, or a server and one worker taking turns (star)? */
 void dmls_pattern_check_two(dmls_pattern *p, const dmls_stats *st);
+/* A star's hub: a server its spokes take turns with, or a collective's
+ * rank exchanging with them at once (N = 3: MPICH's butterfly)? */
+void dmls_pattern_check_hub(dmls_pattern *p, const dmls_stats *st);
 /* Tree: the root from timing (a child sends up before its parent sends
  * down); iterations from bounds_s[0..count) to end_s, s from st->t0_ns. */
 void dmls_pattern_tree_root(dmls_pattern *p, const dmls_stats *st, const double *bounds_s,

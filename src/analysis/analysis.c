@@ -14,6 +14,9 @@
  *   pairwise         a worker sends its model to one peer per step -> S = b
  *   clique           all-to-all all-reduce: S/N to each of N-1 peers, twice
  *                    (reduce-scatter + all-gather) -> S = b N / (2(N-1))
+ *   butterfly of 3 (a path told from a star by timing, pattern_two.c): the
+ *                    extra rank hands its whole vector to the hub -> S =
+ *                    its payload per iteration
  *   butterfly, N not a power of two (r = N - p extra ranks hand their
  *                    vector to a core rank and get the result back, S each
  *                    way; the p core ranks 2(p-1)/p S each): the job sends
@@ -62,12 +65,12 @@ static void set_roles(dmls_stats *st, const dmls_pattern *p, const dmls_job_scop
 		st->hosts[job ? job->hosts[i] : i].role = DMLS_ROLE_OTHER;
 	for (size_t i = 0; i < p->ranks; i++)
 		st->hosts[p->members[i]].role = DMLS_ROLE_WORKER;
-	if (p->kind == DMLS_PAT_STAR)
+	if (p->kind == DMLS_PAT_STAR && !p->hub_exchanges)
 		for (size_t i = 0; i < p->nhubs; i++)
 			st->hosts[p->hubs[i]].role = DMLS_ROLE_SERVER;
 }
 
-static void gradient_size(dmls_analysis *a)
+static void gradient_size(dmls_analysis *a, const dmls_stats *st)
 {
 	const dmls_pattern *p = &a->pattern;
 	double b = a->iter.bytes_per_worker, n = (double)p->ranks;
@@ -87,6 +90,14 @@ static void gradient_size(dmls_analysis *a)
 		b = a->server_bytes / w; /* the hub sends S to each of W workers */
 	if (!isfinite(b) || p->ranks < 2)
 		return;
+	if (p->kind == DMLS_PAT_BUTTERFLY && p->ranks == 3 && p->extra < st->nhosts &&
+	    !p->partial && a->iter.count > 0) {
+		/* the extra rank hands its whole vector to its core partner, once
+		 * per iteration (the core pair's exchange sizes differ between
+		 * MPI libraries: MPICH S each way, Open MPI 1.5 S one way) */
+		a->gradient_bytes = (double)st->hosts[p->extra].tx_payload_bytes / (double)a->iter.count;
+		return;
+	}
 	if (p->kind == DMLS_PAT_BUTTERFLY && (p->ranks & (p->ranks - 1))) {
 		if (!p->partial && isfinite(a->observed_iter_bytes)) { /* needs every rank */
 			a->gradient_bytes = a->observed_iter_bytes / (2 * (n - 1));
@@ -186,6 +197,12 @@ static void notes_job(dmls_analysis *a, const dmls_stats *st)
 	notes_view(a, st);
 	if (p->ranks > 0 && p->kind == DMLS_PAT_UNKNOWN && !p->lone_sender)
 		note(a, "communication pattern not recognized among %zu hosts", p->ranks);
+	if (p->hub_exchanges)
+		note(a, "hub-shaped collective: the hub exchanges with its spokes at once "
+			"(no push-then-pull), so it is a rank, not a parameter server");
+	if (p->kind == DMLS_PAT_BUTTERFLY && p->ranks == 3)
+		note(a, "3 ranks in a path whose middle rank exchanges with one end at once: "
+			"MPICH's all-reduce for N = 3 (the extra rank hands its vector over)");
 	if (p->ranks > 0 && a->iter.count == 0)
 		note(a, "no iterations found");
 	notes_iterations(a);
@@ -421,6 +438,7 @@ static int stage_shape_final(stage_ctx *c, dmls_error *err)
 	if (!p->partial) { /* both need every rank's sending */
 		dmls_pattern_check_pairwise(p, c->st, win);
 		dmls_pattern_check_two(p, c->st);
+		dmls_pattern_check_hub(p, c->st);
 	}
 	dmls_pattern_tree_root(p, c->st, it->bounds_s, it->count, it->end_s);
 	set_roles(c->st, p, c->job);
@@ -470,7 +488,7 @@ static int stage_mode(stage_ctx *c, dmls_error *err)
 static int stage_volume(stage_ctx *c, dmls_error *err)
 {
 	(void)err;
-	gradient_size(c->a);
+	gradient_size(c->a, c->st);
 	return 0;
 }
 

@@ -165,6 +165,7 @@ int dmls_pattern_find(dmls_pattern *p, const dmls_stats *st, dmls_error *err)
 	dmls_job_scope *jobs;
 	size_t njobs;
 	memset(p, 0, sizeof(*p));
+	p->extra = SIZE_MAX;
 	int rc = dmls_jobs_split(&jobs, &njobs, st, err);
 	if (rc == 0 && njobs == 0)
 		for (size_t k = 0; k < st->npairs; k++)
@@ -179,6 +180,7 @@ int dmls_pattern_find_job(dmls_pattern *p, const dmls_stats *st, const dmls_job_
 			  size_t njobs, dmls_error *err)
 {
 	memset(p, 0, sizeof(*p));
+	p->extra = SIZE_MAX;
 	p->components = njobs;
 	dmls_graph g = {0};
 	size_t n = job->n, *tmp = NULL;

@@ -505,6 +505,40 @@ static void test_small_job_and_launcher(void **state)
 	dmls_stats_release(&st);
 }
 
+/* MPICH's all-reduce on 3 ranks: the extra (host 1) hands its vector to
+ * core rank 2, the core pair (2, 3) exchanges halves both ways at once,
+ * rank 2 hands the result back.  By volume a path (a star on 2); by timing
+ * a collective, not a parameter server. */
+static void mpich3_iter(dmls_stats *st, int64_t t, int iter)
+{
+	(void)iter;
+	t = synth_send(st, t, 1, 2, S_BYTES);
+	for (int phase = 0; phase < 2; phase++) {
+		int64_t a = synth_send(st, t, 2, 3, S_BYTES / 2);
+		int64_t b = synth_send(st, t, 3, 2, S_BYTES / 2);
+		t = (a > b ? a : b) + 50000;
+	}
+	synth_send(st, t, 2, 1, S_BYTES);
+}
+
+static void test_mpich_three(void **state)
+{
+	(void)state;
+	dmls_stats st;
+	dmls_stats_init(&st, 0);
+	g_n = 3, g_base = 1;
+	run_job(&st, SYNTH_T0, mpich3_iter, 30, 0.05);
+	dmls_analysis *a = analyze(&st);
+	assert_int_equal(a->pattern.kind, DMLS_PAT_BUTTERFLY);
+	assert_int_equal(a->pattern.ranks, 3);
+	assert_near(a->gradient_bytes, (double)S_BYTES, 0.03);
+	for (size_t i = 0; i < st.nhosts; i++)
+		assert_int_equal(st.hosts[i].role, DMLS_ROLE_WORKER);
+	assert_true(has_note(a, "MPICH"));
+	dmls_analysis_free(a);
+	dmls_stats_release(&st);
+}
+
 typedef struct ev {
 	int64_t t;
 	int src, dst;
@@ -619,6 +653,7 @@ int main(void)
 		cmocka_unit_test(test_two_jobs),
 		cmocka_unit_test(test_small_job_and_launcher),
 		cmocka_unit_test(test_async_server),
+		cmocka_unit_test(test_mpich_three),
 		cmocka_unit_test(test_sync_modes),     cmocka_unit_test(test_control_only),
 		cmocka_unit_test(test_empty),
 	};
