@@ -90,6 +90,8 @@ static void gradient_size(dmls_analysis *a, const dmls_stats *st)
 		b = a->server_bytes / w; /* the hub sends S to each of W workers */
 	if (!isfinite(b) || p->ranks < 2)
 		return;
+	if (p->service_port && p->kind != DMLS_PAT_STAR && p->kind != DMLS_PAT_PAIRWISE)
+		return; /* S needs N, which this view does not give */
 	if (p->kind == DMLS_PAT_BUTTERFLY && p->ranks == 3 && p->extra < st->nhosts &&
 	    !p->partial && a->iter.count > 0) {
 		/* the extra rank hands its whole vector to its core partner, once
@@ -167,8 +169,13 @@ static void notes_view(dmls_analysis *a, const dmls_stats *st)
 		}
 		len += (size_t)w;
 	}
-	note(a, "partial view: only %zu of %zu ranks' outgoing traffic is in the capture: %s",
-	     p->nobserved, p->ranks, list);
+	if (p->service_port)
+		note(a, "partial view: %zu ranks' sending (%s), to service port %u: MPI-style "
+			"connections on demand, rank count unknown", p->nobserved, list,
+		     p->service_port);
+	else
+		note(a, "partial view: only %zu of %zu ranks' outgoing traffic is in the "
+			"capture: %s", p->nobserved, p->ranks, list);
 	if (p->lone_sender)
 		note(a, "one sender with one data peer: a ring neighbour or a parameter server's "
 			"worker; kind and gradient size unknown");

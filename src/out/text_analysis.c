@@ -29,14 +29,18 @@ static void pattern_text(const dmls_result *r, FILE *fp)
 {
 	const dmls_stats *st = r->stats;
 	fprintf(fp, "%spattern: %s", r->job.id > 0 ? "" : "\n", r->pattern.name);
-	if (r->pattern.ranks)
+	if (r->pattern.ranks > 0)
 		fprintf(fp, ", %lld ranks (confidence %.2f)", (long long)r->pattern.ranks,
 			r->pattern.confidence);
+	else if (r->pattern.ranks < 0 && r->pattern.partial)
+		fprintf(fp, ", rank count unknown");
 	if (r->pattern.groups > 0)
 		fprintf(fp, ", %lld groups", (long long)r->pattern.groups);
-	if (r->pattern.partial)
+	if (r->pattern.partial && r->pattern.ranks > 0)
 		fprintf(fp, ", partial view: %zu of %lld ranks' sending captured",
 			r->pattern.nobserved, (long long)r->pattern.ranks);
+	else if (r->pattern.partial)
+		fprintf(fp, ", partial view: %zu ranks' sending captured", r->pattern.nobserved);
 	fputc('\n', fp);
 	size_t n = r->pattern.norder;
 	if (n) {
