@@ -19,7 +19,9 @@
  * their steps lock (dmls_clock_compare, mode.c: one end of the other part
  * in at least DMLS_SHARED_LOCK of the first part's steps, offsets steady
  * within DMLS_SHARED_PHASE of the period).  Otherwise each part with h is a
- * job of its own; h is in both.  One split per job.
+ * job of its own; h is in both.  One split per job, and at most
+ * DMLS_SHARED_MAX_TRIES cut vertices tried (each costs a clock per part:
+ * a search over the capture; a 64-rank tree has 31 inner nodes).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -29,6 +31,7 @@
 #include "dmlscope/analysis.h"
 
 #define DMLS_SHARED_MAX_HOSTS 64
+#define DMLS_SHARED_MAX_TRIES 8 /* cut vertices whose parts get clocks, per job */
 #define DMLS_SHARED_MIN_STEPS 4
 #define DMLS_SHARED_PERIOD 0.03
 #define DMLS_SHARED_LOCK 0.9
@@ -109,7 +112,7 @@ static size_t parts_without(graph_ctx *g, size_t h)
 /* Try host h of the job: fills hosts of each separate job (local ids into
  * out, offsets into start) and returns how many jobs (1: no split). */
 static size_t try_split(graph_ctx *g, size_t h, size_t *out, size_t *start, int *rc,
-			dmls_error *err)
+			size_t *tried, dmls_error *err)
 {
 	size_t np = parts_without(g, h), nbig = 0;
 	if (np < 2)
@@ -128,6 +131,7 @@ static size_t try_split(graph_ctx *g, size_t h, size_t *out, size_t *start, int 
 		nbig += size[p] >= 2;
 	if (nbig < 2)
 		goto out;
+	(*tried)++;
 	for (size_t p = 0; p < np && *rc == 0; p++) {
 		if (size[p] < 2)
 			continue;
@@ -204,8 +208,9 @@ static int split_one(const dmls_stats *st, const dmls_job_scope *job, dmls_job_s
 		if (u < n && v < n && u != v && (double)pr->payload_bytes >= job->thr)
 			g.adj[u * n + v] = g.adj[v * n + u] = 1;
 	}
-	for (size_t h = 0; h < n && rc == 0 && *parts == 1; h++) {
-		size_t nj = try_split(&g, h, ids, start, &rc, err);
+	size_t tried = 0;
+	for (size_t h = 0; h < n && rc == 0 && *parts == 1 && tried < DMLS_SHARED_MAX_TRIES; h++) {
+		size_t nj = try_split(&g, h, ids, start, &rc, &tried, err);
 		if (rc || nj < 2)
 			continue;
 		for (size_t j = 0; j < nj && rc == 0; j++) {

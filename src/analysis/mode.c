@@ -35,7 +35,9 @@
  *                iteration within 10 % (robust CV).  Every rank then sends
  *                its share in every step; this outweighs the ranks' own
  *                clocks, which break on retransmission stalls or lock onto
- *                a step's inner bursts where the sum of all ranks does not;
+ *                a step's inner bursts where the sum of all ranks does not,
+ *                so they are not computed (a clock costs a search over the
+ *                capture: on an hour at 1 ms, as much as the job's);
  * asynchronous   otherwise, half the ranks (two or more) off P, or step
  *                lock < 0.75;
  * synchronous    otherwise;
@@ -175,6 +177,13 @@ int dmls_mode_find(dmls_mode *m, const dmls_stats *st, const size_t *ranks, size
 {
 	memset(m, 0, sizeof(*m));
 	m->period_spread = m->phase_spread = m->step_lock = NAN;
+	int steady = job && job->count >= DMLS_MODE_MIN_STEPS && isfinite(job->bytes_spread) &&
+		     job->bytes_spread <= DMLS_MODE_STEADY_BYTES;
+	if (steady && n >= 2) { /* decided without the ranks' own clocks */
+		m->mode = DMLS_MODE_SYNC;
+		m->why = "the job's steps move steady bytes per rank, every rank in every step";
+		return 0;
+	}
 	size_t take = n < DMLS_MODE_MAX_RANKS ? n : DMLS_MODE_MAX_RANKS;
 	m->ranks = calloc(take ? take : 1, sizeof(*m->ranks));
 	size_t *mine = malloc((np ? np : 1) * sizeof(size_t));
@@ -245,12 +254,7 @@ int dmls_mode_find(dmls_mode *m, const dmls_stats *st, const size_t *ranks, size
 	m->step_lock = nl ? dmls_median(q, nl) : NAN;
 	free(p);
 	free(q);
-	int steady = job && job->count >= DMLS_MODE_MIN_STEPS && isfinite(job->bytes_spread) &&
-		     job->bytes_spread <= DMLS_MODE_STEADY_BYTES;
-	if (steady) {
-		m->mode = DMLS_MODE_SYNC;
-		m->why = "the job's steps move steady bytes per rank, every rank in every step";
-	} else if (off >= 2 && 2 * off >= nclock) {
+	if (off >= 2 && 2 * off >= nclock) {
 		m->mode = DMLS_MODE_ASYNC;
 		m->why = "ranks at their own pace: their periods differ";
 	} else if (isfinite(m->step_lock) && m->step_lock < DMLS_MODE_MIN_LOCK) {
