@@ -97,6 +97,9 @@ typedef struct dmls_pattern {
 				* bulk transfer (a ring neighbour or a PS worker) */
 	int hub_exchanges;     /* star: the hub exchanges with its spokes at once
 				* (a hub-shaped collective, no server) */
+	unsigned service_port; /* partial: the observed ranks send their data to
+				* this service port (MPI-style, connected on
+				* demand): the rank count is not known, 0 */
 	size_t extra;          /* butterfly of 3 from a hub: the extra rank (it
 				* hands its whole vector, S, to the hub); else
 				* SIZE_MAX */
@@ -140,6 +143,7 @@ typedef struct dmls_iterations {
 } dmls_iterations;
 
 /* Synchronous or not (mode.c): each rank's own clock, compared. */
+#define DMLS_MODE_MAX_RANKS 32 /* ranks that get a clock (the first in address order) */
 enum { DMLS_MODE_UNKNOWN = 0, DMLS_MODE_SYNC, DMLS_MODE_ASYNC };
 const char *dmls_mode_name(int mode); /* "synchronous", "asynchronous", "unknown" */
 
@@ -162,13 +166,32 @@ typedef struct dmls_mode {
 	dmls_rank_clock *ranks;
 	double *ends;             /* (internal) every rank's ends */
 	size_t nends;
+	int by_request;           /* clocks from each rank's requests (exchanges.c) */
 } dmls_mode;
 
+/* Who started each exchange (exchanges.c): per rank of ranks[0..n) the
+ * start times of its requests (ascending, s from st->t0_ns) and its mean
+ * payload per request; paired_share: the share of bursts that came as a
+ * request and its answer (NAN without bursts). */
+#define DMLS_EXCHANGES_PAIRED 0.6 /* a job of requests and answers from this share */
+typedef struct dmls_exchanges {
+	size_t n;
+	double **t;
+	size_t *count;
+	double *bytes;
+	double paired_share;
+} dmls_exchanges;
+int dmls_exchanges_find(dmls_exchanges *x, const dmls_stats *st, const size_t *ranks, size_t n);
+void dmls_exchanges_release(dmls_exchanges *x);
+
 /* Clocks of ranks[0..n) and the verdict; pairs[0..np): the job's pairs
- * when a rank's sending mixes jobs (NULL: each rank's whole sending); job:
- * the job's own iterations (all ranks together), NULL if none. */
+ * when a rank's sending mixes jobs (NULL: each rank's whole sending); ex:
+ * the ranks' requests (NULL, or not a job of requests and answers: the
+ * iterations of each rank's sending); job: the job's own iterations (all
+ * ranks together), NULL if none. */
 int dmls_mode_find(dmls_mode *m, const dmls_stats *st, const size_t *ranks, size_t n,
-		   const size_t *pairs, size_t np, const dmls_iterations *job, dmls_error *err);
+		   const size_t *pairs, size_t np, const dmls_exchanges *ex,
+		   const dmls_iterations *job, dmls_error *err);
 void dmls_mode_release(dmls_mode *m);
 
 typedef struct dmls_acc_point {

@@ -469,8 +469,13 @@ static int stage_mode(stage_ctx *c, dmls_error *err)
 	const dmls_pattern *p = &a->pattern;
 	const size_t *r = p->partial ? p->observed : p->members;
 	size_t n = p->partial ? p->nobserved : p->ranks;
+	dmls_exchanges ex = {0};
+	int have_ex = p->kind == DMLS_PAT_PAIRWISE && !p->partial && n <= DMLS_MODE_MAX_RANKS &&
+		      dmls_exchanges_find(&ex, c->st, r, n) == 0;
 	int rc = dmls_mode_find(&a->mode, c->st, r, n, p->partial ? NULL : c->jpairs,
-				p->partial ? 0 : c->njpairs, &a->iter, err);
+				p->partial ? 0 : c->njpairs, have_ex ? &ex : NULL, &a->iter, err);
+	if (have_ex)
+		dmls_exchanges_release(&ex);
 	a->iter_found = a->iter.count;
 	if (rc || a->mode.mode != DMLS_MODE_ASYNC)
 		return rc;

@@ -61,7 +61,6 @@
 #define DMLS_MODE_PERIOD_OFF 0.10  /* a rank's period this far off the median */
 #define DMLS_MODE_MIN_LOCK 0.75    /* share of steps with one end of each rank */
 #define DMLS_MODE_STEADY_BYTES 0.10 /* the job clock's bytes per worker spread */
-#define DMLS_MODE_MAX_RANKS 32
 
 const char *dmls_mode_name(int mode)
 {
@@ -172,8 +171,36 @@ static int clocked(const dmls_rank_clock *c)
 	return c->count >= DMLS_MODE_MIN_STEPS && isfinite(c->period_s) && c->period_s > 0;
 }
 
+/* Rank i's clock from its own requests (exchanges.c): their count, mean
+ * period and bytes. */
+static int event_clocks(dmls_mode *m, const dmls_exchanges *ex, const size_t *ranks, size_t take,
+			dmls_error *err)
+{
+	size_t total = 0;
+	for (size_t i = 0; i < take; i++)
+		total += ex->count[i];
+	m->ends = malloc((total ? total : 1) * sizeof(double));
+	if (!m->ends)
+		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
+	for (size_t i = 0; i < take; i++) {
+		dmls_rank_clock *c = &m->ranks[m->nranks++];
+		size_t k = ex->count[i];
+		c->host = ranks[i];
+		c->count = k;
+		c->period_s = k >= 2 ? (ex->t[i][k - 1] - ex->t[i][0]) / (double)(k - 1) : NAN;
+		c->bytes_per_exchange = ex->bytes[i];
+		c->end_off = m->nends;
+		memcpy(m->ends + m->nends, ex->t[i], k * sizeof(double));
+		m->nends += k;
+	}
+	return 0;
+}
+
+static int decide(dmls_mode *m, size_t n, dmls_error *err);
+
 int dmls_mode_find(dmls_mode *m, const dmls_stats *st, const size_t *ranks, size_t n,
-		   const size_t *pairs, size_t np, const dmls_iterations *job, dmls_error *err)
+		   const size_t *pairs, size_t np, const dmls_exchanges *ex,
+		   const dmls_iterations *job, dmls_error *err)
 {
 	memset(m, 0, sizeof(*m));
 	m->period_spread = m->phase_spread = m->step_lock = NAN;
@@ -186,11 +213,19 @@ int dmls_mode_find(dmls_mode *m, const dmls_stats *st, const size_t *ranks, size
 	}
 	size_t take = n < DMLS_MODE_MAX_RANKS ? n : DMLS_MODE_MAX_RANKS;
 	m->ranks = calloc(take ? take : 1, sizeof(*m->ranks));
-	size_t *mine = malloc((np ? np : 1) * sizeof(size_t));
-	if (!m->ranks || !mine) {
-		free(mine);
+	if (!m->ranks)
 		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
+	if (ex && ex->n == take && isfinite(ex->paired_share) &&
+	    ex->paired_share >= DMLS_EXCHANGES_PAIRED) {
+		int rc = event_clocks(m, ex, ranks, take, err);
+		if (rc)
+			return rc;
+		m->by_request = 1;
+		return decide(m, n, err);
 	}
+	size_t *mine = malloc((np ? np : 1) * sizeof(size_t));
+	if (!mine)
+		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
 	for (size_t i = 0; i < take; i++) {
 		int rc = rank_clock(m, st, ranks[i], pairs, np, mine, err);
 		if (rc) {
@@ -199,6 +234,12 @@ int dmls_mode_find(dmls_mode *m, const dmls_stats *st, const size_t *ranks, size
 		}
 	}
 	free(mine);
+	return decide(m, n, err);
+}
+
+/* The verdict from the clocks in m->ranks (n: the ranks asked for). */
+static int decide(dmls_mode *m, size_t n, dmls_error *err)
+{
 	for (size_t i = 0; i < m->nranks; i++)
 		m->ranks[i].ends = m->nends ? m->ends + m->ranks[i].end_off : NULL;
 	double *p = malloc((m->nranks ? m->nranks : 1) * sizeof(double));
