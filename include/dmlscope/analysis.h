@@ -138,6 +138,9 @@ typedef struct dmls_iterations {
 	double *bytes;          /* count: payload all job hosts sent in each */
 	double bytes_per_worker;  /* median over workers of their median, NAN */
 	double bytes_spread;      /* robust CV (1.4826 MAD / median) of per-worker-iteration bytes */
+	double bytes_outliers;    /* share of (worker, iteration) cells more than 25 %
+				   * off that worker's median (the robust CV is blind
+				   * when over half the cells agree) */
 	double duration_cv;       /* robust CV of comm-end-to-comm-end intervals */
 	double regularity;        /* [0,1], see iterations.c */
 } dmls_iterations;

@@ -32,7 +32,10 @@
  *                  their compute; reported, not decided on.
  * synchronous    the job's own clock (all ranks together, iterations.c)
  *                is steady: 4 or more iterations, each worker's bytes per
- *                iteration within 10 % (robust CV).  Every rank then sends
+ *                iteration within 10 % (robust CV) and no more than 5 % of
+ *                (worker, iteration) cells 25 % off the worker's median (an
+ *                asynchronous server's slower worker skips a step now and
+ *                then, which the robust CV does not see).  Every rank then sends
  *                its share in every step; this outweighs the ranks' own
  *                clocks, which break on retransmission stalls or lock onto
  *                a step's inner bursts where the sum of all ranks does not,
@@ -61,6 +64,7 @@
 #define DMLS_MODE_PERIOD_OFF 0.10  /* a rank's period this far off the median */
 #define DMLS_MODE_MIN_LOCK 0.75    /* share of steps with one end of each rank */
 #define DMLS_MODE_STEADY_BYTES 0.10 /* the job clock's bytes per worker spread */
+#define DMLS_MODE_OUTLIERS 0.05 /* and its share of cells off a worker's median */
 
 const char *dmls_mode_name(int mode)
 {
@@ -205,7 +209,8 @@ int dmls_mode_find(dmls_mode *m, const dmls_stats *st, const size_t *ranks, size
 	memset(m, 0, sizeof(*m));
 	m->period_spread = m->phase_spread = m->step_lock = NAN;
 	int steady = job && job->count >= DMLS_MODE_MIN_STEPS && isfinite(job->bytes_spread) &&
-		     job->bytes_spread <= DMLS_MODE_STEADY_BYTES;
+		     job->bytes_spread <= DMLS_MODE_STEADY_BYTES &&
+		     isfinite(job->bytes_outliers) && job->bytes_outliers <= DMLS_MODE_OUTLIERS;
 	if (steady && n >= 2) { /* decided without the ranks' own clocks */
 		m->mode = DMLS_MODE_SYNC;
 		m->why = "the job's steps move steady bytes per rank, every rank in every step";
