@@ -234,6 +234,8 @@ typedef struct dmls_analysis {
 				   * hub sends per iteration (W S), else NAN */
 	int ends_from_acks;       /* one sender alone: iteration ends from its
 				   * acknowledgements of its peer's reply */
+	int hub_one_at_a_time;    /* star seen from its hub alone, which answers one
+				   * spoke at a time: no period, no S */
 	int pulled_first;         /* star seen with its hub: the first sends (the
 				   * initial pull) were left out as warm-up */
 	dmls_phases phases;

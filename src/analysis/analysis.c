@@ -86,7 +86,7 @@ static void gradient_size(dmls_analysis *a, const dmls_stats *st)
 		}
 	}
 	if (p->partial && p->kind == DMLS_PAT_STAR && !isfinite(b) && isfinite(a->server_bytes) &&
-	    w >= 1)
+	    w >= 1 && !a->hub_one_at_a_time)
 		b = a->server_bytes / w; /* the hub sends S to each of W workers */
 	if (!isfinite(b) || p->ranks < 2)
 		return;
@@ -183,6 +183,9 @@ static void notes_view(dmls_analysis *a, const dmls_stats *st)
 		note(a, "ring order partial: %zu of %zu ranks placed; S uses N = %zu ranks "
 			"(data peers and contacts of the observed ranks)", p->norder, p->ranks,
 		     p->ranks);
+	else if (p->kind == DMLS_PAT_STAR && a->hub_one_at_a_time)
+		note(a, "seen from its hub only, the hub answers one spoke at a time (an "
+			"asynchronous server, or a gossiping rank): period and S unknown");
 	else if (p->kind == DMLS_PAT_STAR && isfinite(a->server_bytes))
 		note(a, "star seen from its hub only: S = the hub's bytes per iteration / %zu "
 			"workers", p->ranks - p->nhubs);
@@ -346,6 +349,54 @@ static int initial_pull(const dmls_analysis *a, const dmls_stats *st, const size
 	return first < INITIAL_PULL_SHARE * rest / (double)(it->count - 2);
 }
 
+/* A star seen from its hub alone: does the hub answer its spokes all in
+ * the same iteration (a synchronous server, a root broadcasting), or one
+ * at a time (an asynchronous server answering each worker at its own pace,
+ * a gossiping rank pushing to one random peer)?  Per iteration, the spokes
+ * that got at least half their share (the hub's bytes / spokes); 1 when
+ * the median count is below the number of spokes. */
+static int one_at_a_time(const dmls_analysis *a, const dmls_stats *st)
+{
+	const dmls_pattern *p = &a->pattern;
+	const dmls_iterations *it = &a->iter;
+	size_t hub = p->observed[0], ns = 0;
+	if (it->count < 3 || p->nobserved != 1)
+		return 0;
+	long *pk = malloc(p->ranks * sizeof(long));
+	double *cnt = malloc(it->count * sizeof(double)), *sent = malloc(p->ranks * sizeof(double));
+	int r = 0;
+	if (!pk || !cnt || !sent)
+		goto out;
+	for (size_t i = 0; i < p->ranks; i++)
+		if (p->members[i] != hub)
+			pk[ns++] = dmls_stats_find_pair(st, (uint32_t)hub, (uint32_t)p->members[i]);
+	for (size_t k = 0; k + 1 < it->count; k++) {
+		double total = 0;
+		for (size_t j = 0; j < ns; j++) {
+			sent[j] = 0;
+			if (pk[j] < 0)
+				continue;
+			const dmls_series *s = &st->pairs[pk[j]].series;
+			double bin_s = (double)s->bin_ns * 1e-9;
+			double off_s = (double)(s->t0_ns - st->t0_ns) * 1e-9;
+			sent[j] = dmls_series_range(s, (int64_t)floor((it->bounds_s[k] - off_s) / bin_s),
+						    (int64_t)floor((it->bounds_s[k + 1] - off_s) / bin_s),
+						    NULL);
+			total += sent[j];
+		}
+		size_t got = 0;
+		for (size_t j = 0; j < ns; j++)
+			got += total > 0 && sent[j] >= 0.5 * total / (double)ns;
+		cnt[k] = (double)got;
+	}
+	r = ns >= 2 && dmls_median(cnt, it->count - 1) < (double)ns;
+out:
+	free(pk);
+	free(cnt);
+	free(sent);
+	return r;
+}
+
 /* Iterations of the job, bytes per worker from the hosts with role worker.
  * On a partial view only the observed ranks count: the series is their
  * data edges, bytes per worker come from observed workers.  A star seen
@@ -386,6 +437,8 @@ static int find_iterations(dmls_analysis *a, dmls_stats *st, const size_t *jpair
 		dmls_iterations_drop_first(&a->iter);
 		a->pulled_first = 1;
 	}
+	if (rc == 0 && hub_only && (a->hub_one_at_a_time = one_at_a_time(a, st)))
+		a->iter.period_s = a->iter.period_median_s = NAN; /* the spokes' paces merged */
 	free(workers);
 	return rc;
 }
