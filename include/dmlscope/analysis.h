@@ -223,6 +223,9 @@ typedef struct dmls_analysis {
 				   * NAN (no common step; the result reports no
 				   * count either) */
 	dmls_mode mode;           /* synchronous or not, each rank's clock */
+	int iter_unsure;          /* the iterations' bytes do not repeat (a worker's
+				   * cells off its median): period, count and S
+				   * withheld */
 	size_t iter_found;        /* iterations the job clock counted (before an
 				   * asynchronous verdict) */
 	double gradient_bytes;    /* S, NAN if unknown */

@@ -44,6 +44,7 @@
 #define ACK_JOIN 10          /* bins (1 ms): acknowledgements of one reply */
 #define ACK_MIN_WIRE 1024.0  /* bytes of acknowledgements that make a reply */
 #define ACK_MAX_BINS (1 << 24)
+#define UNSURE_OUTLIERS 0.2 /* iterations whose bytes do not repeat: no period */
 #define INITIAL_PULL_SHARE 0.5 /* workers' bytes in a pull-only first iteration, of a step's */
 
 static void note(dmls_analysis *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -217,6 +218,10 @@ static void notes_job(dmls_analysis *a, const dmls_stats *st)
 		note(a, "no iterations found");
 	notes_iterations(a);
 	const dmls_mode *m = &a->mode;
+	if (a->iter_unsure)
+		note(a, "iterations uncertain: %.0f %% of a worker's iterations move 25 %% more or "
+			"less than its median (steady steps: none); period and S withheld",
+		     100 * a->iter.bytes_outliers);
 	if (m->mode == DMLS_MODE_ASYNC)
 		note(a, "asynchronous: %s; no job-wide period (each rank's own: iterations.ranks)",
 		     m->why);
@@ -530,6 +535,15 @@ static int stage_mode(stage_ctx *c, dmls_error *err)
 	if (have_ex)
 		dmls_exchanges_release(&ex);
 	a->iter_found = a->iter.count;
+	const dmls_iterations *it = &a->iter;
+	if (rc == 0 && a->mode.mode != DMLS_MODE_ASYNC && it->count >= 4 &&
+	    isfinite(it->bytes_outliers) && it->bytes_outliers > UNSURE_OUTLIERS) {
+		/* no unit tiles the bytes: parts of steps, or several, counted */
+		a->iter_unsure = 1;
+		a->iter.period_s = a->iter.period_median_s = NAN;
+		a->iter.bytes_per_worker = NAN;
+		return 0;
+	}
 	if (rc || a->mode.mode != DMLS_MODE_ASYNC)
 		return rc;
 	a->iter.period_s = a->iter.period_median_s = NAN;
