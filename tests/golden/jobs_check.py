@@ -12,8 +12,8 @@ The analysis's jobs are its "jobs" array (contract of issue 9: id, hosts,
 pattern, iterations {period_s, count, mode, ranks [{addr, period_s, count,
 bytes_per_exchange}]}, model {gradient_bytes}, notes), or, when it has
 none, its top level as one job (hosts: pattern.members).  Each truth job is
-matched to the found job sharing most of its hosts (in a single file's
-view: among the found jobs holding that file's host).
+matched to a found job, one to one, the pairs sharing most hosts first (in a
+single file's view: among the found jobs holding that file's host).
 
 Criteria per job (a row each; "ok", "FAIL ..." or "-" not applicable):
   found   whole folder: a found job with exactly the truth's hosts (no
@@ -96,18 +96,24 @@ class Verdicts:
         return not any(x.startswith("FAIL") for x in self.v.values())
 
 
-def match(tj, found, own=None):
-    """The found job sharing most hosts with truth job tj (holding `own`)."""
-    want = set(h["addr"] for h in tj["hosts"])
-    best, score = None, 0
-    for fj in found:
-        hs = set(fj.get("hosts") or [])
-        if own and own not in hs:
-            continue
-        s = len(hs & want)
-        if s > score:
-            best, score = fj, s
-    return best
+def match(tjobs, found, own=None):
+    """{truth job index: found job}: one to one, the pairs sharing most
+    hosts first (in a single file's view only found jobs holding `own`)."""
+    pairs = []
+    for i, tj in enumerate(tjobs):
+        want = set(h["addr"] for h in tj["hosts"])
+        for k, fj in enumerate(found):
+            hs = set(fj.get("hosts") or [])
+            if own and own not in hs:
+                continue
+            if hs & want:
+                pairs.append((-len(hs & want), len(hs ^ want), i, k))
+    got, used = {}, set()
+    for _, _, i, k in sorted(pairs):
+        if i not in got and k not in used:
+            got[i] = found[k]
+            used.add(k)
+    return got
 
 
 def judge_job(tj, fj, partial, own=None):
@@ -244,9 +250,9 @@ def check_run(run, outdir, name):
     rows, ok = [], True
     a = load(os.path.join(outdir, "folder.json"))
     found = found_jobs(a)
-    for tj in tjobs:
-        fj = match(tj, found)
-        v, ftxt = judge_job(tj, fj, partial=False)
+    m = match(tjobs, found)
+    for i, tj in enumerate(tjobs):
+        v, ftxt = judge_job(tj, m.get(i), partial=False)
         if a is None:
             v.v["found"] = "FAIL no analysis"
         rows.append([name, "folder", str(tj.get("job", 0)), truth_text(tj), ftxt]
@@ -258,11 +264,12 @@ def check_run(run, outdir, name):
     for cap in caps:
         a1 = load(os.path.join(outdir, cap + ".json"))
         f1 = found_jobs(a1)
-        for tj in tjobs:
+        for i, tj in enumerate(tjobs):
             own = [h["addr"] for h in tj["hosts"] if h.get("pcap") == cap]
             if not own:
                 continue
-            fj = match(tj, f1, own[0])
+            mine = [t for t in tjobs if own[0] in [h["addr"] for h in t["hosts"]]]
+            fj = match(mine, f1, own[0]).get(mine.index(tj))
             v, ftxt = judge_job(tj, fj, partial=True, own=own[0])
             if a1 is None:
                 v.v["found"] = "FAIL no analysis"
@@ -281,7 +288,7 @@ def short_names(runs):
 
 
 def main(argv):
-    args = argv[1:]
+    args = [x for x in argv[1:] if x != "--jobs"]
     if not args or len(args) % 2:
         print(__doc__, file=sys.stderr)
         return 2
