@@ -119,12 +119,12 @@ FRAMEWORK = {"ddp": "pytorch_ddp", "ps": "pytorch_rpc", "manual": "pytorch_manua
 BACKEND = {"ddp": "gloo", "manual": "gloo", "mpi": "openmpi"}  # others: tensorpipe
 
 
-def save_steps(args, times, role="worker"):
+def save_steps(args, times, role="worker", **extra):
     """This rank's own step end times (every rank, also the ones that write
-    no train_history.log): <out>/rank-<i>-steps.json, gathered into
-    truth.json by run_job.py."""
+    no train_history.log) and `extra`: <out>/rank-<i>-steps.json, gathered
+    into truth.json by run_job.py."""
     with open(os.path.join(args.out, f"rank-{args.rank}-steps.json"), "w") as f:
-        json.dump({"rank": args.rank, "role": role, "step_times": times}, f)
+        json.dump({"rank": args.rank, "role": role, "step_times": times, **extra}, f)
 
 
 def write_truth(args, model, extra):

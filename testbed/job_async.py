@@ -147,7 +147,7 @@ def run_peer(args):
     rng = random.Random(7000 + args.rank)
     hist = J.History(os.path.join(args.out, "train_history.log")) if args.rank == 0 else None
     peers = [q for q in range(args.world) if q != args.rank]
-    times, pending = [], None
+    times, chosen, pending = [], [], None
     for epoch in range(args.epochs):
         el, ea = 0.0, 0.0
         for b in range(args.steps):
@@ -163,6 +163,7 @@ def run_peer(args):
                 _ST.mix_inbox()
                 mine = _ST.flat()
             peer = rng.choice(peers)
+            chosen.append(peer)
             if args.kind == "pairavg":
                 theirs = rpc.rpc_sync(name(peer), pa_exchange, args=(mine,))
                 with _ST.lock:
@@ -181,8 +182,8 @@ def run_peer(args):
             hist.row("Epoch", epoch, el / args.steps, ea / args.steps)
     if pending is not None:
         pending.wait()
-    J.save_steps(args, times)
     rpc.shutdown()  # graceful: serves the others until every rank is done
+    J.save_steps(args, times, peers=chosen, served=_ST.served)
     if hist:
         hist.close()
         J.write_truth(args, model, {

@@ -150,12 +150,13 @@ def parse_spec(k, spec, defaults):
 
 
 def rank_steps(job):
-    """{rank: [step end times]} from the rank-<i>-steps.json files (removed)."""
+    """{rank: {step_times, peers, served ...}} from the rank-<i>-steps.json
+    files (removed)."""
     out = {}
     for r in range(job.ranks):
         p = os.path.join(job.out, f"rank-{r}-steps.json")
         if os.path.exists(p):
-            out[r] = json.load(open(p))["step_times"]
+            out[r] = json.load(open(p))
             os.unlink(p)
     return out
 
@@ -195,11 +196,16 @@ def job_truth(job, addrs, pcaps, run_dir, launcher=None):
     if job.asynchronous:
         # no job-wide step: each rank has its own
         t["mean_step_s"] = None
-        t["rank_step_times"] = [steps.get(r) for r in range(N)]
-        t["rank_mean_step_s"] = [None if r in servers else mean_step(steps.get(r) or [])
+        times = {r: steps.get(r, {}).get("step_times") or [] for r in range(N)}
+        t["rank_step_times"] = [times[r] for r in range(N)]
+        t["rank_mean_step_s"] = [None if r in servers else mean_step(times[r])
                                  for r in range(N)]
-        t["rank_steps"] = [None if r in servers else len(steps.get(r) or [])
-                           for r in range(N)]
+        t["rank_steps"] = [None if r in servers else len(times[r]) for r in range(N)]
+        if job.algorithm in ("pairavg", "gossip"):
+            # whom each rank chose at each of its steps, and how many
+            # exchanges of others it served (pairavg: it answered with S)
+            t["rank_peers"] = [steps.get(r, {}).get("peers") for r in range(N)]
+            t["rank_served"] = [steps.get(r, {}).get("served") for r in range(N)]
         t["rank_pace_s"] = [job.pace_of(r) for r in range(N)]
         t["bytes_per_exchange"] = S
         t["expected_tx_bytes_per_step"] = None
