@@ -6,7 +6,8 @@
 # of the log's mean step, gradient size within 3 %, count within one step,
 # synchronous/asynchronous, an asynchronous job's per-rank periods within
 # 5 %; a single file may withhold a number).  Prints one row per job and
-# view; exit 1 when a criterion fails.  VIEWS=folder: whole folders only.
+# view; exit 1 when a criterion fails.  VIEWS=folder: whole folders only;
+# TSV=file: the rows tab-separated as well (to compare two datasets).
 set -u
 cd "$(dirname "$0")/.."
 DATASET=${DATASET:-dataset}
@@ -32,4 +33,4 @@ for run in $runs; do
 	fi
 	args+=("$run" "$tmp/$i")
 done
-/usr/bin/python3 tests/golden/analysis_check.py --jobs "${args[@]}"
+/usr/bin/python3 tests/golden/analysis_check.py --jobs ${TSV:+--tsv "$TSV"} "${args[@]}"

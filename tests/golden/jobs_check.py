@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Every job of every testbed run against its truth (make validate).
 
-usage: jobs_check.py --jobs RUN_DIR OUT_DIR [RUN_DIR OUT_DIR ...]
+usage: jobs_check.py --jobs [--tsv FILE] RUN_DIR OUT_DIR [RUN_DIR OUT_DIR ...]
 
 OUT_DIR holds folder.json (`dmlscope analyze RUN_DIR --json`) and, for
 each capture file F of the run analyzed alone, F.json.  The truth is the
@@ -289,7 +289,12 @@ def short_names(runs):
 
 def main(argv):
     args = [x for x in argv[1:] if x != "--jobs"]
-    if not args or len(args) % 2:
+    tsv = None
+    if "--tsv" in args:  # the rows, tab-separated, for comparing two runs
+        i = args.index("--tsv")
+        tsv = args[i + 1] if i + 1 < len(args) else None
+        args = args[:i] + args[i + 2:]
+    if not args or len(args) % 2 or (tsv is None and "--tsv" in argv):
         print(__doc__, file=sys.stderr)
         return 2
     runs, outs = args[0::2], args[1::2]
@@ -300,6 +305,9 @@ def main(argv):
         r, good = check_run(run, out, name)
         rows += r
         ok = ok and good
+    if tsv:
+        with open(tsv, "w") as f:
+            f.writelines("\t".join(r) + "\n" for r in [head] + rows)
     w = [max(len(r[c]) for r in rows + [head]) for c in range(len(head))]
     for r in [head] + rows:
         print("  ".join(r[c].ljust(w[c]) for c in range(len(head))).rstrip())
