@@ -201,6 +201,9 @@ def parse_args():
                     help="one job of a multi-job run, 'framework=F,hosts=0-2[,model=..,"
                     "algorithm=..,batch=..,steps=..,epochs=..,bucket_mb=..,accum=..,"
                     "straggler=R:S,pace=P]' (repeat; needs --name)")
+    ap.add_argument("--capture", choices=["src", "any"], default="src",
+                    help="per host: src = tcpdump -i eth0 src <own addr> (the study's), "
+                    "any = tcpdump -i any, no filter (both directions)")
     ap.add_argument("--bridge-capture", action="store_true",
                     help="also capture on the bridge (switch mirror) into <run>-bridge/")
     ap.add_argument("--loss", type=float, default=0.0, help="packet loss in percent, every host")
@@ -240,7 +243,7 @@ def main():
             return 77
     cleanup_stale()
 
-    name = a.name or run_name(a)
+    name = a.name or run_name(a) + ("-anyiface" if a.capture == "any" else "")
     run = os.path.abspath(os.path.join(a.out, name))
     bridge_run = run + "-bridge"
     for d in [run] + ([bridge_run] if a.bridge_capture else []):
@@ -275,12 +278,13 @@ def main():
         tb.up()
         tb.set_loss(a.loss, range(nhosts))
         # captures, exactly as the study: outgoing packets of this host only
+        # (--capture any: everything on every interface, both directions)
         dumps = []
         tcpdump = ["tcpdump", "-s", "100", "-B", "16384", "-U", "--immediate-mode", "-Z", "root"]
         for i in range(nhosts):
-            dumps.append((i, tb.spawn(f"tcpdump{i}", i, tcpdump + [
-                "-i", IFACE, "-w", os.path.join(run, pcaps[i]), "src", tb.addrs[i]],
-                os.path.join(logdir, f"tcpdump-{i}.log"))))
+            what = (["-i", IFACE, "src", tb.addrs[i]] if a.capture == "src" else ["-i", "any"])
+            dumps.append((i, tb.spawn(f"tcpdump{i}", i, tcpdump + what + [
+                "-w", os.path.join(run, pcaps[i])], os.path.join(logdir, f"tcpdump-{i}.log"))))
         if a.bridge_capture:  # the switch's mirror: br0 in promiscuous mode
             os.makedirs(bridge_run)
             dumps.append(("bridge", tb.spawn("tcpdump-bridge", "sw", tcpdump + [
@@ -332,8 +336,10 @@ def main():
             "loss_percent": a.loss,
             "loss_method": ("nftables bridge forward chain in the switch, per sender port: "
                             "'iifname p<i> numgen random mod 10000 < k drop'" if a.loss else None),
-            "capture": {"tool": "tcpdump", "snaplen": 100, "filter": "src <own addr>",
-                        "iface": IFACE, "kernel_drops": [cap_drops[i] for i in range(nhosts)]},
+            "capture": {"tool": "tcpdump", "snaplen": 100,
+                        "filter": "src <own addr>" if a.capture == "src" else None,
+                        "iface": IFACE if a.capture == "src" else "any (Linux cooked, both "
+                        "directions: every packet is in its sender's and its receiver's file)", "kernel_drops": [cap_drops[i] for i in range(nhosts)]},
             "job_wall_s": round(t_job_end - t_job, 3),
             "command": " ".join(["testbed/run_job.py"] + sys.argv[1:]),
         }
