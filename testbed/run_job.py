@@ -54,7 +54,6 @@ import os
 import re
 import shutil
 import signal
-import subprocess
 import sys
 import time
 
@@ -103,7 +102,7 @@ def agent_script(path, tb, ranks_hosts):
     os.chmod(path, 0o755)
 
 
-def start_job(tb, job, run, logdir, env, launcher_idx):
+def start_job(tb, job, logdir, env, launcher_idx):
     """Start the ranks of one job; returns [(label, Popen)]."""
     os.makedirs(job.out, exist_ok=True)
     master = tb.addrs[job.hosts[0]]
@@ -304,7 +303,7 @@ def main():
         t_job = time.time()
         procs = []
         for j in jobs:
-            procs += start_job(tb, j, run, logdir, env, launchers.get(j.k))
+            procs += start_job(tb, j, logdir, env, launchers.get(j.k))
         failed = wait_jobs(procs, a.timeout)
         t_job_end = time.time()
         if failed:
