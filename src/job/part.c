@@ -294,6 +294,35 @@ long dmls_part_groups(const uint64_t *const *keys, const size_t *nkeys, size_t n
 
 /* ---- the job from merged parts ---- */
 
+/* The run of inputs with the parts' captures: a folder is opened (its name,
+ * log, truth) on this process, but its captures are the parts' (on
+ * node-local disks this process holds only some); captures given by path
+ * are named as dmls_run_open names them, without opening them here. */
+static int open_run(dmls_run *run, const char *const *inputs, size_t n,
+		    const dmls_input_file *files, size_t nfiles, dmls_error *err)
+{
+	memset(run, 0, sizeof(*run));
+	if (n == 1 && dmls_is_run_folder(inputs[0])) {
+		int rc = dmls_run_open(run, inputs, n, err);
+		if (rc)
+			return rc;
+	} else if (n) {
+		const char *b = strrchr(inputs[0], '/');
+		run->name = strdup(b ? b + 1 : inputs[0]);
+	}
+	for (size_t i = 0; i < run->ncaptures; i++)
+		free(run->captures[i]);
+	free(run->captures);
+	run->ncaptures = 0;
+	run->captures = calloc(nfiles ? nfiles : 1, sizeof(*run->captures));
+	if (!run->captures || (n && !run->name))
+		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
+	for (size_t i = 0; i < nfiles; i++)
+		if (!(run->captures[run->ncaptures++] = strdup(files[i].path)))
+			return dmls_fail(err, DMLS_ENOMEM, "out of memory");
+	return DMLS_OK;
+}
+
 int dmls_job_from_parts(dmls_job *job, const char *const *inputs, size_t n,
 			const dmls_job_opts *opts, dmls_stats *stats,
 			const dmls_input_counts *counts, dmls_input_file *files, size_t nfiles,
@@ -304,7 +333,7 @@ int dmls_job_from_parts(dmls_job *job, const char *const *inputs, size_t n,
 	memset(stats, 0, sizeof(*stats));
 	job->files = files;
 	job->nfiles = nfiles;
-	int rc = dmls_run_open(&job->run, inputs, n, err);
+	int rc = open_run(&job->run, inputs, n, files, nfiles, err);
 	if (rc)
 		return rc;
 	(void)opts;
