@@ -504,11 +504,14 @@ int cli_mpi_job_analyze(dmls_job *job, const char *const *inputs, size_t n,
 		return rc;
 	}
 	if (rc == 0 && !mpi_rank) {
+		/* one pass meets the captures that do not open first, in order,
+		 * then damage in time order (here: in order of the captures) */
 		dmls_error damage;
 		dmls_error_clear(&damage);
-		for (size_t i = 0; i < a.nf && damage.status == DMLS_OK; i++)
-			if (a.files[i].status)
-				dmls_fail(&damage, a.files[i].status, "%s", a.files[i].error);
+		for (int opened = 0; opened < 2; opened++)
+			for (size_t i = 0; i < a.nf && damage.status == DMLS_OK; i++)
+				if (a.files[i].status && !a.files[i].format == !opened)
+					dmls_fail(&damage, a.files[i].status, "%s", a.files[i].error);
 		rc = dmls_job_from_parts(job, inputs, n, &o, &a.part.stats, &a.part.counts, a.files,
 					 a.nf, &damage, err);
 		a.files = NULL; /* the job's now */
