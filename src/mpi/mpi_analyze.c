@@ -468,6 +468,7 @@ static int build_parts(ajob *a, const dmls_job_opts *o, dmls_error *err)
 	int rc = origin(a, o, &t0, err);
 	if (rc)
 		return rc;
+	mpi_report("analyze", "captures", a->owner, a->size, a->nf);
 	if ((rc = read_mine(a, o, t0, 1, err)))
 		return rc;
 	long shared = find_groups(a);
@@ -476,6 +477,8 @@ static int build_parts(ajob *a, const dmls_job_opts *o, dmls_error *err)
 	if (shared > 0) { /* both ends captured: read each group together */
 		dmls_part_release(&a->part);
 		assign_groups(a);
+		mpi_report("analyze", "captures (read again: captures sharing flows together)",
+			   a->owner, a->size, a->nf);
 		if ((rc = read_mine(a, o, t0, 2, err)))
 			return rc;
 	}

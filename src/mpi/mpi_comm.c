@@ -8,6 +8,7 @@
 #include "mpi/mpi_int.h"
 
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -166,4 +167,21 @@ void mpi_assign(const uint64_t *size, const uint8_t *can, size_t n, int *owner)
 	}
 	free(order);
 	free(load);
+}
+
+void mpi_report(const char *cmd, const char *what, const int *owner, const uint64_t *size,
+		size_t n)
+{
+	if (mpi_rank || !getenv("DMLS_MPI_VERBOSE"))
+		return;
+	fprintf(stderr, "dmlscope %s: %zu %s over %d ranks:", cmd, n, what, mpi_size);
+	for (int r = 0; r < mpi_size; r++) {
+		size_t k = 0;
+		uint64_t bytes = 0;
+		for (size_t i = 0; i < n; i++)
+			if (owner[i] == r)
+				k++, bytes += size[i];
+		fprintf(stderr, "%s rank %d %zu (%.1f MB)", r ? "," : "", r, k, (double)bytes / 1e6);
+	}
+	fputc('\n', stderr);
 }

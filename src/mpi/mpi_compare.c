@@ -271,6 +271,7 @@ int cli_mpi_compare_runs(dmls_compare *c, const char *const *inputs, size_t n,
 		for (size_t i = 0; i < nr; i++)
 			if (c->runs[i].error.status) /* not found: failed on every rank */
 				owner[i] = -1;
+		mpi_report("compare", "runs", owner, size, nr);
 		for (size_t i = 0; i < nr && !rc; i++)
 			if (owner[i] == mpi_rank)
 				rc = dmls_compare_run_one(c, i, opts, err);

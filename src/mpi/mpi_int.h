@@ -33,4 +33,9 @@ int mpi_bcast_strings(char ***strs, size_t *n, int root);
  * can: rank 0, which reports it): owner[i].  Same on every rank. */
 void mpi_assign(const uint64_t *size, const uint8_t *can, size_t n, int *owner);
 
+/* With DMLS_MPI_VERBOSE set, rank 0 says on stderr how n items (what:
+ * "captures", "runs") were spread: count and bytes per rank. */
+void mpi_report(const char *cmd, const char *what, const int *owner, const uint64_t *size,
+		size_t n);
+
 #endif
