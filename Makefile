@@ -1,20 +1,21 @@
 # dmlscope: thin wrapper around CMake.  See README.md.
 #   make            build build/dmlscope
 #   make run        build, then analyze the bundled real sample
-#   make check      build (normal and ASan+UBSan) and run every test
+#   make check      build (normal, ASan+UBSan, MPI) and run every test
 #   make bench      speed and memory beside tcpdump and the study's pipeline
 #   make testbed    run real PyTorch jobs in network namespaces (root)
 #   make install    install dmlscope and its man page (PREFIX=/usr/local)
 
 BUILD_DEPS := cmake pkg-config gcc libpcap-dev libgsl-dev libjansson-dev libcmocka-dev libfftw3-dev zlib1g-dev liblzma-dev
 TEST_DEPS  := tcpdump tshark python3 python3-statsmodels python3-pandas python3-numpy \
-              python3-torch python3-torchvision iproute2 nftables clang libclang-rt-14-dev chromium
+              python3-torch python3-torchvision iproute2 nftables clang libclang-rt-14-dev chromium \
+              libopenmpi-dev openmpi-bin
 SHELL := /bin/bash
 PREFIX ?= /usr/local
 JOBS ?= 2
 SAMPLE ?= samples/pytorch_ddp-mobilenetv2-adam-16-gloo-normal-ring
 
-.PHONY: all build build-asan deps deps-test run check bench testbed validate install clean fuzz fuzz-smoke
+.PHONY: all build build-asan build-mpi deps deps-test run check bench testbed validate install clean fuzz fuzz-smoke
 
 all: build
 
@@ -43,6 +44,11 @@ build-asan: deps
 	@cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DDMLS_SANITIZE=ON >/dev/null
 	@cmake --build build-asan -j$(JOBS)
 
+# dmlscope with MPI (doc/mpi.md): only the binary, for the mpirun tests
+build-mpi: deps-test
+	@cmake -S . -B build-mpi -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDMLS_MPI=ON >/dev/null
+	@cmake --build build-mpi -j$(JOBS) --target dmlscope
+
 # make run shows the result, not the compiler's progress (its log is kept
 # in build/build.log and printed only when the build fails).
 run: deps
@@ -50,9 +56,10 @@ run: deps
 	@cmake --build build -j$(JOBS) >build/build.log 2>&1 || { cat build/build.log; exit 1; }
 	@./build/dmlscope analyze $(SAMPLE)
 
-check: deps-test build build-asan
+check: deps-test build build-asan build-mpi
 	cd build && ctest --output-on-failure -j$(JOBS)
 	cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j$(JOBS) -LE slow -E 'integration/testbed'
+	cd build-mpi && ctest --output-on-failure -R 'integration/mpi'
 	$(MAKE) --no-print-directory fuzz-smoke
 
 fuzz: deps-test
@@ -88,4 +95,4 @@ install: build
 	cmake --install build --prefix $(PREFIX)
 
 clean:
-	rm -rf build build-asan build-fuzz
+	rm -rf build build-asan build-fuzz build-mpi
