@@ -71,6 +71,7 @@ fuzz: deps-test
 # ../shared/corpus/tcpdump-tests beside the source tree; optional); new
 # inputs go to a temporary dir.
 FUZZ_SECONDS ?= 30
+FUZZ_SERIAL_SECONDS ?= 10
 SRCDIR := $(patsubst %/,%,$(dir $(abspath $(lastword $(MAKEFILE_LIST)))))
 DMLS_CORPUS ?= $(SRCDIR)/../shared/corpus/tcpdump-tests
 fuzz-smoke: fuzz
@@ -78,7 +79,11 @@ fuzz-smoke: fuzz
 	if [ -d "$(DMLS_CORPUS)" ]; then seeds="$$seeds $(DMLS_CORPUS)"; \
 	else echo "fuzz-smoke: no corpus at '$(DMLS_CORPUS)' (set DMLS_CORPUS): samples only"; fi; \
 	./build-fuzz/fuzz_ingest -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 -timeout=10 \
-	  -print_final_stats=1 $$tmp $$seeds 2>&1 | tail -4; rc=$${PIPESTATUS[0]}; rm -rf $$tmp; exit $$rc
+	  -print_final_stats=1 $$tmp $$seeds 2>&1 | tail -4; rc=$${PIPESTATUS[0]}; rm -rf $$tmp; \
+	[ $$rc = 0 ] || exit $$rc; \
+	echo "fuzz-smoke: serialized states (an MPI rank's input), $(FUZZ_SERIAL_SECONDS) s"; \
+	./build-fuzz/fuzz_serial -max_total_time=$(FUZZ_SERIAL_SECONDS) -rss_limit_mb=2048 -timeout=10 \
+	  -print_final_stats=1 2>&1 | tail -4; exit $${PIPESTATUS[0]}
 
 # tcpdump is the yardstick: installed when root (run.sh skips it when missing)
 bench: build

@@ -266,6 +266,31 @@ static void get_addr(rbuf *r, uint8_t a[16])
 		a[i] = GET8(r, "address");
 }
 
+/* Times a capture can hold (nanoseconds, either side of 1970 by ~146
+ * years), so that differences of two never overflow. */
+#define TIME_LIMIT (1LL << 62)
+static int time_ok(int64_t t)
+{
+	return t > -TIME_LIMIT && t < TIME_LIMIT;
+}
+
+/* A time within the state's span (first to last packet), as every entry's
+ * first, last and birth are. */
+static int in_span(const dmls_stats *st, int64_t t)
+{
+	return st->packets && t >= st->first_ns && t <= st->last_ns;
+}
+
+/* Bin k of a bin_ns grid lies in the span of the packets (a bin either
+ * side for coarsened grids): downstream code multiplies k by bin_ns. */
+static int bin_in_span(const dmls_stats *st, int64_t bin_ns, int64_t k)
+{
+	if (!st->packets)
+		return 0;
+	int64_t lo = (st->first_ns - st->t0_ns) / bin_ns - 2, hi = (st->last_ns - st->t0_ns) / bin_ns + 2;
+	return k >= lo && k <= hi;
+}
+
 /* A series on st's origin and class c's grid; -1 out of memory. */
 static int get_series(rbuf *r, dmls_stats *st, int c, dmls_series *s)
 {
@@ -276,7 +301,9 @@ static int get_series(rbuf *r, dmls_stats *st, int c, dmls_series *s)
 	uint64_t nruns = get_count(r, 20, "series runs");
 	if (!need(r, bin == st->cls[c].bin_ns && join > 0 && join < (1u << 20), "series bin") ||
 	    !need(r, (lo <= hi) == (nruns > 0) && (nruns > 0 || (lo == INT64_MAX && hi == INT64_MIN)),
-		  "series range"))
+		  "series range") ||
+	    !need(r, !nruns || (bin_in_span(st, bin, lo) && bin_in_span(st, bin, hi)),
+		  "series range (outside the packets' span)"))
 		return 0;
 	dmls_series_init(s, st->t0_ns, bin, join);
 	uint64_t sum = 0;
@@ -285,7 +312,9 @@ static int get_series(rbuf *r, dmls_stats *st, int c, dmls_series *s)
 		int64_t first = GETI64(r, "series run");
 		uint64_t len = GET32(r, "series run");
 		if (!need(r, first >= end && len > 0 && len <= (r->n - r->off) / 8 &&
-				     first <= INT64_MAX - (int64_t)len && s->nv + len < UINT32_MAX,
+				     bin_in_span(st, bin, first) &&
+				     bin_in_span(st, bin, first + (int64_t)len - 1) &&
+				     s->nv + len < UINT32_MAX,
 			  "series run"))
 			return 0;
 		if (dmls_grow((void **)&s->runs, &s->rcap, s->nruns, sizeof(*s->runs), 4))
@@ -336,6 +365,10 @@ static int get_head(rbuf *r, dmls_stats *st, const dmls_stats_limits *lim)
 	st->payload_bytes = GET64(r, "payload bytes");
 	st->retransmissions = GET64(r, "retransmissions");
 	st->flows_seen = GET64(r, "flows seen");
+	need(r, time_ok(t0) && (st->packets ? time_ok(st->first_ns) && time_ok(st->last_ns) &&
+							st->first_ns <= st->last_ns
+					    : st->first_ns == INT64_MAX && st->last_ns == INT64_MIN),
+	     "first and last packet times");
 	uint64_t mh = GET64(r, "caps"), mp = GET64(r, "caps"), mf = GET64(r, "caps");
 	need(r, mh == st->max_hosts && mp == st->max_pairs && mf == st->max_flows,
 	     "caps (made with other --max-hosts/--max-flows)");
@@ -385,6 +418,10 @@ static int get_hosts(rbuf *r, dmls_stats *st)
 		x->first_ns = GETI64(r, "host");
 		x->last_ns = GETI64(r, "host");
 		x->born = get_born(r);
+		need(r, (x->tx_packets ? in_span(st, x->first_ns) && in_span(st, x->last_ns)
+				       : x->first_ns == INT64_MAX && x->last_ns == INT64_MIN) &&
+				in_span(st, x->born.ts),
+		     "host times");
 		if (get_series(r, st, DMLS_CLASS_HOST, &x->tx_payload))
 			return -1;
 	}
@@ -410,6 +447,8 @@ static int get_pairs(rbuf *r, dmls_stats *st)
 		x->first_ns = GETI64(r, "pair");
 		x->last_ns = GETI64(r, "pair");
 		x->born = get_born(r);
+		need(r, in_span(st, x->first_ns) && in_span(st, x->last_ns) && in_span(st, x->born.ts),
+		     "pair times");
 		if (get_series(r, st, DMLS_CLASS_PAIR, &x->series))
 			return -1;
 	}
@@ -446,6 +485,8 @@ static int get_flow(rbuf *r, dmls_stats *st)
 	x->first_ns = GETI64(r, "flow");
 	x->last_ns = GETI64(r, "flow");
 	x->born = get_born(r);
+	need(r, in_span(st, x->first_ns) && in_span(st, x->last_ns) && in_span(st, x->born.ts),
+	     "flow times");
 	return get_series(r, st, DMLS_CLASS_FLOW, &x->activity);
 }
 
