@@ -51,8 +51,13 @@ static void put(wbuf *w, uint64_t v, int bytes)
 		}
 		w->p = p, w->cap = cap;
 	}
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	memcpy(w->p + w->n, &v, (size_t)bytes); /* the format's order already */
+	w->n += (size_t)bytes;
+#else
 	for (int i = 0; i < bytes; i++)
 		w->p[w->n++] = (uint8_t)(v >> (8 * i));
+#endif
 }
 #define PUT64(w, v) put((w), (uint64_t)(v), 8)
 #define PUT32(w, v) put((w), (uint64_t)(v), 4)
@@ -226,8 +231,13 @@ static uint64_t get(rbuf *r, int bytes, const char *what)
 		return 0;
 	}
 	uint64_t v = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	memcpy(&v, r->p + r->off, (size_t)bytes);
+	r->off += (size_t)bytes;
+#else
 	for (int i = 0; i < bytes; i++)
 		v |= (uint64_t)r->p[r->off++] << (8 * i);
+#endif
 	return v;
 }
 #define GET64(r, w) get((r), 8, (w))

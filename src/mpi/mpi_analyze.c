@@ -26,7 +26,9 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli/cli_mpi.h"
@@ -461,10 +463,41 @@ static void ajob_release(ajob *a)
 	dmls_part_release(&a->part);
 }
 
+/* Wall and CPU seconds of this process now. */
+static void clocks(double t[2])
+{
+	struct timespec w, c;
+	clock_gettime(CLOCK_MONOTONIC, &w);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c);
+	t[0] = (double)w.tv_sec + (double)w.tv_nsec * 1e-9;
+	t[1] = (double)c.tv_sec + (double)c.tv_nsec * 1e-9;
+}
+
+/* With DMLS_MPI_VERBOSE: each rank's reading and merging times, on rank 0
+ * (what doc/mpi.md's model takes its costs from). */
+static void report_times(const double t[4][2], uint64_t packets)
+{
+	if (!getenv("DMLS_MPI_VERBOSE"))
+		return;
+	double mine[6] = {t[1][0] - t[0][0], t[1][1] - t[0][1], t[3][0] - t[2][0],
+			  t[3][1] - t[2][1], (double)packets, 0};
+	double *all = mpi_rank ? NULL : malloc((size_t)mpi_size * sizeof(mine));
+	MPI_Gather(mine, 6, MPI_DOUBLE, all, 6, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+	for (int r = 0; all && r < mpi_size; r++) {
+		const double *m = all + 6 * r;
+		fprintf(stderr, "dmlscope analyze: rank %d: read %.0f packets in %.3f s (cpu %.3f s, "
+			"%.0f ns/packet), merged up the tree in %.3f s (cpu %.3f s)\n", r, m[4], m[0],
+			m[1], m[4] > 0 ? m[1] / m[4] * 1e9 : 0.0, m[2], m[3]);
+	}
+	free(all);
+}
+
 /* Steps 2 to 4 once the captures are known; the merged part on rank 0. */
 static int build_parts(ajob *a, const dmls_job_opts *o, dmls_error *err)
 {
 	int64_t t0;
+	double t[4][2];
+	clocks(t[0]);
 	int rc = origin(a, o, &t0, err);
 	if (rc)
 		return rc;
@@ -482,7 +515,14 @@ static int build_parts(ajob *a, const dmls_job_opts *o, dmls_error *err)
 		if ((rc = read_mine(a, o, t0, 2, err)))
 			return rc;
 	}
-	return reduce_parts(a, o, err);
+	uint64_t packets = a->part.counts.packets; /* before the tree adds others' */
+	clocks(t[1]);
+	MPI_Barrier(MPI_COMM_WORLD); /* the tree's time, not waiting for the slowest reader */
+	clocks(t[2]);
+	rc = reduce_parts(a, o, err);
+	clocks(t[3]);
+	report_times((const double(*)[2])t, packets);
+	return rc;
 }
 
 int cli_mpi_job_analyze(dmls_job *job, const char *const *inputs, size_t n,
