@@ -88,8 +88,7 @@ void dmls_part_counts_add(dmls_input_counts *dst, int *dst_has, const dmls_input
  * damage is the first damaged input (status DMLS_OK if none).  The caller
  * releases job with dmls_job_release in every case.
  */
-int dmls_job_from_parts(dmls_job *job, const char *const *inputs, size_t n,
-			const dmls_job_opts *opts, dmls_stats *stats,
+int dmls_job_from_parts(dmls_job *job, const char *const *inputs, size_t n, dmls_stats *stats,
 			const dmls_input_counts *counts, dmls_input_file *files, size_t nfiles,
 			const dmls_error *damage, dmls_error *err);
 

@@ -323,8 +323,7 @@ static int open_run(dmls_run *run, const char *const *inputs, size_t n,
 	return DMLS_OK;
 }
 
-int dmls_job_from_parts(dmls_job *job, const char *const *inputs, size_t n,
-			const dmls_job_opts *opts, dmls_stats *stats,
+int dmls_job_from_parts(dmls_job *job, const char *const *inputs, size_t n, dmls_stats *stats,
 			const dmls_input_counts *counts, dmls_input_file *files, size_t nfiles,
 			const dmls_error *damage, dmls_error *err)
 {
@@ -336,7 +335,6 @@ int dmls_job_from_parts(dmls_job *job, const char *const *inputs, size_t n,
 	int rc = open_run(&job->run, inputs, n, files, nfiles, err);
 	if (rc)
 		return rc;
-	(void)opts;
 	job->counts = *counts;
 	job->damage = *damage;
 	if (dmls_stats_finish(&job->stats))

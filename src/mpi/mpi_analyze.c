@@ -529,11 +529,11 @@ int cli_mpi_job_analyze(dmls_job *job, const char *const *inputs, size_t n,
 			const dmls_job_opts *opts, dmls_error *err)
 {
 	static const dmls_job_opts defaults = {0};
-	dmls_job_opts o = opts ? *opts : defaults;
-	o.progress = NULL;
 	memset(job, 0, sizeof(*job));
 	if (!mpi_started) /* not under a launcher: one pass */
-		return dmls_job_analyze(job, inputs, n, &o, err);
+		return dmls_job_analyze(job, inputs, n, opts, err);
+	dmls_job_opts o = opts ? *opts : defaults;
+	o.progress = NULL; /* ranks read in parts: no one total to show */
 	ajob a = {0};
 	int rc = job_captures(&a, inputs, n, err);
 	if (!rc)
@@ -555,8 +555,8 @@ int cli_mpi_job_analyze(dmls_job *job, const char *const *inputs, size_t n,
 			for (size_t i = 0; i < a.nf && damage.status == DMLS_OK; i++)
 				if (a.files[i].status && !a.files[i].format == !opened)
 					dmls_fail(&damage, a.files[i].status, "%s", a.files[i].error);
-		rc = dmls_job_from_parts(job, inputs, n, &o, &a.part.stats, &a.part.counts, a.files,
-					 a.nf, &damage, err);
+		rc = dmls_job_from_parts(job, inputs, n, &a.part.stats, &a.part.counts, a.files, a.nf,
+					 &damage, err);
 		a.files = NULL; /* the job's now */
 	}
 	ajob_release(&a);

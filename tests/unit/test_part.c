@@ -95,7 +95,7 @@ static void parts_equal_whole(const char *run, int nfiles)
 	dmls_input_file *fl = calloc((size_t)nfiles, sizeof(*fl));
 	memcpy(fl, files, (size_t)nfiles * sizeof(*fl));
 	dmls_job merged;
-	assert_int_equal(dmls_job_from_parts(&merged, inputs, 1, &o, &parts[0].stats,
+	assert_int_equal(dmls_job_from_parts(&merged, inputs, 1, &parts[0].stats,
 					     &parts[0].counts, fl, (size_t)nfiles, &damage, &err),
 			 0);
 	char *b = job_json(&merged);
