@@ -250,7 +250,8 @@ static long find_groups(ajob *a)
 		for (size_t i = 0; buf && i < nf; i++)
 			if (a->owner[i] == mpi_rank) {
 				*w++ = i, *w++ = a->nkeys[i];
-				memcpy(w, a->keys[i], a->nkeys[i] * 8);
+				if (a->nkeys[i]) /* a capture that did not open has none */
+					memcpy(w, a->keys[i], a->nkeys[i] * 8);
 				w += a->nkeys[i];
 			}
 		mpi_send_blob((uint8_t *)buf, buf ? words * 8 : 0, 0, TAG_KEYS);
