@@ -3,13 +3,14 @@
 # dmlscope` at P = 1 and 2 on this machine, and what merging partial
 # states costs by their size.
 #   analyze: a generated 16-worker ring job, one capture per worker (the
-#            study's layout), ~330 MB: one process, then mpirun -np 1, 2
+#            study's layout), 1.26 M packets (snaplen 100: 150 MB): one
+#            process, then mpirun -np 1, 2
 #   compare: 4 runs (the job and 3 copies linked), one process, -np 1, 2
 #   merge:   build/bench_merge (bench/merge_cost.c): blob size and the
 #            serialize / deserialize / merge times for 1k, 10k, 100k flows
 # Best of BENCH_RUNS (3) wall seconds each.  Nothing is asserted.  Needs
 # mpirun (Debian openmpi-bin) and builds build-mpi when it is missing.
-#   BENCH_DIR=build/bench   BENCH_MPI_GRADIENT=2MB   BENCH_RUNS=3
+#   BENCH_DIR=build/bench   BENCH_MPI_GRADIENT=8MB   BENCH_RUNS=3
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=${BENCH_DIR:-build/bench}/mpi
@@ -33,8 +34,8 @@ export OMPI_MCA_btl_vader_single_copy_mechanism=none
 job=$dir/ds/pytorch_ddp-gen-sgd-16-gloo-normal-ring
 if [ ! -s "$job/worker-15.pcap" ]; then
 	mkdir -p "$job"
-	"$bin" generate --pattern ring --workers 16 --gradient-bytes "${BENCH_MPI_GRADIENT:-2MB}" \
-		--iterations 5 --seed 3 -o "$dir/all.pcap" 2>/dev/null
+	"$bin" generate --pattern ring --workers 16 --gradient-bytes "${BENCH_MPI_GRADIENT:-8MB}" \
+		--iterations 5 --seed 3 --snaplen 100 -o "$dir/all.pcap" 2>/dev/null
 	for i in $(seq 0 15); do
 		tcpdump -r "$dir/all.pcap" -w "$job/worker-$i.pcap" "src host 198.18.0.$((i + 1))" 2>/dev/null
 	done
@@ -75,8 +76,11 @@ row "one process (no mpirun)" "$r1" "${r1% *}" \
 for np in 1 2; do
 	row "mpirun -np $np" "$(best mpirun -np $np "$bin" analyze "$job" --quiet --json /dev/null)" "${r1% *}" ""
 done
-echo "  each rank's own times (DMLS_MPI_VERBOSE=1, -np 2):"
-DMLS_MPI_VERBOSE=1 mpirun -np 2 "$bin" analyze "$job" --quiet --json /dev/null 2>&1 | sed 's/^dmlscope analyze: /    /'
+for np in 1 2; do
+	echo "  each rank's own times (DMLS_MPI_VERBOSE=1, -np $np; reading's CPU is what scales):"
+	DMLS_MPI_VERBOSE=1 mpirun -np $np "$bin" analyze "$job" --quiet --json /dev/null 2>&1 |
+		sed 's/^dmlscope analyze: /    /'
+done
 echo "compare: 4 runs of that job"
 c1=$(best "$bin" compare "$dir/ds" --quiet --json /dev/null)
 row "one process (no mpirun)" "$c1" "${c1% *}" ""
