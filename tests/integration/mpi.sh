@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The MPI build (-DDMLS_MPI=ON, doc/mpi.md): `mpirun -np 1, 2, 4` gives the
 # plain run's outputs byte for byte -
-#   analyze: the three samples, a generated 16-worker job in one capture
+#   analyze: the three samples (also with --bin, --filter, --max-flows, and
+#   as captures given by path), a generated 16-worker job in one capture
 #   per worker, and the same job captured at both ends of every connection
 #   (captures sharing flows: read together, duplicates counted once);
 #   compare: a dataset of all of them (JSON, CSV, text, HTML report);
@@ -48,6 +49,12 @@ for s in "$SRCDIR"/samples/*/; do
 	[ -f "$s/worker-0-tcpdump.pcap" ] || continue
 	same_analyze "$(basename "$s")" "$s"
 done
+
+# options every rank applies alike; captures given by path, out of order
+star=$SRCDIR/samples/pytorch_rpc-mobilenetv2-adam-16-tensorpipe-normal-star
+same_analyze options "$star" --bin 10ms --filter tcp --max-flows 64
+same_analyze paths "$star/worker-2-tcpdump.pcap" "$star/worker-0-tcpdump.pcap" \
+	"$star/worker-1-tcpdump.pcap"
 
 # a generated 16-worker ring, one capture per worker (its sent packets, as
 # the study captured), and the same with both directions in each capture
