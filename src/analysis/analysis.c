@@ -14,6 +14,9 @@
  *   pairwise         a worker sends its model to one peer per step -> S = b
  *   clique           all-to-all all-reduce: S/N to each of N-1 peers, twice
  *                    (reduce-scatter + all-gather) -> S = b N / (2(N-1))
+ *   butterfly of 3 (a path told from a star by timing, pattern_two.c): the
+ *                    extra rank hands its whole vector to the hub -> S =
+ *                    its payload per iteration
  *   butterfly, N not a power of two (r = N - p extra ranks hand their
  *                    vector to a core rank and get the result back, S each
  *                    way; the p core ranks 2(p-1)/p S each): the job sends
@@ -54,18 +57,20 @@ static void note(dmls_analysis *a, const char *fmt, ...)
 	va_end(ap);
 }
 
-static void set_roles(dmls_stats *st, const dmls_pattern *p)
+/* Roles of the job's hosts (job NULL: of every host); a host of two jobs
+ * keeps the role the last job analyzed gave it (the largest). */
+static void set_roles(dmls_stats *st, const dmls_pattern *p, const dmls_job_scope *job)
 {
-	for (size_t i = 0; i < st->nhosts; i++)
-		st->hosts[i].role = DMLS_ROLE_OTHER;
+	for (size_t i = 0; i < (job ? job->n : st->nhosts); i++)
+		st->hosts[job ? job->hosts[i] : i].role = DMLS_ROLE_OTHER;
 	for (size_t i = 0; i < p->ranks; i++)
 		st->hosts[p->members[i]].role = DMLS_ROLE_WORKER;
-	if (p->kind == DMLS_PAT_STAR)
+	if (p->kind == DMLS_PAT_STAR && !p->hub_exchanges)
 		for (size_t i = 0; i < p->nhubs; i++)
 			st->hosts[p->hubs[i]].role = DMLS_ROLE_SERVER;
 }
 
-static void gradient_size(dmls_analysis *a)
+static void gradient_size(dmls_analysis *a, const dmls_stats *st)
 {
 	const dmls_pattern *p = &a->pattern;
 	double b = a->iter.bytes_per_worker, n = (double)p->ranks;
@@ -85,6 +90,16 @@ static void gradient_size(dmls_analysis *a)
 		b = a->server_bytes / w; /* the hub sends S to each of W workers */
 	if (!isfinite(b) || p->ranks < 2)
 		return;
+	if (p->service_port && p->kind != DMLS_PAT_STAR && p->kind != DMLS_PAT_PAIRWISE)
+		return; /* S needs N, which this view does not give */
+	if (p->kind == DMLS_PAT_BUTTERFLY && p->ranks == 3 && p->extra < st->nhosts &&
+	    !p->partial && a->iter.count > 0) {
+		/* the extra rank hands its whole vector to its core partner, once
+		 * per iteration (the core pair's exchange sizes differ between
+		 * MPI libraries: MPICH S each way, Open MPI 1.5 S one way) */
+		a->gradient_bytes = (double)st->hosts[p->extra].tx_payload_bytes / (double)a->iter.count;
+		return;
+	}
 	if (p->kind == DMLS_PAT_BUTTERFLY && (p->ranks & (p->ranks - 1))) {
 		if (!p->partial && isfinite(a->observed_iter_bytes)) { /* needs every rank */
 			a->gradient_bytes = a->observed_iter_bytes / (2 * (n - 1));
@@ -154,8 +169,13 @@ static void notes_view(dmls_analysis *a, const dmls_stats *st)
 		}
 		len += (size_t)w;
 	}
-	note(a, "partial view: only %zu of %zu ranks' outgoing traffic is in the capture: %s",
-	     p->nobserved, p->ranks, list);
+	if (p->service_port)
+		note(a, "partial view: %zu ranks' sending (%s), to service port %u: MPI-style "
+			"connections on demand, rank count unknown", p->nobserved, list,
+		     p->service_port);
+	else
+		note(a, "partial view: only %zu of %zu ranks' outgoing traffic is in the "
+			"capture: %s", p->nobserved, p->ranks, list);
 	if (p->lone_sender)
 		note(a, "one sender with one data peer: a ring neighbour or a parameter server's "
 			"worker; kind and gradient size unknown");
@@ -177,6 +197,28 @@ static void notes_view(dmls_analysis *a, const dmls_stats *st)
 				  "message it receives (a server's reply) is not seen to end");
 }
 
+/* Notes about the job alone (every job gets them). */
+static void notes_job(dmls_analysis *a, const dmls_stats *st)
+{
+	const dmls_pattern *p = &a->pattern;
+	notes_view(a, st);
+	if (p->ranks > 0 && p->kind == DMLS_PAT_UNKNOWN && !p->lone_sender)
+		note(a, "communication pattern not recognized among %zu hosts", p->ranks);
+	if (p->hub_exchanges)
+		note(a, "hub-shaped collective: the hub exchanges with its spokes at once "
+			"(no push-then-pull), so it is a rank, not a parameter server");
+	if (p->kind == DMLS_PAT_BUTTERFLY && p->ranks == 3)
+		note(a, "3 ranks in a path whose middle rank exchanges with one end at once: "
+			"MPICH's all-reduce for N = 3 (the extra rank hands its vector over)");
+	if (p->ranks > 0 && a->iter.count == 0)
+		note(a, "no iterations found");
+	notes_iterations(a);
+	const dmls_mode *m = &a->mode;
+	if (m->mode == DMLS_MODE_ASYNC)
+		note(a, "asynchronous: %s; no job-wide period (each rank's own: iterations.ranks)",
+		     m->why);
+}
+
 static void notes_all(dmls_analysis *a, const dmls_stats *st)
 {
 	const dmls_pattern *p = &a->pattern;
@@ -184,18 +226,14 @@ static void notes_all(dmls_analysis *a, const dmls_stats *st)
 		note(a, "empty capture: nothing to analyze");
 		return;
 	}
-	notes_view(a, st);
 	if (p->ranks == 0)
 		note(a, "only control traffic: no pair moved %.0f bytes or more",
-		     256.0 * 1024);
-	if (p->components > 1)
-		note(a, "%zu jobs (disconnected groups of hosts) in the capture: analyzed the "
-		     "one moving the most bytes (%zu hosts)", p->components, p->ranks);
-	if (p->ranks > 0 && p->kind == DMLS_PAT_UNKNOWN && !p->lone_sender)
-		note(a, "communication pattern not recognized among %zu hosts", p->ranks);
-	if (p->ranks > 0 && a->iter.count == 0)
-		note(a, "no iterations found");
-	notes_iterations(a);
+		     DMLS_MIN_DATA_BYTES);
+	if (a->jobs_found > 1)
+		note(a, "%zu jobs in the capture: the top level is the one moving the most bytes "
+			"(%zu hosts); each is in jobs%s", a->jobs_found, p->ranks,
+		     a->jobs_found > a->njobs ? " (the largest ones)" : "");
+	notes_job(a, st);
 	if (st->retransmissions > 0)
 		note(a, "%llu TCP retransmissions (%.3g %% of packets): loss or timeouts on the path",
 		     (unsigned long long)st->retransmissions,
@@ -315,7 +353,8 @@ static int initial_pull(const dmls_analysis *a, const dmls_stats *st, const size
  * model (a worker pulls before its first push), warm-up, not a step, when
  * no observed worker pushed in it; seen from its hub alone, the hub's
  * bytes per iteration (server_bytes) give S. */
-static int find_iterations(dmls_analysis *a, dmls_stats *st, dmls_error *err)
+static int find_iterations(dmls_analysis *a, dmls_stats *st, const size_t *jpairs,
+			   size_t njpairs, dmls_error *err)
 {
 	dmls_pattern *p = &a->pattern;
 	size_t nw = 0, *workers = malloc((p->ranks ? p->ranks : 1) * sizeof(size_t));
@@ -334,8 +373,8 @@ static int find_iterations(dmls_analysis *a, dmls_stats *st, dmls_error *err)
 			workers[nw++] = hosts[i];
 	dmls_iterations_release(&a->iter);
 	int rc = dmls_iterations_find_pairs(&a->iter, st, hosts, nh, workers, nw,
-					    p->partial ? p->pairs : NULL,
-					    p->partial ? p->npairs : 0, err);
+					    p->partial ? p->pairs : jpairs,
+					    p->partial ? p->npairs : njpairs, err);
 	a->server_bytes = NAN;
 	if (rc == 0 && hub_only) {
 		a->server_bytes = a->iter.bytes_per_worker;
@@ -370,23 +409,30 @@ typedef struct stage_ctx {
 	dmls_stats *st;
 	const dmls_trainlog *log;
 	int was_star;     /* the kind the clock stage counted with */
+	const dmls_job_scope *job; /* NULL: no job in the capture */
+	size_t njobs;
+	const size_t *jpairs;  /* a job sharing a host with another: the pairs
+				* between its hosts (its clocks count these),
+				* else NULL (its hosts' sending) */
+	size_t njpairs;
 } stage_ctx;
 
 static int stage_shape(stage_ctx *c, dmls_error *err)
 {
-	int rc = dmls_pattern_find(&c->a->pattern, c->st, err);
+	int rc = c->job ? dmls_pattern_find_job(&c->a->pattern, c->st, c->job, c->njobs, err)
+			: dmls_pattern_find(&c->a->pattern, c->st, err);
 	if (rc)
 		return rc;
 	if (dmls_pattern_view(&c->a->pattern, c->st) < 0)
 		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
-	set_roles(c->st, &c->a->pattern);
+	set_roles(c->st, &c->a->pattern, c->job);
 	return 0;
 }
 
 static int stage_clock(stage_ctx *c, dmls_error *err)
 {
 	c->was_star = c->a->pattern.kind == DMLS_PAT_STAR;
-	return find_iterations(c->a, c->st, err);
+	return find_iterations(c->a, c->st, c->jpairs, c->njpairs, err);
 }
 
 static int stage_shape_final(stage_ctx *c, dmls_error *err)
@@ -399,9 +445,10 @@ static int stage_shape_final(stage_ctx *c, dmls_error *err)
 	if (!p->partial) { /* both need every rank's sending */
 		dmls_pattern_check_pairwise(p, c->st, win);
 		dmls_pattern_check_two(p, c->st);
+		dmls_pattern_check_hub(p, c->st);
 	}
 	dmls_pattern_tree_root(p, c->st, it->bounds_s, it->count, it->end_s);
-	set_roles(c->st, p);
+	set_roles(c->st, p, c->job);
 	return 0;
 }
 
@@ -409,13 +456,51 @@ static int stage_clock_final(stage_ctx *c, dmls_error *err)
 {
 	if (c->was_star == (c->a->pattern.kind == DMLS_PAT_STAR))
 		return 0; /* the same workers: the clock stands */
-	return find_iterations(c->a, c->st, err);
+	return find_iterations(c->a, c->st, c->jpairs, c->njpairs, err);
+}
+
+/* Synchronous or not; an asynchronous job has no common step: its period
+ * is each rank's (mode.ranks), its gradient size the bytes a worker sends
+ * per exchange where the pattern says one exchange moves S (a parameter
+ * server's push, a pair average). */
+static int stage_mode(stage_ctx *c, dmls_error *err)
+{
+	dmls_analysis *a = c->a;
+	const dmls_pattern *p = &a->pattern;
+	const size_t *r = p->partial ? p->observed : p->members;
+	size_t n = p->partial ? p->nobserved : p->ranks;
+	dmls_exchanges ex = {0};
+	int have_ex = p->kind == DMLS_PAT_PAIRWISE && !p->partial && n <= DMLS_MODE_MAX_RANKS &&
+		      dmls_exchanges_find(&ex, c->st, r, n) == 0;
+	int rc = dmls_mode_find(&a->mode, c->st, r, n, p->partial ? NULL : c->jpairs,
+				p->partial ? 0 : c->njpairs, have_ex ? &ex : NULL, &a->iter, err);
+	if (have_ex)
+		dmls_exchanges_release(&ex);
+	a->iter_found = a->iter.count;
+	if (rc || a->mode.mode != DMLS_MODE_ASYNC)
+		return rc;
+	a->iter.period_s = a->iter.period_median_s = NAN;
+	a->iter.regularity = a->iter.duration_cv = NAN;
+	if (p->kind != DMLS_PAT_STAR && p->kind != DMLS_PAT_PAIRWISE)
+		a->iter.bytes_per_worker = NAN; /* per exchange is not per step */
+	else {
+		double *v = malloc((a->mode.nranks ? a->mode.nranks : 1) * sizeof(double));
+		size_t nv = 0;
+		for (size_t i = 0; v && i < a->mode.nranks; i++) {
+			const dmls_rank_clock *k = &a->mode.ranks[i];
+			if (c->st->hosts[k->host].role == DMLS_ROLE_WORKER && isfinite(k->bytes_per_exchange))
+				v[nv++] = k->bytes_per_exchange;
+		}
+		a->iter.bytes_per_worker = nv ? dmls_median(v, nv) : NAN;
+		free(v);
+	}
+	return 0;
 }
 
 static int stage_volume(stage_ctx *c, dmls_error *err)
 {
 	(void)err;
-	gradient_size(c->a);
+	gradient_size(c->a, c->st);
 	return 0;
 }
 
@@ -471,24 +556,130 @@ static int stage_burst(stage_ctx *c, dmls_error *err)
 
 static int stage_train_log(stage_ctx *c, dmls_error *err)
 {
-	return dmls_trainlog_metrics_compute(&c->a->log, c->st, c->log, c->a->iter.period_s, err);
+	const dmls_analysis *a = c->a;
+	return dmls_trainlog_metrics_compute(&c->a->log, c->st, c->log, a->iter.period_s,
+					     a->job_wire_bytes, a->job_end_s - a->job_start_s, err);
 }
 
 static int (*const stages[])(stage_ctx *, dmls_error *) = {
-	stage_shape, stage_clock, stage_shape_final, stage_clock_final,
+	stage_shape, stage_clock, stage_shape_final, stage_clock_final, stage_mode,
 	stage_volume, stage_phases, stage_burst, stage_train_log,
 };
+#define SUB_STAGES 6 /* shape .. volume: what another job than the top gets */
 
 static int run_stages(dmls_analysis *a, dmls_stats *st, const dmls_trainlog *log,
-		      dmls_error *err)
+		      const dmls_job_scope *job, size_t njobs, const size_t *jpairs,
+		      size_t njpairs, dmls_error *err)
 {
-	stage_ctx c = {a, st, log, 0};
-	for (size_t i = 0; i < sizeof(stages) / sizeof(stages[0]); i++) {
+	stage_ctx c = {a, st, log, 0, job, njobs, jpairs, njpairs};
+	size_t nstages = sizeof(stages) / sizeof(stages[0]);
+	if (a->job_id > 0)
+		nstages = SUB_STAGES; /* the rest are the capture's */
+	for (size_t i = 0; i < nstages; i++) {
 		int rc = stages[i](&c, err);
 		if (rc)
 			return rc;
 	}
 	return 0;
+}
+
+/* The job's own time base: its packets are those between two of its hosts,
+ * or between one of them and a host of no job (its control plane: a
+ * launcher, a store); in_any counts the jobs each host is in. */
+static void job_time_base(dmls_analysis *a, const dmls_stats *st, const dmls_job_scope *job,
+			  const size_t *in_any, unsigned char *mine)
+{
+	memset(mine, 0, st->nhosts);
+	for (size_t i = 0; i < job->n; i++)
+		mine[job->hosts[i]] = 1;
+	int64_t first = INT64_MAX, last = INT64_MIN;
+	double wire = 0;
+	for (size_t k = 0; k < st->npairs; k++) {
+		const dmls_pair *pr = &st->pairs[k];
+		int in = (mine[pr->src] && (mine[pr->dst] || !in_any[pr->dst])) ||
+			 (mine[pr->dst] && !in_any[pr->src]);
+		if (!in || pr->packets == 0)
+			continue;
+		wire += (double)pr->wire_bytes;
+		first = pr->first_ns < first ? pr->first_ns : first;
+		last = pr->last_ns > last ? pr->last_ns : last;
+	}
+	if (first > last)
+		return;
+	a->job_start_s = (double)(first - st->t0_ns) * 1e-9;
+	a->job_end_s = (double)(last - st->t0_ns) * 1e-9;
+	a->job_wire_bytes = wire;
+}
+
+/* A job with a host in another job too: the pairs between its hosts (mine,
+ * set by job_time_base) into jp; 0 when no host is shared. */
+static size_t shared_pairs(const dmls_stats *st, const dmls_job_scope *job, const size_t *in_any,
+			   const unsigned char *mine, size_t *jp)
+{
+	int shared = 0;
+	for (size_t i = 0; i < job->n; i++)
+		shared |= in_any[job->hosts[i]] > 1;
+	if (!shared)
+		return 0;
+	size_t n = 0;
+	for (size_t k = 0; k < st->npairs; k++)
+		if (mine[st->pairs[k].src] && mine[st->pairs[k].dst] &&
+		    st->pairs[k].src != st->pairs[k].dst)
+			jp[n++] = k;
+	return n;
+}
+
+static dmls_analysis *analysis_new(size_t job_id)
+{
+	dmls_analysis *a = calloc(1, sizeof(*a));
+	if (!a)
+		return NULL;
+	a->gradient_bytes = a->expected_iter_bytes = a->observed_iter_bytes = NAN;
+	a->server_bytes = a->job_start_s = a->job_end_s = a->job_wire_bytes = NAN;
+	a->job_id = job_id;
+	return a;
+}
+
+/* Every job's analysis, the smaller ones first (a host of two jobs keeps
+ * its role in the larger), the largest into a itself. */
+static int run_jobs(dmls_analysis *a, dmls_stats *st, const dmls_trainlog *log,
+		    const dmls_job_scope *jobs, size_t njobs, dmls_error *err)
+{
+	size_t n = njobs < DMLS_MAX_JOBS ? njobs : DMLS_MAX_JOBS;
+	size_t *in_any = calloc(st->nhosts ? st->nhosts : 1, sizeof(size_t));
+	unsigned char *mine = malloc(st->nhosts ? st->nhosts : 1);
+	size_t *jp = malloc((st->npairs ? st->npairs : 1) * sizeof(size_t));
+	a->jobs = calloc(n ? n : 1, sizeof(*a->jobs));
+	if (!in_any || !mine || !jp || !a->jobs) {
+		free(in_any);
+		free(mine);
+		free(jp);
+		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
+	}
+	for (size_t j = 0; j < njobs; j++)
+		for (size_t i = 0; i < jobs[j].n; i++)
+			in_any[jobs[j].hosts[i]]++;
+	a->jobs_found = njobs;
+	a->njobs = n;
+	int rc = 0;
+	for (size_t j = n; j-- > 0 && rc == 0;) {
+		dmls_analysis *x = j ? analysis_new(j) : a;
+		if (!x) {
+			rc = dmls_fail(err, DMLS_ENOMEM, "out of memory");
+			break;
+		}
+		a->jobs[j] = x;
+		x->jobs_found = njobs;
+		job_time_base(x, st, &jobs[j], in_any, mine);
+		size_t np = shared_pairs(st, &jobs[j], in_any, mine, jp);
+		rc = run_stages(x, st, j ? NULL : log, &jobs[j], njobs, np ? jp : NULL, np, err);
+		if (rc == 0 && j)
+			notes_job(x, st);
+	}
+	free(in_any);
+	free(mine);
+	free(jp);
+	return rc;
 }
 
 int dmls_analysis_run(dmls_analysis **out, dmls_stats *st, const dmls_trainlog *log,
@@ -497,12 +688,18 @@ int dmls_analysis_run(dmls_analysis **out, dmls_stats *st, const dmls_trainlog *
 	*out = NULL;
 	if (dmls_stats_finish(st))
 		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
-	dmls_analysis *a = calloc(1, sizeof(*a));
+	dmls_job_scope *jobs = NULL;
+	size_t njobs = 0;
+	dmls_analysis *a = analysis_new(0);
 	if (!a)
 		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
-	a->gradient_bytes = a->expected_iter_bytes = a->observed_iter_bytes = NAN;
-	a->server_bytes = NAN;
-	int rc = run_stages(a, st, log, err);
+	int rc = dmls_jobs_split(&jobs, &njobs, st, err);
+	for (size_t i = 0; i < st->nhosts; i++)
+		st->hosts[i].role = DMLS_ROLE_OTHER;
+	if (rc == 0)
+		rc = njobs ? run_jobs(a, st, log, jobs, njobs, err)
+			   : run_stages(a, st, log, NULL, 0, NULL, 0, err);
+	dmls_jobs_free(jobs, njobs);
 	if (rc) {
 		dmls_analysis_free(a);
 		return rc;
@@ -518,7 +715,11 @@ void dmls_analysis_free(dmls_analysis *a)
 		return;
 	dmls_pattern_release(&a->pattern);
 	dmls_iterations_release(&a->iter);
+	dmls_mode_release(&a->mode);
 	dmls_trainlog_metrics_release(&a->log);
+	for (size_t j = 1; a->jobs && j < a->njobs; j++)
+		dmls_analysis_free(a->jobs[j]);
+	free(a->jobs);
 	free(a->burst_host);
 	free(a->burst_host_idx);
 	free(a);
