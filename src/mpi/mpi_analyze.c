@@ -81,8 +81,15 @@ static int unite_listings(ajob *a, char **mine, size_t nmine)
 		size_t len;
 		mpi_recv_blob(&buf, &len, r, TAG_NAMES);
 		for (size_t off = 0; all && buf && off < len; off += strlen((char *)buf + off) + 1) {
-			if (n == cap && !(all = realloc(all, (cap *= 2) * sizeof(*all))))
+			char **more = n < cap ? all : realloc(all, (cap *= 2) * sizeof(*all));
+			if (!more) { /* out of memory: the names so far go, and the list */
+				while (n)
+					free(all[--n]);
+				free(all);
+				all = NULL;
 				break;
+			}
+			all = more;
 			all[n++] = strndup((char *)buf + off, len - off);
 		}
 		free(buf);
