@@ -36,6 +36,14 @@
 int dmls_part_first_ns(const char *const *paths, size_t n, const char *bpf, int64_t *t0_ns,
 		       dmls_error *err);
 
+/*
+ * The same for one capture, reading up to npackets of them, with the flow
+ * keys of those packets (*keys malloc'd, sorted, unique: see
+ * dmls_part_read): a cheap first look at which captures share flows.
+ */
+int dmls_part_probe(const char *path, const char *bpf, size_t npackets, int64_t *t0_ns,
+		    uint64_t **keys, size_t *nkeys, dmls_error *err);
+
 /* One part: a mergeable state, what its inputs counted, and its flow keys. */
 typedef struct dmls_part {
 	dmls_stats stats;          /* mergeable, on the job's origin */

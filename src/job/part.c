@@ -148,6 +148,44 @@ static int keys_take(dmls_part *p, keyset *s)
 	return 0;
 }
 
+int dmls_part_probe(const char *path, const char *bpf, size_t npackets, int64_t *t0_ns,
+		    uint64_t **keys, size_t *nkeys, dmls_error *err)
+{
+	*keys = NULL, *nkeys = 0;
+	dmls_input *in;
+	dmls_error e;
+	int rc = dmls_input_open(&in, &path, 1, bpf, &e);
+	if (rc == DMLS_EUSAGE || rc == DMLS_ENOMEM) {
+		if (err)
+			*err = e;
+		return -rc;
+	}
+	if (rc)
+		return 0;
+	keyset ks = {0};
+	dmls_itable_init(&ks.idx);
+	dmls_part tmp = {0};
+	dmls_pkt p;
+	int found = 0, oom = 0;
+	for (size_t k = 0; !oom && k < npackets && dmls_input_next(in, &p) == 1; k++) {
+		if (!found)
+			*t0_ns = p.ts_ns, found = 1;
+		oom = keyset_add(&ks, flow_key_hash(&p));
+	}
+	if (!oom)
+		oom = keys_take(&tmp, &ks);
+	free(ks.k);
+	dmls_itable_release(&ks.idx);
+	dmls_input_free(in);
+	if (oom) {
+		free(tmp.keys);
+		dmls_fail(err, DMLS_ENOMEM, "out of memory");
+		return -DMLS_ENOMEM;
+	}
+	*keys = tmp.keys, *nkeys = tmp.nkeys;
+	return found;
+}
+
 /* ---- reading a part ---- */
 
 static void copy_files(dmls_input *in, dmls_input_file *files, size_t n, dmls_error *damage)

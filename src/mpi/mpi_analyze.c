@@ -8,14 +8,15 @@
  *      united by path; captures given by path are the job as given.  Each
  *      rank says which it can read; each capture goes to the least loaded
  *      rank that can, the largest first (mpi_assign);
- *   2. the origin: every rank reads the first packet of its captures, and
- *      MPI_Allreduce(MIN) gives the job's (what one pass takes);
- *   3. each rank reads its captures, one at a time, into one mergeable
- *      part (part.h), noting each capture's flow keys; rank 0 gathers the
- *      keys: captures that share a flow (both ends of a connection
- *      captured) must go through one duplicate check, so when any do, the
- *      parts are made again with each such group read together by one
- *      rank (exact, and as parallel as the groups are);
+ *   2. the origin: every rank reads the first packets of its captures, and
+ *      MPI_Allreduce(MIN) of the first gives the job's (what one pass
+ *      takes); rank 0 gathers their flow keys: captures that share a flow
+ *      (both ends of a connection captured) must go through one duplicate
+ *      check, so they are grouped, each group to one rank;
+ *   3. each rank reads its groups, each together, into one mergeable part
+ *      (part.h), noting the flow keys; rank 0 gathers them: when groups
+ *      share a flow seen only later, the parts are made again with the
+ *      joined groups (exact, and as parallel as the groups are);
  *   4. the parts merge up a binomial tree (rank r sends to r - lowbit(r)),
  *      serialized (serial.h): log2(P) rounds, no rank receives more than
  *      log2(P) states;
@@ -182,16 +183,22 @@ static int spread(ajob *a)
 	return allok ? DMLS_OK : DMLS_ENOMEM;
 }
 
-/* Step 2: the job's origin; 0 found, NO_PACKETS when none anywhere. */
+/* Step 2: the job's origin, and a first look at each capture's flows
+ * (its first DMLS_MPI_PROBE_PACKETS packets, 4096 by default: connections
+ * open at the start of a job, so captures of both ends show it there);
+ * 0 found, NO_PACKETS when no packet anywhere. */
 #define NO_PACKETS 100
 static int origin(ajob *a, const dmls_job_opts *o, int64_t *t0, dmls_error *err)
 {
 	int64_t mine = INT64_MAX, t;
 	int rc = DMLS_OK;
+	const char *env = getenv("DMLS_MPI_PROBE_PACKETS");
+	size_t probe = env && atol(env) > 0 ? (size_t)atol(env) : 4096;
 	for (size_t i = 0; i < a->nf && !rc; i++) {
 		if (a->owner[i] != mpi_rank)
 			continue;
-		int f = dmls_part_first_ns((const char *const *)&a->paths[i], 1, o->filter, &t, err);
+		int f = dmls_part_probe(a->paths[i], o->filter, probe, &t, &a->keys[i], &a->nkeys[i],
+					err);
 		if (f < 0)
 			rc = -f;
 		else if (f && t < mine)
@@ -203,9 +210,10 @@ static int origin(ajob *a, const dmls_job_opts *o, int64_t *t0, dmls_error *err)
 	return *t0 == INT64_MAX ? NO_PACKETS : 0;
 }
 
-/* Step 3: read this rank's captures (pass 1: each alone, keys noted;
- * pass 2: each group owned, together). */
-static int read_mine(ajob *a, const dmls_job_opts *o, int64_t t0, int pass, dmls_error *err)
+/* Step 3: read this rank's groups of captures (a capture sharing no flow
+ * is a group of one), each together; with keys, each group's flow keys
+ * go to its first capture (the others' are dropped). */
+static int read_mine(ajob *a, const dmls_job_opts *o, int64_t t0, int keys, dmls_error *err)
 {
 	dmls_part_init(&a->part, o, t0);
 	dmls_error damage;
@@ -226,12 +234,16 @@ static int read_mine(ajob *a, const dmls_job_opts *o, int64_t t0, int pass, dmls
 				pp[k] = a->paths[i], ord[k++] = (uint32_t)i;
 		dmls_error_clear(&damage);
 		if (!rc)
-			rc = dmls_part_read(&a->part, pp, ord, m, o, pass == 1, ff, &damage, err);
+			rc = dmls_part_read(&a->part, pp, ord, m, o, keys, ff, &damage, err);
 		for (size_t k = 0; !rc && k < m; k++) {
 			free(a->files[ord[k]].path);
 			a->files[ord[k]] = ff[k];
 		}
-		if (!rc && pass == 1) { /* one capture: its keys */
+		if (!rc && keys) { /* the group's keys, at its first capture */
+			for (size_t k = 0; k < m; k++) {
+				free(a->keys[ord[k]]);
+				a->keys[ord[k]] = NULL, a->nkeys[ord[k]] = 0;
+			}
 			a->keys[g] = a->part.keys, a->nkeys[g] = a->part.nkeys;
 			a->part.keys = NULL, a->part.nkeys = a->part.keys_cap = 0;
 		}
@@ -242,12 +254,13 @@ static int read_mine(ajob *a, const dmls_job_opts *o, int64_t t0, int pass, dmls
 	return mpi_agree(rc, err);
 }
 
-/* Step 3 still: rank 0 finds the captures that share flows; the groups
- * on every rank.  Returns the number of captures in groups, or -1. */
-static long find_groups(ajob *a)
+/* Step 3 still: rank 0 finds the captures that share flows (keys are at
+ * each group's first capture) and joins the groups they are in; the
+ * groups on every rank.  Returns 1 when they changed, 0 if not, -1. */
+static int find_groups(ajob *a)
 {
 	uint64_t nf = a->nf;
-	long shared = 0;
+	int changed = 0;
 	if (mpi_rank) {
 		size_t words = 0;
 		for (size_t i = 0; i < nf; i++)
@@ -280,9 +293,18 @@ static long find_groups(ajob *a)
 			}
 			free(buf);
 		}
-		shared = dmls_part_groups((const uint64_t *const *)a->keys, a->nkeys, nf, a->group);
+		size_t *joined = malloc((nf ? nf : 1) * sizeof(*joined));
+		if (!joined ||
+		    dmls_part_groups((const uint64_t *const *)a->keys, a->nkeys, nf, joined) < 0)
+			changed = -1;
+		for (size_t i = 0; changed >= 0 && i < nf; i++) { /* i's group joins others */
+			size_t g = joined[a->group[i]];
+			changed |= g != a->group[i];
+			a->group[i] = g;
+		}
+		free(joined);
 	}
-	MPI_Bcast(&shared, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+	MPI_Bcast(&changed, 1, MPI_INT, 0, MPI_COMM_WORLD);
 	uint64_t *g = malloc((nf ? nf : 1) * 8);
 	for (size_t i = 0; g && !mpi_rank && i < nf; i++)
 		g[i] = a->group[i];
@@ -291,7 +313,7 @@ static long find_groups(ajob *a)
 	for (size_t i = 0; g && i < nf; i++)
 		a->group[i] = (size_t)g[i];
 	free(g);
-	return g ? shared : -1;
+	return g ? changed : -1;
 }
 
 /* Pass 2: groups to ranks that can read all their captures. */
@@ -509,18 +531,23 @@ static int build_parts(ajob *a, const dmls_job_opts *o, dmls_error *err)
 	int rc = origin(a, o, &t0, err);
 	if (rc)
 		return rc;
+	int changed = find_groups(a); /* from the first packets */
+	if ((rc = mpi_agree(changed < 0 ? DMLS_ENOMEM : DMLS_OK, err)))
+		return rc;
+	if (changed) /* both ends captured: groups read together */
+		assign_groups(a);
 	mpi_report("analyze", "captures", a->owner, a->size, a->nf);
 	if ((rc = read_mine(a, o, t0, 1, err)))
 		return rc;
-	long shared = find_groups(a);
-	if ((rc = mpi_agree(shared < 0 ? DMLS_ENOMEM : DMLS_OK, err)))
+	changed = find_groups(a); /* from every packet */
+	if ((rc = mpi_agree(changed < 0 ? DMLS_ENOMEM : DMLS_OK, err)))
 		return rc;
-	if (shared > 0) { /* both ends captured: read each group together */
+	if (changed) { /* flows shared later on: read the joined groups again */
 		dmls_part_release(&a->part);
 		assign_groups(a);
 		mpi_report("analyze", "captures (read again: captures sharing flows together)",
 			   a->owner, a->size, a->nf);
-		if ((rc = read_mine(a, o, t0, 2, err)))
+		if ((rc = read_mine(a, o, t0, 0, err)))
 			return rc;
 	}
 	uint64_t packets = a->part.counts.packets; /* before the tree adds others' */
