@@ -223,6 +223,9 @@ typedef struct dmls_analysis {
 				   * NAN (no common step; the result reports no
 				   * count either) */
 	dmls_mode mode;           /* synchronous or not, each rank's clock */
+	int iter_unsure;          /* the iterations' bytes do not repeat (a worker's
+				   * cells off its median): period, count and S
+				   * withheld */
 	size_t iter_found;        /* iterations the job clock counted (before an
 				   * asynchronous verdict) */
 	double gradient_bytes;    /* S, NAN if unknown */
@@ -234,6 +237,8 @@ typedef struct dmls_analysis {
 				   * hub sends per iteration (W S), else NAN */
 	int ends_from_acks;       /* one sender alone: iteration ends from its
 				   * acknowledgements of its peer's reply */
+	int hub_one_at_a_time;    /* star seen from its hub alone, which answers one
+				   * spoke at a time: no period, no S */
 	int pulled_first;         /* star seen with its hub: the first sends (the
 				   * initial pull) were left out as warm-up */
 	dmls_phases phases;

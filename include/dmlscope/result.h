@@ -125,7 +125,7 @@ typedef struct dmls_result {
 
 	struct {
 		double period_s, period_median_s, regularity, bytes_per_worker;
-		double bytes_spread, duration_spread, acf_period_s, acf_peak;
+		double bytes_spread, bytes_outliers, duration_spread, acf_period_s, acf_peak;
 		double iteration_bytes, byte_acf_peak, acf_at_period, end_s;
 		int64_t count;
 		const char *source, *method;

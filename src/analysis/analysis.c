@@ -31,31 +31,15 @@
  *   hierarchical, unknown: volumes depend on the groups' algorithms -> unknown
  */
 #include <math.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/analysis_int.h"
 #include "analysis/period.h"
-#include "dmlscope/analysis.h"
 
 #define PHASE_GAP_S 0.005
 #define PHASE_GAP_SHARE 0.05
-#define ACK_JOIN 10          /* bins (1 ms): acknowledgements of one reply */
-#define ACK_MIN_WIRE 1024.0  /* bytes of acknowledgements that make a reply */
-#define ACK_MAX_BINS (1 << 24)
-#define INITIAL_PULL_SHARE 0.5 /* workers' bytes in a pull-only first iteration, of a step's */
-
-static void note(dmls_analysis *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void note(dmls_analysis *a, const char *fmt, ...)
-{
-	if (a->nnotes >= DMLS_MAX_NOTES)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(a->notes[a->nnotes++], sizeof(a->notes[0]), fmt, ap);
-	va_end(ap);
-}
+#define UNSURE_OUTLIERS 0.2 /* iterations whose bytes do not repeat: no period */
 
 /* Roles of the job's hosts (job NULL: of every host); a host of two jobs
  * keeps the role the last job analyzed gave it (the largest). */
@@ -86,7 +70,7 @@ static void gradient_size(dmls_analysis *a, const dmls_stats *st)
 		}
 	}
 	if (p->partial && p->kind == DMLS_PAT_STAR && !isfinite(b) && isfinite(a->server_bytes) &&
-	    w >= 1)
+	    w >= 1 && !a->hub_one_at_a_time)
 		b = a->server_bytes / w; /* the hub sends S to each of W workers */
 	if (!isfinite(b) || p->ranks < 2)
 		return;
@@ -134,262 +118,6 @@ static void gradient_size(dmls_analysis *a, const dmls_stats *st)
 		a->expected_iter_bytes = NAN; /* the unobserved ranks' share is not seen */
 }
 
-static void notes_iterations(dmls_analysis *a)
-{
-	const dmls_iterations *it = &a->iter;
-	if (it->count == 1)
-		note(a, "one iteration only: no period");
-	if (it->count < 2 || !isfinite(it->period_median_s))
-		return;
-	double longest = 0, at = 0;
-	for (size_t i = 0; i + 1 < it->count; i++) {
-		double d = it->comm_end_s[i + 1] - it->comm_end_s[i];
-		if (d > longest)
-			longest = d, at = it->comm_end_s[i];
-	}
-	if (longest > 3 * it->period_median_s && it->count >= 3)
-		note(a, "stall: %.3g s without an iteration from t=%.3g s (median period %.3g s)",
-		     longest, at, it->period_median_s);
-}
-
-/* A partial view: which ranks' sending the capture holds, what follows. */
-static void notes_view(dmls_analysis *a, const dmls_stats *st)
-{
-	const dmls_pattern *p = &a->pattern;
-	if (!p->partial)
-		return;
-	char list[96] = "";
-	size_t len = 0;
-	for (size_t i = 0; i < p->nobserved && len + 1 < sizeof(list); i++) {
-		int w = snprintf(list + len, sizeof(list) - len, "%s%s", i ? ", " : "",
-				 st->hosts[p->observed[i]].name);
-		if (w < 0 || (size_t)w >= sizeof(list) - len) {
-			snprintf(list + len, sizeof(list) - len, "...");
-			break;
-		}
-		len += (size_t)w;
-	}
-	if (p->service_port)
-		note(a, "partial view: %zu ranks' sending (%s), to service port %u: MPI-style "
-			"connections on demand, rank count unknown", p->nobserved, list,
-		     p->service_port);
-	else
-		note(a, "partial view: only %zu of %zu ranks' outgoing traffic is in the "
-			"capture: %s", p->nobserved, p->ranks, list);
-	if (p->lone_sender)
-		note(a, "one sender with one data peer: a ring neighbour or a parameter server's "
-			"worker; kind and gradient size unknown");
-	else if (p->kind == DMLS_PAT_RING && p->norder < p->ranks)
-		note(a, "ring order partial: %zu of %zu ranks placed; S uses N = %zu ranks "
-			"(data peers and contacts of the observed ranks)", p->norder, p->ranks,
-		     p->ranks);
-	else if (p->kind == DMLS_PAT_STAR && isfinite(a->server_bytes))
-		note(a, "star seen from its hub only: S = the hub's bytes per iteration / %zu "
-			"workers", p->ranks - p->nhubs);
-	if (a->pulled_first)
-		note(a, "the hub's first sends (the workers' initial pull of the model) are "
-			"warm-up, not a step");
-	if (p->lone_sender && a->iter.count >= 2)
-		note(a, a->ends_from_acks
-				? "iterations end with the sender's acknowledgements of its peer's "
-				  "reply (the reply itself is not in the capture)"
-				: "period from one rank's sending alone: a step that ends with a "
-				  "message it receives (a server's reply) is not seen to end");
-}
-
-/* Notes about the job alone (every job gets them). */
-static void notes_job(dmls_analysis *a, const dmls_stats *st)
-{
-	const dmls_pattern *p = &a->pattern;
-	notes_view(a, st);
-	if (p->ranks > 0 && p->kind == DMLS_PAT_UNKNOWN && !p->lone_sender)
-		note(a, "communication pattern not recognized among %zu hosts", p->ranks);
-	if (p->hub_exchanges)
-		note(a, "hub-shaped collective: the hub exchanges with its spokes at once "
-			"(no push-then-pull), so it is a rank, not a parameter server");
-	if (p->kind == DMLS_PAT_BUTTERFLY && p->ranks == 3)
-		note(a, "3 ranks in a path whose middle rank exchanges with one end at once: "
-			"MPICH's all-reduce for N = 3 (the extra rank hands its vector over)");
-	if (p->ranks > 0 && a->iter.count == 0)
-		note(a, "no iterations found");
-	notes_iterations(a);
-	const dmls_mode *m = &a->mode;
-	if (m->mode == DMLS_MODE_ASYNC)
-		note(a, "asynchronous: %s; no job-wide period (each rank's own: iterations.ranks)",
-		     m->why);
-}
-
-static void notes_all(dmls_analysis *a, const dmls_stats *st)
-{
-	const dmls_pattern *p = &a->pattern;
-	if (st->packets == 0) {
-		note(a, "empty capture: nothing to analyze");
-		return;
-	}
-	if (p->ranks == 0)
-		note(a, "only control traffic: no pair moved %.0f bytes or more",
-		     DMLS_MIN_DATA_BYTES);
-	if (a->jobs_found > 1)
-		note(a, "%zu jobs in the capture: the top level is the one moving the most bytes "
-			"(%zu hosts); each is in jobs%s", a->jobs_found, p->ranks,
-		     a->jobs_found > a->njobs ? " (the largest ones)" : "");
-	notes_job(a, st);
-	if (st->retransmissions > 0)
-		note(a, "%llu TCP retransmissions (%.3g %% of packets): loss or timeouts on the path",
-		     (unsigned long long)st->retransmissions,
-		     100.0 * (double)st->retransmissions / (double)st->packets);
-	if (a->log.present && isfinite(a->log.period_error) && fabs(a->log.period_error) > 0.03)
-		note(a, "detected period %.4g s differs from the log's mean step %.4g s by %.1f %%",
-		     a->iter.period_s, a->log.mean_step_s, 100 * a->log.period_error);
-}
-
-typedef struct range_sum {
-	int64_t a, b;
-	double sum;
-} range_sum;
-
-static void add_in_range(int64_t bin, uint64_t bytes, void *ctx)
-{
-	range_sum *r = ctx;
-	if (bin >= r->a && bin < r->b)
-		r->sum += (double)bytes;
-}
-
-/* Payload host h sent in [t0_s, t1_s) (seconds from st->t0_ns); visits
- * the non-empty bins only (a capture may span years). */
-static double sent_between(const dmls_stats *st, size_t h, double t0_s, double t1_s)
-{
-	const dmls_series *s = &st->hosts[h].tx_payload;
-	double bin_s = (double)s->bin_ns * 1e-9, off_s = (double)(s->t0_ns - st->t0_ns) * 1e-9;
-	range_sum r = {(int64_t)floor((t0_s - off_s) / bin_s), (int64_t)floor((t1_s - off_s) / bin_s),
-		       0};
-	dmls_series_foreach(s, add_in_range, &r);
-	return r.sum;
-}
-
-/* One sender with one data peer (a parameter server's worker, or a ring
- * rank) seen alone: its step ends when it has received the reply (the
- * server's parameters), which the capture does not hold, but the sender's
- * acknowledgements of it are there: bins where it sent to its peer
- * packets without payload.  Each iteration's end moves to the end of the
- * first burst of acknowledgements after its own sending (bins at most
- * ACK_JOIN apart, at least ACK_MIN_WIRE bytes of them); when an iteration
- * has none, the ends stay.  Returns 1 when they moved. */
-static int ends_from_acks(dmls_analysis *a, const dmls_stats *st)
-{
-	const dmls_pattern *p = &a->pattern;
-	dmls_iterations *it = &a->iter;
-	if (!p->lone_sender || p->npairs != 1 || it->count < 3)
-		return 0;
-	const dmls_pair *pr = &st->pairs[p->pairs[0]];
-	const dmls_series *w = &pr->series, *x = &st->hosts[pr->src].tx_payload;
-	if (w->bin_ns != x->bin_ns || w->t0_ns != x->t0_ns)
-		return 0;
-	double bin_s = (double)w->bin_ns * 1e-9, off_s = (double)(w->t0_ns - st->t0_ns) * 1e-9;
-	double *end = malloc(it->count * sizeof(double));
-	if (!end)
-		return 0;
-	size_t found = 0;
-	int64_t budget = ACK_MAX_BINS; /* bins looked at, all iterations together */
-	for (size_t i = 0; i < it->count; i++) {
-		int64_t k = (int64_t)ceil((it->comm_end_s[i] - off_s) / bin_s);
-		int64_t stop = i + 1 < it->count ? (int64_t)floor((it->bounds_s[i + 1] - off_s) / bin_s)
-						 : w->max_bin + 1;
-		k = k < w->min_bin ? w->min_bin : k;
-		stop = stop > w->max_bin + 1 ? w->max_bin + 1 : stop;
-		if (stop - k > budget)
-			break; /* too long to scan bin by bin: keep the ends */
-		budget -= stop > k ? stop - k : 0;
-		int64_t first = -1, last = -1;
-		double sum = 0;
-		for (; k < stop; k++) {
-			if (dmls_series_get(w, k) == 0 || dmls_series_get(x, k) != 0)
-				continue; /* acknowledgements only */
-			if (last >= 0 && k - last > ACK_JOIN) {
-				if (sum >= ACK_MIN_WIRE)
-					break;
-				first = -1, sum = 0; /* a lone ACK: not the reply */
-			}
-			if (first < 0)
-				first = k;
-			last = k;
-			sum += (double)dmls_series_get(w, k);
-		}
-		if (first < 0 || sum < ACK_MIN_WIRE)
-			break;
-		end[i] = off_s + (double)(last + 1) * bin_s;
-		found++;
-	}
-	if (found == it->count) {
-		memcpy(it->comm_end_s, end, it->count * sizeof(double));
-		dmls_iterations_period(it);
-	}
-	free(end);
-	return found == it->count;
-}
-
-/* A star seen with its hub: is the first iteration the workers' initial
- * pull of the model (the hub sends, no observed worker pushes)? */
-static int initial_pull(const dmls_analysis *a, const dmls_stats *st, const size_t *workers,
-			size_t nw)
-{
-	const dmls_iterations *it = &a->iter;
-	if (it->count < 3)
-		return 0;
-	if (nw == 0)
-		return 1; /* the hub alone sends steps + 1 times */
-	double first = 0, rest = 0;
-	for (size_t w = 0; w < nw; w++) {
-		first += sent_between(st, workers[w], it->bounds_s[0], it->bounds_s[1]);
-		rest += sent_between(st, workers[w], it->bounds_s[1], it->bounds_s[it->count - 1]);
-	}
-	return first < INITIAL_PULL_SHARE * rest / (double)(it->count - 2);
-}
-
-/* Iterations of the job, bytes per worker from the hosts with role worker.
- * On a partial view only the observed ranks count: the series is their
- * data edges, bytes per worker come from observed workers.  A star seen
- * with its hub: the hub's first sends are the workers' initial pull of the
- * model (a worker pulls before its first push), warm-up, not a step, when
- * no observed worker pushed in it; seen from its hub alone, the hub's
- * bytes per iteration (server_bytes) give S. */
-static int find_iterations(dmls_analysis *a, dmls_stats *st, const size_t *jpairs,
-			   size_t njpairs, dmls_error *err)
-{
-	dmls_pattern *p = &a->pattern;
-	size_t nw = 0, *workers = malloc((p->ranks ? p->ranks : 1) * sizeof(size_t));
-	if (!workers)
-		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
-	const size_t *hosts = p->partial ? p->observed : p->members;
-	size_t nh = p->partial ? p->nobserved : p->ranks;
-	for (size_t i = 0; i < nh; i++)
-		if (st->hosts[hosts[i]].role == DMLS_ROLE_WORKER)
-			workers[nw++] = hosts[i];
-	int hub_seen = p->partial && p->kind == DMLS_PAT_STAR && nw < nh;
-	int hub_only = hub_seen && nw == 0;
-	size_t nworkers = nw;
-	if (hub_only)
-		for (size_t i = 0; i < nh; i++)
-			workers[nw++] = hosts[i];
-	dmls_iterations_release(&a->iter);
-	int rc = dmls_iterations_find_pairs(&a->iter, st, hosts, nh, workers, nw,
-					    p->partial ? p->pairs : jpairs,
-					    p->partial ? p->npairs : njpairs, err);
-	a->server_bytes = NAN;
-	if (rc == 0 && hub_only) {
-		a->server_bytes = a->iter.bytes_per_worker;
-		a->iter.bytes_per_worker = a->iter.bytes_spread = NAN;
-	}
-	if (rc == 0)
-		a->ends_from_acks = ends_from_acks(a, st);
-	if (rc == 0 && hub_seen && initial_pull(a, st, workers, nworkers)) {
-		dmls_iterations_drop_first(&a->iter);
-		a->pulled_first = 1;
-	}
-	free(workers);
-	return rc;
-}
-
 /*
  * The stages, in one forward order; each reads what the ones before it
  * left in the analysis (and, for roles, in st->hosts[].role):
@@ -432,7 +160,7 @@ static int stage_shape(stage_ctx *c, dmls_error *err)
 static int stage_clock(stage_ctx *c, dmls_error *err)
 {
 	c->was_star = c->a->pattern.kind == DMLS_PAT_STAR;
-	return find_iterations(c->a, c->st, c->jpairs, c->njpairs, err);
+	return dmls_find_iterations(c->a, c->st, c->jpairs, c->njpairs, err);
 }
 
 static int stage_shape_final(stage_ctx *c, dmls_error *err)
@@ -456,7 +184,7 @@ static int stage_clock_final(stage_ctx *c, dmls_error *err)
 {
 	if (c->was_star == (c->a->pattern.kind == DMLS_PAT_STAR))
 		return 0; /* the same workers: the clock stands */
-	return find_iterations(c->a, c->st, c->jpairs, c->njpairs, err);
+	return dmls_find_iterations(c->a, c->st, c->jpairs, c->njpairs, err);
 }
 
 /* Synchronous or not; an asynchronous job has no common step: its period
@@ -477,6 +205,15 @@ static int stage_mode(stage_ctx *c, dmls_error *err)
 	if (have_ex)
 		dmls_exchanges_release(&ex);
 	a->iter_found = a->iter.count;
+	const dmls_iterations *it = &a->iter;
+	if (rc == 0 && a->mode.mode != DMLS_MODE_ASYNC && it->count >= 4 &&
+	    isfinite(it->bytes_outliers) && it->bytes_outliers > UNSURE_OUTLIERS) {
+		/* no unit tiles the bytes: parts of steps, or several, counted */
+		a->iter_unsure = 1;
+		a->iter.period_s = a->iter.period_median_s = NAN;
+		a->iter.bytes_per_worker = NAN;
+		return 0;
+	}
 	if (rc || a->mode.mode != DMLS_MODE_ASYNC)
 		return rc;
 	a->iter.period_s = a->iter.period_median_s = NAN;
@@ -674,7 +411,7 @@ static int run_jobs(dmls_analysis *a, dmls_stats *st, const dmls_trainlog *log,
 		size_t np = shared_pairs(st, &jobs[j], in_any, mine, jp);
 		rc = run_stages(x, st, j ? NULL : log, &jobs[j], njobs, np ? jp : NULL, np, err);
 		if (rc == 0 && j)
-			notes_job(x, st);
+			dmls_notes_job(x, st);
 	}
 	free(in_any);
 	free(mine);
@@ -704,7 +441,7 @@ int dmls_analysis_run(dmls_analysis **out, dmls_stats *st, const dmls_trainlog *
 		dmls_analysis_free(a);
 		return rc;
 	}
-	notes_all(a, st);
+	dmls_notes_all(a, st);
 	*out = a;
 	return 0;
 }

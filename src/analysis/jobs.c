@@ -176,7 +176,7 @@ int dmls_jobs_split(dmls_job_scope **out, size_t *nout, const dmls_stats *st, dm
 	c.cap = c.njobs;
 	if (rc)
 		goto out;
-	if (c.njobs) /* qsort of NULL is undefined, even of nothing (UBSan) */
+	if (c.njobs > 1)
 		qsort(c.jobs, c.njobs, sizeof(*c.jobs), cmp_volume);
 	*out = c.jobs, *nout = c.njobs;
 	c.jobs = NULL, c.njobs = 0;

@@ -151,6 +151,8 @@ const dmls_metric dmls_metrics[] = {
 	 "median payload one worker sends per iteration"},
 	{"iterations.bytes_per_worker_spread", R, 'f', AN, F(iter.bytes_spread), "B spread",
 	 "robust CV (1.4826 MAD / median) of per-worker-iteration bytes"},
+	{"iterations.bytes_per_worker_outliers", R, 'f', AN, F(iter.bytes_outliers), "B off",
+	 "share of a worker's iterations more than 25 % off its median bytes (steady: near 0)"},
 	{"iterations.duration_spread", R, 'f', AN, F(iter.duration_spread), "dur spread",
 	 "robust CV of iteration durations"},
 	{"iterations.acf_period_s", R, 't', AN, F(iter.acf_period_s), "acf period",

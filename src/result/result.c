@@ -111,6 +111,7 @@ static void iterations(dmls_result *r, const dmls_iterations *it)
 	r->iter.regularity = it->regularity;
 	r->iter.bytes_per_worker = it->bytes_per_worker;
 	r->iter.bytes_spread = it->bytes_spread;
+	r->iter.bytes_outliers = it->bytes_outliers;
 	r->iter.duration_spread = it->duration_cv;
 	r->iter.acf_period_s = it->acf_period_s;
 	r->iter.acf_peak = it->acf_peak;
@@ -193,8 +194,8 @@ static void analysis(dmls_result *r, const dmls_analysis *a)
 	r->iter.step_lock = a->mode.step_lock;
 	r->iter.nranks = a->mode.nranks;
 	r->iter.ranks = a->mode.ranks;
-	if (a->mode.mode == DMLS_MODE_ASYNC)
-		r->iter.count = -1; /* no common step to count */
+	if (a->mode.mode == DMLS_MODE_ASYNC || a->iter_unsure)
+		r->iter.count = -1; /* no common step to count, or not one we trust */
 	bursts(r, a);
 	trainlog(r, a);
 	r->nnotes = a->nnotes;
@@ -210,7 +211,7 @@ static void unknown(dmls_result *r)
 	double *nan_fields[] = {
 		&r->pattern.confidence, &r->pattern.control_payload_bytes, &r->iter.period_s,
 		&r->iter.period_median_s, &r->iter.regularity, &r->iter.bytes_per_worker,
-		&r->iter.bytes_spread, &r->iter.duration_spread, &r->iter.acf_period_s,
+		&r->iter.bytes_spread, &r->iter.bytes_outliers, &r->iter.duration_spread, &r->iter.acf_period_s,
 		&r->iter.acf_peak, &r->iter.iteration_bytes, &r->iter.byte_acf_peak,
 		&r->iter.acf_at_period, &r->iter.end_s, &r->iter.rank_period_spread,
 		&r->iter.phase_spread, &r->iter.step_lock, &r->model.gradient_bytes,

@@ -539,6 +539,38 @@ static void test_mpich_three(void **state)
 	dmls_stats_release(&st);
 }
 
+/* A ring whose bursts move S or 3 S in no repeating order (the bits of a
+ * constant) at an even pace: no unit tiles the bytes, so the period, count
+ * and S are withheld with a note. */
+static void uneven_iter(dmls_stats *st, int64_t t, int iter)
+{
+	uint64_t bytes = (0x9E3779B9u >> (iter % 32)) & 1 ? 3 * S_BYTES : S_BYTES;
+	for (int step = 0; step < 2 * (g_n - 1); step++) {
+		int64_t end = t;
+		for (int r = 0; r < g_n; r++)
+			end = synth_send(st, t, g_base + r, g_base + (r + 1) % g_n, bytes / g_n);
+		t = end + 50000;
+	}
+}
+
+static void test_uneven_withheld(void **state)
+{
+	(void)state;
+	dmls_stats st;
+	dmls_stats_init(&st, 0);
+	g_n = 4, g_base = 1;
+	run_job(&st, SYNTH_T0, uneven_iter, 30, 0.02);
+	dmls_analysis *a = analyze(&st);
+	assert_int_equal(a->pattern.kind, DMLS_PAT_RING);
+	assert_true(a->iter_unsure);
+	assert_true(a->iter.bytes_outliers > 0.2);
+	assert_true(isnan(a->iter.period_s));
+	assert_true(isnan(a->gradient_bytes));
+	assert_true(has_note(a, "uncertain"));
+	dmls_analysis_free(a);
+	dmls_stats_release(&st);
+}
+
 typedef struct ev {
 	int64_t t;
 	int src, dst;
@@ -653,6 +685,7 @@ int main(void)
 		cmocka_unit_test(test_small_job_and_launcher),
 		cmocka_unit_test(test_async_server),
 		cmocka_unit_test(test_mpich_three),
+		cmocka_unit_test(test_uneven_withheld),
 		cmocka_unit_test(test_sync_modes),     cmocka_unit_test(test_control_only),
 		cmocka_unit_test(test_empty),
 	};
