@@ -26,6 +26,7 @@
 # Environment:
 #   BENCH_DIR=build/bench           captures, their truth (F.json), outputs
 #   BENCH_SHORT=0 BENCH_LONG=0 BENCH_CONCAT=0 BENCH_FLOOD=0   skip input 1, 2, 3, 4
+#   BENCH_MPI=0                     skip bench/mpi.sh (mpirun scaling, merge cost)
 #   BENCH_STUDY=0                   skip the study pipeline (one run of tshark +
 #                                   pandas on the 1-hour capture: minutes)
 #   BENCH_RUNS=3                    runs per command (best time, largest RSS)
@@ -317,4 +318,9 @@ if [ "${BENCH_STUDY:-1}" != 0 ]; then
 		read -r t c _ _ <<<"$study_res"
 		awk "BEGIN{printf \"ratio study / dmlscope: wall %.0fx, cpu %.0fx\n\", $t_study / ($t > 0 ? $t : 0.001), ($u + $s) / ($c > 0 ? $c : 0.001)}"
 	fi
+fi
+
+# MPI: strong scaling at 1 and 2 ranks, merge cost by state size (doc/mpi.md)
+if [ "${BENCH_MPI:-1}" != 0 ]; then
+	bash bench/mpi.sh || echo "MPI bench failed (exit $?)"
 fi

@@ -53,6 +53,11 @@ int dmls_job_analyze(dmls_job *job, const char *const *inputs, size_t n,
 		     const dmls_job_opts *opts, dmls_error *err);
 void dmls_job_release(dmls_job *job);
 
+/* The end of dmls_job_analyze once job->stats is finished and the run,
+ * counts and files are in: the train log, then the analysis (part.h
+ * builds a job from merged parts and calls it).  DMLS_OK or DMLS_ENOMEM. */
+int dmls_job_run_analysis(dmls_job *job, dmls_error *err);
+
 /*
  * What a run is beyond its traffic, the same for fit's dataset table and
  * compare's rows (src/job/runinfo.c):
