@@ -149,8 +149,50 @@ int dmls_gen_calibrate(dmls_gen_job *job, unsigned set, const struct dmls_analys
 int dmls_gen_write_csv(const dmls_gen_schedule *s, FILE *fp, dmls_error *err);
 
 /* HPCC ns-3 flow file: a count line, then "src dst 3 dport bytes start_s"
- * per message (hosts from 0, start times + 2 s). */
+ * per message (hosts as nodes 0..N-1, start times + 2 s).  Fails with
+ * DMLS_EUSAGE, before writing, on a message of 4 GiB or more (HPCC reads
+ * sizes into 32 bits). */
 int dmls_gen_write_hpcc(const dmls_gen_schedule *s, FILE *fp, dmls_error *err);
+
+/* HPCC's topology file for that flow file: hosts 0..N-1 first, then one
+ * switch (node N) with a link to each at the job's rate, 1 us. */
+int dmls_gen_write_hpcc_topology(const dmls_gen_schedule *s, FILE *fp, dmls_error *err);
+
+/* 1 if HPCC's INT header knows the rate (25, 50, 100, 200, 400 Gbit/s):
+ * at others it prints "IntHeader unknown rate" and flows run slow. */
+int dmls_gen_hpcc_rate_known(double gbps);
+
+/* htsim's connection matrix (src/gen/htsim.c): nodes is the `Nodes` line
+ * (0 = the job's hosts; more pads it to a topology's host count, never
+ * fewer); closed_loop chains the steps of an iteration with barrier
+ * triggers on send_done_trigger (only each iteration's first step timed). */
+typedef struct dmls_gen_htsim_opts {
+	size_t nodes;
+	int closed_loop;
+} dmls_gen_htsim_opts;
+
+/* `Nodes`, `Connections`, [`Triggers`], then `a->b id K start <ps> size <B>`
+ * per message, K its CSV row (1 = the first after the header).  Fails
+ * with DMLS_EUSAGE on a message of 2^31 bytes or more (htsim reads
+ * sizes with stoi) or nodes below the job's hosts, before writing. */
+int dmls_gen_write_htsim(const dmls_gen_schedule *s, const dmls_gen_htsim_opts *o, FILE *fp,
+			 dmls_error *err);
+
+/* htsim's topology file (-topo) for one switch holding `nodes` hosts (0 =
+ * the job's) at the job's link rate; DMLS_EUSAGE unless it is a whole
+ * number of Gbit/s. */
+int dmls_gen_write_htsim_topology(const dmls_gen_schedule *s, size_t nodes, FILE *fp,
+				  dmls_error *err);
+
+/*
+ * Chakra execution traces for ASTRA-sim (src/gen/chakra.c): one file
+ * PREFIX.<rank>.et per host, length-delimited protobuf records of
+ * Chakra's et_def.proto: GlobalMetadata, then per iteration a COMP_NODE of
+ * the compute gap and the collective (one ALL_REDUCE of S; a parameter
+ * server's or pairwise job's messages as SEND/RECV nodes), each node
+ * depending on the one before.
+ */
+int dmls_gen_write_chakra(const dmls_gen_schedule *s, const char *prefix, dmls_error *err);
 
 /*
  * Packet capture (Ethernet, nanosecond pcap) of the schedule: a three-way
