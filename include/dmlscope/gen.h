@@ -11,7 +11,9 @@
  *   2. writers: pcap (pcap_writer.c, tcp_seg.c: each message cut into TCP
  *      segments of MSS 1448 on one long-lived connection per pair, paced at
  *      the link rate, ACKed every second segment), and flow lists
- *      (flowlist.c): CSV, one row per message, and HPCC's ns-3 flow file.
+ *      (flowlist.c): CSV, one row per message, and HPCC's ns-3 flow file;
+ *      simulators: htsim's connection matrix (htsim.c), Chakra execution
+ *      traces for ASTRA-sim (chakra.c).
  *
  * Hosts are numbered 0..nhosts-1; host h has the address 198.18.a.b with
  * a.b = h + 1 (198.18.0.1, 198.18.0.2, ...).  For a star (parameter
@@ -139,8 +141,8 @@ struct dmls_analysis;
  * the other ranks its workers), S = gradient_bytes, iterations.count, period_s, the
  * jitter from the spread of iteration durations, and the link rate from
  * the busiest millisecond shared by the ranks that send at once.
- * Fails with DMLS_EBAD when the run does not tell a needed value (a
- * butterfly pattern, a tree's S) and says which value must be given.
+ * Fails with DMLS_EBAD when the run does not tell a needed value (an
+ * unknown pattern, a tree's S) and says which value must be given.
  */
 int dmls_gen_calibrate(dmls_gen_job *job, unsigned set, const struct dmls_analysis *a,
 		       const char *name, dmls_error *err);

@@ -22,7 +22,7 @@
 #include "dmlscope/units.h"
 
 static const char usage_text[] =
-	"usage: dmlscope generate --pattern ring|tree|star|clique|hierarchical|pairwise\n"
+	"usage: dmlscope generate --pattern ring|tree|star|clique|butterfly|hierarchical|pairwise\n"
 	"                         --workers N --gradient-bytes S --iterations K\n"
 	"                         [--iteration-time SEC] [--like RUN] [--link-gbps G]\n"
 	"                         [--seed N] [--jitter FRAC] [--snaplen BYTES]\n"

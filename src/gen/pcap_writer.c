@@ -233,24 +233,15 @@ int dmls_gen_write_pcap_fp(const dmls_gen_schedule *s, FILE *fp, int snaplen,
 			   uint64_t *packets, dmls_error *err)
 {
 	writer w = {.s = s, .snaplen = snaplen > 0 ? snaplen : 65535};
-	/* stdio's default buffer (4 KiB) made generation one write(2) per 4
-	 * KiB, most of its system time: 1 MiB writes instead.  setvbuf before
-	 * any I/O on fp; glibc ignores the size unless given the buffer, which
-	 * must outlive fclose (pcap_dump_close). */
-	char *iobuf = malloc(1 << 20);
-	if (iobuf)
-		setvbuf(fp, iobuf, _IOFBF, 1 << 20);
 	pcap_t *pd = pcap_open_dead_with_tstamp_precision(DLT_EN10MB, w.snaplen,
 							  PCAP_TSTAMP_PRECISION_NANO);
 	if (!pd) {
 		fclose(fp);
-		free(iobuf);
 		return dmls_fail(err, DMLS_EIO, "cannot start a capture");
 	}
 	w.d = pcap_dump_fopen(pd, fp);
 	if (!w.d) {
 		fclose(fp);
-		free(iobuf);
 		pcap_close(pd);
 		return dmls_fail(err, DMLS_EIO, "cannot write the capture header");
 	}
@@ -265,7 +256,6 @@ int dmls_gen_write_pcap_fp(const dmls_gen_schedule *s, FILE *fp, int snaplen,
 		rc = dmls_fail(err, DMLS_EIO, "cannot write the capture");
 	pcap_dump_close(w.d);
 	pcap_close(pd);
-	free(iobuf);
 	if (packets)
 		*packets = w.packets;
 	free(w.nxt);
@@ -282,7 +272,15 @@ int dmls_gen_write_pcap(const dmls_gen_schedule *s, const char *path, int snaple
 	FILE *fp = fopen(path, "wb");
 	if (!fp)
 		return dmls_fail(err, DMLS_EIO, "'%s': cannot open for writing", path);
+	/* stdio's default buffer (4 KiB) made generation one write(2) per 4
+	 * KiB, most of its system time: 1 MiB writes instead.  setvbuf before
+	 * any I/O; glibc ignores the size unless given the buffer, which must
+	 * outlive the fclose (pcap_dump_close in dmls_gen_write_pcap_fp). */
+	char *iobuf = malloc(1 << 20);
+	if (iobuf)
+		setvbuf(fp, iobuf, _IOFBF, 1 << 20);
 	int rc = dmls_gen_write_pcap_fp(s, fp, snaplen, packets, err);
+	free(iobuf);
 	if (rc == DMLS_EIO)
 		return dmls_fail(err, DMLS_EIO, "'%s': cannot write", path);
 	return rc;

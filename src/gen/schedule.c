@@ -56,7 +56,8 @@ const char *dmls_gen_phase_name(int phase)
 int dmls_gen_pattern_parse(const char *name)
 {
 	static const int kinds[] = {DMLS_PAT_RING, DMLS_PAT_TREE, DMLS_PAT_STAR,
-				    DMLS_PAT_CLIQUE, DMLS_PAT_HIERARCHICAL, DMLS_PAT_PAIRWISE};
+				    DMLS_PAT_CLIQUE, DMLS_PAT_HIERARCHICAL, DMLS_PAT_PAIRWISE,
+				    DMLS_PAT_BUTTERFLY};
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
 		if (!strcmp(name, dmls_pattern_name(kinds[i])))
 			return kinds[i];
@@ -82,7 +83,7 @@ static size_t auto_group(size_t n)
 static int check_job(dmls_gen_job *job, size_t *nhosts, dmls_error *err)
 {
 	int star = job->pattern == DMLS_PAT_STAR;
-	if (dmls_pattern_name(job->pattern)[0] == 'u' || job->pattern == DMLS_PAT_BUTTERFLY)
+	if (dmls_pattern_name(job->pattern)[0] == 'u')
 		return dmls_fail(err, DMLS_EUSAGE, "pattern %d cannot be generated", job->pattern);
 	size_t min = job->pattern == DMLS_PAT_HIERARCHICAL ? 4 : star ? 1 : 2;
 	if (job->workers < min)

@@ -56,6 +56,8 @@ roundtrip clique4 clique 4 4MB 4 4000000
 roundtrip tree7 tree 7 2MB 7 null
 roundtrip hier8 hierarchical 8 2MB 8 null
 roundtrip pairwise4 pairwise 4 4MB 4 4000000
+roundtrip butterfly8 butterfly 8 2MB 8 2000000
+roundtrip butterfly6 butterfly 6 3MB 6 3000000
 
 # Determinism
 gen() { "$DMLSCOPE" generate --pattern star --workers 3 --gradient-bytes 1MB --iterations 4 "$@"; }
@@ -125,7 +127,7 @@ expect() {
 ok=(--pattern ring --workers 4 --gradient-bytes 1MB --iterations 2)
 expect no_output 2 "${ok[@]}"
 expect no_workers 2 --pattern ring --gradient-bytes 1MB --iterations 2 -o "$tmp/x.pcap"
-expect bad_pattern 2 --pattern butterfly --workers 4 --gradient-bytes 1MB --iterations 2 -o "$tmp/x.pcap"
+expect bad_pattern 2 --pattern mesh --workers 4 --gradient-bytes 1MB --iterations 2 -o "$tmp/x.pcap"
 expect zero_workers 2 --pattern ring --workers 0 --gradient-bytes 1MB --iterations 2 -o "$tmp/x.pcap"
 expect bad_size 2 --pattern ring --workers 4 --gradient-bytes 12XB --iterations 2 -o "$tmp/x.pcap"
 expect bad_ext 2 "${ok[@]}" -o "$tmp/x.txt"
@@ -136,7 +138,7 @@ expect unwritable 3 "${ok[@]}" -o "$tmp/no/such/dir/x.pcap"
 expect like_missing 3 --like "$tmp/no-such-run" -o "$tmp/x.pcap"
 
 # --like: the bundled real runs, generated again, analyze the same
-for run in "$SRCDIR"/samples/*-ring "$SRCDIR"/samples/*-star; do
+for run in "$SRCDIR"/samples/*-ring "$SRCDIR"/samples/*-star "$SRCDIR"/samples/*-butterfly; do
 	[ -d "$run" ] || continue
 	name=$(basename "$run")
 	if ! "$DMLSCOPE" generate --like "$run" --seed 3 --snaplen 100 -o "$tmp/like.pcap" 2>"$tmp/err"; then
