@@ -57,11 +57,12 @@ const char *dmls_gen_phase_name(int phase);
 
 typedef struct dmls_gen_job {
 	int pattern;            /* enum dmls_pattern_kind (analysis.h): ring, tree,
-				 * star, clique, hierarchical, pairwise */
+				 * star, clique, butterfly, hierarchical, pairwise */
 	size_t workers;         /* N ranks; star: W workers (plus one server) */
 	uint64_t gradient_bytes; /* S */
 	size_t iterations;      /* K >= 1 */
-	int64_t iteration_ns;   /* T, start to start; 0 = 2.5 x the collective */
+	int64_t iteration_ns;   /* T, start to start; 0 = the collective plus
+				 * compute_gap_ns, or 2.5 x the collective */
 	double link_gbps;       /* > 0; 0 = 10 */
 	uint64_t seed;
 	size_t group_size;      /* hierarchical: ranks per group; 0 = automatic */
@@ -69,6 +70,8 @@ typedef struct dmls_gen_job {
 	double jitter;          /* coefficient of variation of the compute gap,
 				 * in [0, 2] (0 = a perfect clock); the mean
 				 * period stays T */
+	int64_t compute_gap_ns; /* mean compute gap G when T is 0 (a run scaled
+				 * up keeps its gap, not its period); 0 = none */
 } dmls_gen_job;
 
 /* Parse a --pattern name ("ring", ...); returns the kind or -1. */

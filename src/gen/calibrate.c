@@ -7,7 +7,10 @@
  * and clique S = b N / (2(N-1)), star S = b), the number of iterations and
  * the mean period, and how much the iteration durations vary (their robust
  * coefficient of variation becomes --jitter) and the link rate (below).
- * Options the user gave win over the run.
+ * Options the user gave win over the run.  A run scaled up (other ranks,
+ * S or link rate given) keeps its mean compute gap instead of its period:
+ * the new collective takes the time its size says, the compute does not
+ * change.
  */
 #include <math.h>
 
@@ -32,6 +35,21 @@ static double link_gbps(const dmls_analysis *a, double fallback)
 		return fallback;
 	double g = e * 8 / 1e-3 / 1e9 / busy;
 	return g < 0.1 ? 0.1 : g > 10000 ? 10000 : g;
+}
+
+/*
+ * The compute gap G of the run: its period minus the collective the
+ * generator lays out for the run as measured (its ranks, S and link rate,
+ * in run), so that G + the collective of the scaled job is the run's
+ * period again when nothing is scaled.  0 if that is not positive.
+ */
+static int64_t compute_gap_ns(const dmls_gen_job *run, double period_s)
+{
+	dmls_error err;
+	int64_t C, g = 0;
+	if (gen_collective_ns(run, &C, &err) == DMLS_OK)
+		g = (int64_t)llround(period_s * 1e9) - C - GEN_STEP_GAP_NS;
+	return g > 0 ? g : 0;
 }
 
 int dmls_gen_calibrate(dmls_gen_job *job, unsigned set, const struct dmls_analysis *a,
@@ -79,5 +97,24 @@ int dmls_gen_calibrate(dmls_gen_job *job, unsigned set, const struct dmls_analys
 		job->jitter = a->iter.duration_cv < 2 ? a->iter.duration_cv : 2;
 	if (!(set & DMLS_GEN_SET_LINK))
 		job->link_gbps = link_gbps(a, job->link_gbps);
+	/* scaled (other ranks, S or link rate given): the collective changes,
+	 * the compute between collectives does not: keep the gap, not T */
+	unsigned scaled = set & (DMLS_GEN_SET_WORKERS | DMLS_GEN_SET_GRADIENT | DMLS_GEN_SET_LINK);
+	if (scaled && !(set & DMLS_GEN_SET_PERIOD) && job->iteration_ns > 0 &&
+	    job->pattern == p->kind) {
+		dmls_gen_job run = *job;
+		if (set & DMLS_GEN_SET_WORKERS)
+			run.workers = p->ranks - hubs;
+		if ((set & DMLS_GEN_SET_GRADIENT) && isfinite(a->gradient_bytes) &&
+		    a->gradient_bytes >= 1)
+			run.gradient_bytes = (uint64_t)llround(a->gradient_bytes);
+		if (set & DMLS_GEN_SET_LINK)
+			run.link_gbps = link_gbps(a, 10);
+		int64_t g = compute_gap_ns(&run, a->iter.period_s);
+		if (g > 0) {
+			job->compute_gap_ns = g;
+			job->iteration_ns = 0;
+		}
+	}
 	return DMLS_OK;
 }

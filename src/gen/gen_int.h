@@ -28,6 +28,10 @@ typedef struct gen_plan {
  * of memory.  p is reused across calls; free p->x when done. */
 int gen_plan_iteration(gen_plan *p, const dmls_gen_job *job, uint32_t k);
 
+/* C, the longest collective of job's iterations as the schedule lays it
+ * out (dmls_gen_schedule's collective_ns), without laying out the job. */
+int gen_collective_ns(const dmls_gen_job *job, int64_t *C, dmls_error *err);
+
 /* DMLS_EUSAGE naming the first message larger than max bytes, which the
  * simulator who reads as why (htsim.c). */
 int gen_check_sizes(const dmls_gen_schedule *s, const char *who, uint64_t max,

@@ -13,8 +13,9 @@
  * the K - 1 gaps add up to exactly (K - 1) G.  So collectives never
  * overlap, steps jitter as much as asked, and the mean period, (last start
  * - first start) / (K - 1), is T to the nanosecond.  Without
- * --iteration-time, T = 2.5 C rounded up to 1 ms (communication 40 % of an
- * iteration).
+ * --iteration-time, T = C + the job's compute gap when it has one (a run
+ * scaled up by --like keeps its measured gap), else 2.5 C rounded up to
+ * 1 ms (communication 40 % of an iteration).
  *
  * Pacing.  A step's transfers share links the way TCP shares them (fair
  * share, Jain et al. 1984): a transfer from a host sending f messages at
@@ -107,7 +108,7 @@ static int check_job(dmls_gen_job *job, size_t *nhosts, dmls_error *err)
 		return dmls_fail(err, DMLS_EUSAGE, "the link rate must be in (0, 10000] Gbit/s");
 	if (!(job->jitter >= 0 && job->jitter <= 2))
 		return dmls_fail(err, DMLS_EUSAGE, "the jitter must be in [0, 2]");
-	if (job->iteration_ns < 0)
+	if (job->iteration_ns < 0 || job->compute_gap_ns < 0)
 		return dmls_fail(err, DMLS_EUSAGE, "the iteration time must be positive");
 	if (job->pattern == DMLS_PAT_HIERARCHICAL) {
 		if (job->group_size == 0)
@@ -250,7 +251,9 @@ static int size_period(layout *L, gen_plan *p, dmls_error *err)
 		C = c > C ? c : C;
 	}
 	s->collective_ns = C;
-	if (s->job.iteration_ns == 0)
+	if (s->job.iteration_ns == 0 && s->job.compute_gap_ns > 0)
+		s->job.iteration_ns = C + GEN_STEP_GAP_NS + s->job.compute_gap_ns;
+	else if (s->job.iteration_ns == 0)
 		s->job.iteration_ns = (int64_t)ceil(2.5 * (double)C / 1e6) * 1000000;
 	double T = (double)s->job.iteration_ns;
 	if ((double)(C + GEN_STEP_GAP_NS) >= T)
@@ -295,7 +298,8 @@ static int lay_all(layout *L, gen_plan *p, dmls_error *err)
 	return DMLS_OK;
 }
 
-int dmls_gen_schedule_build(dmls_gen_schedule *s, const dmls_gen_job *job, dmls_error *err)
+/* Build s from job; only the period (pass 1) when lay is 0. */
+static int build(dmls_gen_schedule *s, const dmls_gen_job *job, int lay, dmls_error *err)
 {
 	memset(s, 0, sizeof(*s));
 	s->job = *job;
@@ -312,13 +316,29 @@ int dmls_gen_schedule_build(dmls_gen_schedule *s, const dmls_gen_job *job, dmls_
 	} else {
 		memset(L.conn_of, 0xff, s->nhosts * s->nhosts * sizeof(*L.conn_of));
 		rc = size_period(&L, &p, err);
-		if (!rc)
+		if (!rc && lay)
 			rc = lay_all(&L, &p, err);
 	}
 	free(p.x);
 	free(L.conn_of);
 	free(L.fan_out);
 	free(L.fan_in);
+	return rc;
+}
+
+int dmls_gen_schedule_build(dmls_gen_schedule *s, const dmls_gen_job *job, dmls_error *err)
+{
+	return build(s, job, 1, err);
+}
+
+int gen_collective_ns(const dmls_gen_job *job, int64_t *C, dmls_error *err)
+{
+	dmls_gen_schedule s;
+	dmls_gen_job j = *job;
+	j.iteration_ns = INT64_MAX / 4; /* any T longer than the collective */
+	int rc = build(&s, &j, 0, err);
+	*C = s.collective_ns;
+	dmls_gen_schedule_release(&s);
 	return rc;
 }
 

@@ -85,6 +85,35 @@ rm -f "$tmp/t"; "$DMLSCOPE" generate "${job[@]}" --link-gbps 12.5 --format htsim
 	--topology "$tmp/t" 2>"$tmp/err"
 [ $? = 2 ] && grep -q "whole Gbit/s" "$tmp/err" || { echo "FAIL htsim topology at 12.5G: $(cat "$tmp/err")"; fail=1; }
 
+# --- scale-up: --like a 4-rank butterfly run with 16 ranks keeps the run's
+# compute gap (the mean time from a collective's planned end to the next
+# start), not its period; with its own 4 ranks it keeps the period too ---
+fly="$SRCDIR/samples/pytorch_manual-mobilenetv2-adam-16-gloo-normal-butterfly"
+if [ -d "$fly" ]; then
+	for n in 4 16; do
+		"$DMLSCOPE" generate --like "$fly" --workers $n --iterations 6 --format htsim \
+			-o "$tmp/fly$n.cm" 2>/dev/null || { echo "FAIL scale-up $n: generate"; fail=1; }
+	done
+	"$DMLSCOPE" generate --like "$fly" --format htsim -o "$tmp/fly.cm" 2>/dev/null
+	$py - "$tmp/fly.cm" "$tmp/fly4.cm" "$tmp/fly16.cm" <<'PY' || fail=1
+import re, sys
+def plan(path):
+    it = [tuple(map(int, m)) for m in re.findall(r"# iteration \d+ start_ps (\d+) planned_end_ps (\d+)", open(path).read())]
+    period = (it[-1][0] - it[0][0]) / (len(it) - 1) / 1e12
+    gap = sum(it[k + 1][0] - it[k][1] for k in range(len(it) - 1)) / (len(it) - 1) / 1e12
+    return period, gap, int(re.search(r"^Nodes (\d+)", open(path).read(), re.M)[1])
+(p0, g0, n0), (p4, g4, n4), (p16, g16, n16) = plan(sys.argv[1]), plan(sys.argv[2]), plan(sys.argv[3])
+bad = []
+if (n0, n4, n16) != (4, 4, 16): bad.append("nodes %d %d %d" % (n0, n4, n16))
+if abs(p4 / p0 - 1) > 1e-6: bad.append("4 ranks: period %.6f s, the run's %.6f s" % (p4, p0))
+if abs(g16 / g4 - 1) > 0.02: bad.append("16 ranks: compute gap %.6f s, 4 ranks %.6f s" % (g16, g4))
+if not p16 > p4: bad.append("16 ranks: period %.6f s not above 4 ranks' %.6f s" % (p16, p4))
+print("scale-up: period %.4f s at 4 ranks, %.4f s at 16; compute gap %.4f s, %.4f s" % (p4, p16, g4, g16))
+for b in bad: print("FAIL scale-up " + b)
+sys.exit(1 if bad else 0)
+PY
+fi
+
 # --- hpcc ---
 "$DMLSCOPE" generate "${job[@]}" --format hpcc -o "$tmp/h.txt" --topology "$tmp/h.topo" 2>"$tmp/err" ||
 	{ echo "FAIL hpcc: generate: $(cat "$tmp/err")"; fail=1; }
