@@ -66,6 +66,28 @@ static int parse_count(const char *s, uint64_t min, uint64_t max, uint64_t *v)
 	return 0;
 }
 
+/* The output's options: --format and the simulators'. */
+static int parse_sim(struct gen_opts *o, int c, const char *name, const char *arg)
+{
+	uint64_t v;
+	switch (c) {
+	case 'f':
+		if (strcmp(arg, "pcap") && strcmp(arg, "csv") && strcmp(arg, "hpcc") &&
+		    strcmp(arg, "htsim") && strcmp(arg, "chakra"))
+			return bad(name, arg);
+		o->format = arg;
+		break;
+	case 'N':
+		if (parse_count(arg, 1, 1u << 20, &v))
+			return bad(name, arg);
+		o->htsim.nodes = (size_t)v;
+		break;
+	case 'c': o->htsim.closed_loop = 1; break;
+	case 'T': o->topology = arg; break;
+	}
+	return 0;
+}
+
 static int parse_one(struct gen_opts *o, int c, const char *name, const char *arg)
 {
 	uint64_t v;
@@ -138,19 +160,7 @@ static int parse_one(struct gen_opts *o, int c, const char *name, const char *ar
 		break;
 	case 'l': o->like = arg; break;
 	case 'o': o->out = arg; break;
-	case 'f':
-		if (strcmp(arg, "pcap") && strcmp(arg, "csv") && strcmp(arg, "hpcc") &&
-		    strcmp(arg, "htsim") && strcmp(arg, "chakra"))
-			return bad(name, arg);
-		o->format = arg;
-		break;
-	case 'N':
-		if (parse_count(arg, 1, 1u << 20, &v))
-			return bad(name, arg);
-		o->htsim.nodes = (size_t)v;
-		break;
-	case 'c': o->htsim.closed_loop = 1; break;
-	case 'T': o->topology = arg; break;
+	default: return parse_sim(o, c, name, arg);
 	}
 	return 0;
 }

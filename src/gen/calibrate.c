@@ -52,6 +52,29 @@ static int64_t compute_gap_ns(const dmls_gen_job *run, double period_s)
 	return g > 0 ? g : 0;
 }
 
+/* Scaled (other ranks, S or link rate given): the collective changes, the
+ * compute between collectives does not: keep the gap, not T. */
+static void keep_gap(dmls_gen_job *job, unsigned set, const dmls_analysis *a, size_t hubs)
+{
+	const dmls_pattern *p = &a->pattern;
+	unsigned scaled = set & (DMLS_GEN_SET_WORKERS | DMLS_GEN_SET_GRADIENT | DMLS_GEN_SET_LINK);
+	if (!scaled || (set & DMLS_GEN_SET_PERIOD) || job->iteration_ns <= 0 ||
+	    job->pattern != p->kind)
+		return;
+	dmls_gen_job run = *job; /* the job as measured */
+	if (set & DMLS_GEN_SET_WORKERS)
+		run.workers = p->ranks - hubs;
+	if ((set & DMLS_GEN_SET_GRADIENT) && isfinite(a->gradient_bytes) && a->gradient_bytes >= 1)
+		run.gradient_bytes = (uint64_t)llround(a->gradient_bytes);
+	if (set & DMLS_GEN_SET_LINK)
+		run.link_gbps = link_gbps(a, 10);
+	int64_t g = compute_gap_ns(&run, a->iter.period_s);
+	if (g > 0) {
+		job->compute_gap_ns = g;
+		job->iteration_ns = 0;
+	}
+}
+
 int dmls_gen_calibrate(dmls_gen_job *job, unsigned set, const struct dmls_analysis *a,
 		       const char *name, dmls_error *err)
 {
@@ -97,24 +120,6 @@ int dmls_gen_calibrate(dmls_gen_job *job, unsigned set, const struct dmls_analys
 		job->jitter = a->iter.duration_cv < 2 ? a->iter.duration_cv : 2;
 	if (!(set & DMLS_GEN_SET_LINK))
 		job->link_gbps = link_gbps(a, job->link_gbps);
-	/* scaled (other ranks, S or link rate given): the collective changes,
-	 * the compute between collectives does not: keep the gap, not T */
-	unsigned scaled = set & (DMLS_GEN_SET_WORKERS | DMLS_GEN_SET_GRADIENT | DMLS_GEN_SET_LINK);
-	if (scaled && !(set & DMLS_GEN_SET_PERIOD) && job->iteration_ns > 0 &&
-	    job->pattern == p->kind) {
-		dmls_gen_job run = *job;
-		if (set & DMLS_GEN_SET_WORKERS)
-			run.workers = p->ranks - hubs;
-		if ((set & DMLS_GEN_SET_GRADIENT) && isfinite(a->gradient_bytes) &&
-		    a->gradient_bytes >= 1)
-			run.gradient_bytes = (uint64_t)llround(a->gradient_bytes);
-		if (set & DMLS_GEN_SET_LINK)
-			run.link_gbps = link_gbps(a, 10);
-		int64_t g = compute_gap_ns(&run, a->iter.period_s);
-		if (g > 0) {
-			job->compute_gap_ns = g;
-			job->iteration_ns = 0;
-		}
-	}
+	keep_gap(job, set, a, hubs);
 	return DMLS_OK;
 }
