@@ -72,6 +72,17 @@ typedef struct dmls_gen_job {
 				 * period stays T */
 	int64_t compute_gap_ns; /* mean compute gap G when T is 0 (a run scaled
 				 * up keeps its gap, not its period); 0 = none */
+	double buckets;         /* > 1: the gradient in this many buckets per
+				 * iteration (mean; floor or ceil each), as the
+				 * framework overlaps them with the backward pass */
+	int64_t bucket_span_ns;    /* median time a bucket's collective spans
+				    * (its steps spread out); lognormal */
+	int64_t bucket_span_mean_ns; /* their mean (>= the median) */
+	int64_t bucket_gap_ns;     /* quiet between buckets of an iteration */
+	double dense_fraction;     /* of S in the first bucket, at line rate
+				    * (not spread); 0 = spans share S */
+	int64_t bucket_room_ns;    /* the spread buckets and their gaps fit in
+				    * this (shrunk if not) */
 } dmls_gen_job;
 
 /* Parse a --pattern name ("ring", ...); returns the kind or -1. */

@@ -52,6 +52,48 @@ static int64_t compute_gap_ns(const dmls_gen_job *run, double period_s)
 	return g > 0 ? g : 0;
 }
 
+/*
+ * The shape of an iteration (--like keeps more than the means): the run's
+ * bursts (phases.c: 1 ms bins, on-stretches closer than the gap threshold
+ * merged) per iteration become gradient buckets, as DDP's buckets and
+ * buffer broadcasts go out while the backward pass runs.  Each bucket is a
+ * collective of its share of S spread over the mean burst duration, the
+ * buckets start the mean burst plus the median gap apart (the gaps between
+ * bursts of one iteration), capped so that an iteration's buckets fit in
+ * 90 % of the period.  Nothing changes for a run of one burst per iteration.
+ */
+static void keep_shape(dmls_gen_job *job, const dmls_analysis *a)
+{
+	const dmls_phases *ph = &a->phases;
+	size_t K = a->iter.count;
+	double T = a->iter.period_s;
+	if (K < 2 || !(T > 0) || !(ph->bursts.p50_s > 0) || !(ph->gaps.p50_s > 0) ||
+	    ph->bursts.n < K + K / 10)
+		return;
+	job->buckets = (double)ph->bursts.n / (double)K;
+	job->bucket_span_ns = (int64_t)llround(ph->bursts.p50_s * 1e9);
+	job->bucket_span_mean_ns = (int64_t)llround(ph->bursts.mean_s * 1e9);
+	job->bucket_gap_ns = (int64_t)llround(ph->gaps.p50_s * 1e9);
+	/* the share of an iteration's bytes in its busiest 10 ms: peak-to-mean
+	 * at 10 ms times 10 ms / T */
+	for (int i = 0; i < DMLS_NTAU; i++)
+		if (dmls_burst_tau_s[i] == 1e-2 && isfinite(a->burst_total.peak_to_mean[i]))
+			job->dense_fraction = fmin(0.95, a->burst_total.peak_to_mean[i] * 1e-2 / T);
+	/* the dense burst is short: the B - 1 others carry the run's time in
+	 * bursts, B x the mean burst (at most twice their own) */
+	double B = job->buckets, grow = B > 1 ? fmin(2, B / (B - 1)) : 1;
+	if (job->dense_fraction > 0) {
+		job->bucket_span_ns = (int64_t)llround(ph->bursts.p50_s * grow * 1e9);
+		job->bucket_span_mean_ns = (int64_t)llround(ph->bursts.mean_s * grow * 1e9);
+	}
+	/* room for the most spread buckets at their mean span and a gap before
+	 * each, within 75 % of the period (the rest: the dense burst and the
+	 * compute after the iteration's communication) */
+	double most = ceil(B) - (job->dense_fraction > 0);
+	double room = most * (double)(job->bucket_span_mean_ns + job->bucket_gap_ns);
+	job->bucket_room_ns = (int64_t)llround(fmin(room, 0.75 * T * 1e9));
+}
+
 /* Scaled (other ranks, S or link rate given): the collective changes, the
  * compute between collectives does not: keep the gap, not T. */
 static void keep_gap(dmls_gen_job *job, unsigned set, const dmls_analysis *a, size_t hubs)
@@ -120,6 +162,8 @@ int dmls_gen_calibrate(dmls_gen_job *job, unsigned set, const struct dmls_analys
 		job->jitter = a->iter.duration_cv < 2 ? a->iter.duration_cv : 2;
 	if (!(set & DMLS_GEN_SET_LINK))
 		job->link_gbps = link_gbps(a, job->link_gbps);
+	if (job->pattern == p->kind)
+		keep_shape(job, a);
 	keep_gap(job, set, a, hubs);
 	return DMLS_OK;
 }
