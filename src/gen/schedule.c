@@ -327,7 +327,8 @@ static int64_t lay_iteration(layout *L, gen_plan *p, uint32_t k, int64_t t0, int
 	}
 	for (uint32_t b = 0; b < nspread; b++) {
 		done += span[b];
-		uint64_t bytes = (uint64_t)llround((double)spread * (done / sum)) - sent;
+		double share = sum > 0 ? done / sum : (double)(b + 1) / nspread; /* spans of 0 */
+		uint64_t bytes = (uint64_t)llround((double)spread * share) - sent;
 		if (b + 1 == nspread)
 			bytes = spread - sent;
 		sent += bytes;

@@ -106,6 +106,48 @@ static void test_butterfly(void **state)
 	dmls_gen_schedule_release(&s);
 }
 
+/* The shape of --like: 3 buckets per iteration, the first dense (half of
+ * S at line rate), the two others spread; the iteration still moves
+ * 2(N-1) S in all, in 3 x 6 ring steps, the spread block ends at the same
+ * offset from the iteration's start every time, and the mean period is T. */
+static void test_buckets(void **state)
+{
+	(void)state;
+	uint64_t S = 12 * MB;
+	dmls_gen_job job = {.pattern = DMLS_PAT_RING, .workers = 4, .gradient_bytes = S,
+			    .iterations = 5, .seed = 2, .jitter = 0.1,
+			    .iteration_ns = 200000000, .buckets = 3,
+			    .bucket_span_ns = 12000000, .bucket_span_mean_ns = 14000000,
+			    .bucket_gap_ns = 10000000, .dense_fraction = 0.5,
+			    .bucket_room_ns = 60000000};
+	dmls_gen_schedule s;
+	dmls_error err = {0};
+	assert_int_equal(dmls_gen_schedule_build(&s, &job, &err), DMLS_OK);
+	int64_t first[5], last[5]; /* first start, last planned end */
+	uint64_t bytes[5] = {0};
+	uint32_t steps[5] = {0};
+	for (int k = 0; k < 5; k++)
+		first[k] = INT64_MAX, last[k] = 0;
+	for (size_t i = 0; i < s.nmsgs; i++) {
+		const dmls_gen_msg *m = &s.msgs[i];
+		bytes[m->iteration] += m->bytes;
+		steps[m->iteration] = m->step + 1 > steps[m->iteration] ? m->step + 1 : steps[m->iteration];
+		first[m->iteration] = m->start_ns < first[m->iteration] ? m->start_ns : first[m->iteration];
+		int64_t end = m->start_ns + (int64_t)((m->bytes + DMLS_GEN_MSS - 1) / DMLS_GEN_MSS + 1) * m->gap_ns;
+		last[m->iteration] = end > last[m->iteration] ? end : last[m->iteration];
+	}
+	for (int k = 0; k < 5; k++) {
+		assert_int_equal(bytes[k], 2 * 3 * S);
+		assert_int_equal(steps[k], 18);
+		/* the spread block ends at the same offset, to 1 ms (step gaps
+		 * and start jitter are not stretched; the spans vary by ~10 ms) */
+		assert_true(llabs((last[k] - first[k]) - (last[0] - first[0])) < 1000000);
+	}
+	double period = (double)(first[4] - first[0]) / 4;
+	assert_true(fabs(period / 2e8 - 1) < 1e-3);
+	dmls_gen_schedule_release(&s);
+}
+
 /* Parameter server: a worker pushes S and pulls S; the server receives and
  * sends W S (incast). */
 static void test_star(void **state)
@@ -406,6 +448,7 @@ int main(void)
 		cmocka_unit_test(test_hierarchical),
 		cmocka_unit_test(test_pairwise),
 		cmocka_unit_test(test_butterfly),
+		cmocka_unit_test(test_buckets),
 		cmocka_unit_test(test_timing),
 		cmocka_unit_test(test_bad_jobs),
 		cmocka_unit_test(test_pcap_deterministic),
