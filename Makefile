@@ -3,12 +3,16 @@
 #   make run        build, then analyze the bundled real sample
 #   make check      build (normal and ASan+UBSan) and run every test
 #   make bench      speed and memory beside tcpdump and the study's pipeline
-#   make testbed    run real PyTorch jobs in network namespaces (root)
+#   make testbed    run real PyTorch jobs in network namespaces (root;
+#                   MATRIX=testbed/matrix-issue9.txt DATASET=dir: the widened matrix)
+#   make validate   every job of every run of DATASET against its truth
 #   make install    install dmlscope and its man page (PREFIX=/usr/local)
 
 BUILD_DEPS := cmake pkg-config gcc libpcap-dev libgsl-dev libjansson-dev libcmocka-dev libfftw3-dev zlib1g-dev liblzma-dev
 TEST_DEPS  := tcpdump tshark python3 g++ protobuf-compiler python3-statsmodels python3-pandas python3-numpy \
               python3-torch python3-torchvision iproute2 nftables clang libclang-rt-14-dev chromium
+# make testbed only (no make check test needs them): Open MPI jobs via mpi4py
+TESTBED_DEPS := openmpi-bin python3-mpi4py
 SHELL := /bin/bash
 PREFIX ?= /usr/local
 JOBS ?= 2
@@ -79,6 +83,7 @@ bench: build
 	bash bench/run.sh
 
 testbed: build
+	$(call ensure_pkgs,$(TESTBED_DEPS))
 	bash testbed/make-dataset.sh
 
 validate: build

@@ -42,6 +42,7 @@ step, `Epoch,<epoch>,...` after every epoch) and truth.json with what only the
 job knows (parameter count, gradient bytes, ...).
 """
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -112,12 +113,25 @@ class History:
         self.f.close()
 
 
+FRAMEWORK = {"ddp": "pytorch_ddp", "ps": "pytorch_rpc", "manual": "pytorch_manual",
+             "pairavg": "pytorch_async", "gossip": "pytorch_async", "aps": "pytorch_async",
+             "mpi": "mpi4py"}
+BACKEND = {"ddp": "gloo", "manual": "gloo", "mpi": "openmpi"}  # others: tensorpipe
+
+
+def save_steps(args, times, role="worker", **extra):
+    """This rank's own step end times (every rank, also the ones that write
+    no train_history.log) and `extra`: <out>/rank-<i>-steps.json, gathered
+    into truth.json by run_job.py."""
+    with open(os.path.join(args.out, f"rank-{args.rank}-steps.json"), "w") as f:
+        json.dump({"rank": args.rank, "role": role, "step_times": times, **extra}, f)
+
+
 def write_truth(args, model, extra):
     n = sum(p.numel() for p in trainable(model))
     truth = {
-        "framework": {"ddp": "pytorch_ddp", "ps": "pytorch_rpc",
-                      "manual": "pytorch_manual"}[args.kind],
-        "backend": "tensorpipe" if args.kind == "ps" else "gloo",
+        "framework": FRAMEWORK[args.kind],
+        "backend": BACKEND.get(args.kind, "tensorpipe"),
         "model": args.model,
         "optimizer": "adam",
         "batch": args.batch,
@@ -146,29 +160,42 @@ def run_ddp(args):
     lossf = nn.CrossEntropyLoss()
     data = make_data(args.rank, args.batch)
     hist = History(os.path.join(args.out, "train_history.log")) if args.rank == 0 else None
+    times = []
+    k = max(1, args.accum)
     dist.barrier()
     for epoch in range(args.epochs):
         el, ea = 0.0, 0.0
         for b in range(args.steps):
-            x, y = data[b % len(data)]
+            # one optimizer step = k micro-batches; DDP all-reduces only in
+            # the last one (no_sync() for the k-1 before: gradient
+            # accumulation, the traffic's iteration is the optimizer step)
             opt.zero_grad()
-            out = ddp(x)
-            loss = lossf(out, y)
-            loss.backward()
+            for j in range(k):
+                x, y = data[(b * k + j) % len(data)]
+                ctx = ddp.no_sync() if j < k - 1 else contextlib.nullcontext()
+                with ctx:
+                    out = ddp(x)
+                    loss = lossf(out, y)
+                    if args.straggle > 0 and args.rank == args.straggle_rank:
+                        # a slow rank: longer compute
+                        time.sleep(args.straggle)
+                    loss.backward()
             opt.step()
             acc = (out.argmax(1) == y).float().mean().item()
             el += loss.item()
             ea += acc
+            times.append(time.time())
             if hist:
                 hist.row("Batch", b, loss.item(), acc)
         if hist:
             hist.row("Epoch", epoch, el / args.steps, ea / args.steps)
     dist.barrier()
+    save_steps(args, times)
     if args.rank == 0:
         hist.close()
         write_truth(args, model, {
             "pattern": "ring", "workers": args.world, "servers": 0,
-            "bucket_cap_mb": args.bucket_mb,
+            "bucket_cap_mb": args.bucket_mb, "accumulation": k,
             "step_times": hist.times})
     dist.destroy_process_group()
 
@@ -526,28 +553,50 @@ def run_ps(args):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--kind", choices=["ddp", "ps", "manual"], required=True)
+    ap.add_argument("--kind", choices=["ddp", "ps", "manual", "pairavg", "gossip", "aps", "mpi"],
+                    required=True)
     ap.add_argument("--algorithm", choices=["butterfly", "tree", "hierarchical",
                                             "pairwise", "clique"],
                     default="butterfly", help="manual: the hand-made all-reduce")
     ap.add_argument("--group", type=int, default=4, help="manual hierarchical: ranks per group")
-    ap.add_argument("--rank", type=int, required=True)
-    ap.add_argument("--world", type=int, required=True)
-    ap.add_argument("--master", required=True)
+    ap.add_argument("--rank", type=int, help="(mpi: from MPI)")
+    ap.add_argument("--world", type=int, help="(mpi: from MPI)")
+    ap.add_argument("--master", help="rendezvous address (not mpi)")
     ap.add_argument("--port", type=int, default=29500)
     ap.add_argument("--model", default="resnet18")
     ap.add_argument("--batch", type=int, default=32)
     ap.add_argument("--steps", type=int, default=20, help="steps per epoch")
     ap.add_argument("--epochs", type=int, default=1)
-    ap.add_argument("--bucket-mb", type=float, default=25.0)
+    ap.add_argument("--bucket-mb", type=float, default=25.0, help="ddp: bucket_cap_mb")
+    ap.add_argument("--accum", type=int, default=1,
+                    help="ddp: micro-batches per optimizer step (no_sync for k-1 of k)")
+    ap.add_argument("--straggle", type=float, default=0.0,
+                    help="ddp, mpi: seconds the straggler sleeps per micro-batch")
+    ap.add_argument("--straggle-rank", type=int, default=-1, help="ddp, mpi: the straggler")
+    ap.add_argument("--pace", type=float, default=0.0,
+                    help="async kinds: seconds this rank sleeps per step (its own speed)")
+    ap.add_argument("--mpi-alg", default="", help="mpi: the Open MPI allreduce algorithm "
+                    "forced with MCA (for truth.json only)")
     ap.add_argument("--out", required=True)
     args = ap.parse_args()
+    # job_async and job_mpi `import job`: this very module, not a second copy
+    # (a second torch.set_num_interop_threads aborts the process)
+    sys.modules.setdefault("job", sys.modules[__name__])
+    if args.kind == "mpi":
+        import job_mpi
+        job_mpi.run(args)
+        return
+    if args.rank is None or args.world is None or not args.master:
+        ap.error("--rank, --world and --master are required")
     if args.kind == "ddp":
         run_ddp(args)
     elif args.kind == "manual":
         run_manual(args)
-    else:
+    elif args.kind == "ps":
         run_ps(args)
+    else:
+        import job_async
+        job_async.run(args)
 
 
 if __name__ == "__main__":

@@ -12,6 +12,10 @@
 #   MANUAL="butterfly:mobilenetv2:4 ..."  hand-made all-reduce runs (framework
 #                         manual, batch 16): algorithm:model:ranks, hierarchical
 #                         in groups of 4; MANUAL="" for none
+#   MATRIX=FILE           instead of the above: the runs listed in FILE, one a
+#                         line, "SUBDIR run_job.py-ARGS" (testbed/matrix-issue9.txt:
+#                         the widened matrix of issue 9, async, MPI, several
+#                         jobs, bridge captures); writes DATASET/INDEX.txt
 # Output: ${DATASET:-dataset}/n<ranks>/<run>/ (run names as in the study; the
 # rank count is the subfolder so names stay unique).  A run folder that
 # already holds truth.json is kept (FORCE=1 re-runs it).  Needs root.
@@ -40,6 +44,38 @@ fi
 for t in tcpdump tshark nft ip; do
     command -v "$t" >/dev/null || { echo "make-dataset: '$t' missing" >&2; exit 1; }
 done
+
+if [ -n "${MATRIX:-}" ]; then
+    [ -f "$MATRIX" ] || { echo "make-dataset: MATRIX '$MATRIX': no such file" >&2; exit 1; }
+    mkdir -p "$DATASET"
+    start=$(date +%s); i=0; failed=0
+    total=$(grep -cv '^[[:space:]]*\(#\|$\)' "$MATRIX")
+    while read -r sub rest; do
+        case "$sub" in ''|'#'*) continue;; esac
+        i=$((i + 1)); t0=$(date +%s)
+        read -ra args <<<"$rest"
+        printf '[%2d/%d] %s %s\n' "$i" "$total" "$sub" "$rest"
+        if [ "$FORCE" != 1 ] && [ -f "$DATASET/$sub/.done-$(echo "$rest" | md5sum | cut -c1-12)" ]; then
+            echo "    kept"; continue
+        fi
+        mkdir -p "$DATASET/$sub"
+        if "$PY" testbed/run_job.py "${args[@]}" --out "$DATASET/$sub" --force \
+            >"$DATASET/.last-run.log" 2>&1 </dev/null; then
+            touch "$DATASET/$sub/.done-$(echo "$rest" | md5sum | cut -c1-12)"
+            echo "    ok $(( $(date +%s) - t0 )) s: $(tail -1 "$DATASET/.last-run.log" | sed 's/^run_job: //')"
+        else
+            failed=$((failed + 1))
+            echo "    JOB FAILED ($(( $(date +%s) - t0 )) s), log:"
+            sed 's/^/    /' "$DATASET/.last-run.log" | grep -v '^    frame #' | tail -30
+        fi
+    done <"$MATRIX"
+    rm -f "$DATASET/.last-run.log"
+    "$PY" testbed/index.py "$DATASET" >"$DATASET/INDEX.txt"
+    cat "$DATASET/INDEX.txt"
+    echo "make-dataset: $total runs, $failed failed, $(( $(date +%s) - start )) s in all"
+    [ "$failed" = 0 ]
+    exit
+fi
 
 # one line per run: framework model batch ranks loss algorithm
 plan=()

@@ -31,9 +31,21 @@ and its retransmission.  A GSO/TSO super-packet counts as one packet, as it
 does for netem on a host with segmentation offload.  The rule counters go
 to truth.json (nft_dropped, nft_dropped_bytes).
 
+Several jobs at once (--job SPEC, repeated; see jobspec.py): every job on
+its own hosts, a host may run ranks of two jobs (same address, different
+ports); one capture per host, each job's train_history.log in job-<k>/.
+--bridge-capture: also tcpdump on the bridge (the switch's mirror: every
+direction, ARP and IPv6 neighbour discovery included) into a sibling run
+folder <run>-bridge/ holding only bridge-tcpdump.pcap and the same truth.
+Open MPI jobs (--framework mpi) are launched by mpirun from a host of their
+own (198.18.1.<k+1>, no capture, not a rank) through an rsh agent that runs
+Open MPI's daemon in the rank's namespace (with its own UTS namespace and
+hostname h<i>).
+
 Output: <out>/<framework>-<model>-adam-<batch>-<backend>-<delay>-<topology>/
 with worker-<i>-tcpdump.pcap for every host, train_history.log (rank 0) and
-truth.json.  Exit status 0 on success, 1 when the job failed, 77 when this
+truth.json (with "jobs": one entry per job; the top level is the largest
+job's).  Exit status 0 on success, 1 when the job failed, 77 when this
 machine cannot create network namespaces.
 """
 import argparse
@@ -42,198 +54,179 @@ import os
 import re
 import shutil
 import signal
-import subprocess
 import sys
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-PY = "/usr/bin/python3"
-SUBNET_PREFIX = "198.18.0."
-PREFIXLEN = 15
-IFACE = "eth0"
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import jobspec  # noqa: E402
+from netbed import IFACE, SUBNET_PREFIX, Testbed, can_netns, cleanup_stale  # noqa: E402
 
-
-def sh(*cmd, check=True, quiet=False, input=None):
-    r = subprocess.run(cmd, input=input, text=True,
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    if check and r.returncode != 0:
-        raise RuntimeError(f"command failed ({r.returncode}): {' '.join(cmd)}\n{r.stderr.strip()}")
-    return r
-
-
-def model_tag(m):
-    return m  # mobilenetv2, resnet18, resnet50, tinycnn
+PY = jobspec.PY
+LAUNCHER_PREFIX = "198.18.1."
 
 
 def loss_tag(p):
     if not p:
         return "normal"
-    s = f"{p:g}"
-    return f"loss_{s}"
+    return f"loss_{p:g}"
 
 
 def run_name(a):
-    fw = {"ddp": "pytorch_ddp", "rpc": "pytorch_rpc", "manual": "pytorch_manual"}[a.framework]
-    backend = "tensorpipe" if a.framework == "rpc" else "gloo"
-    topo = {"ddp": "ring", "rpc": "star"}.get(a.framework) or getattr(a, "algorithm", None) \
-        or "butterfly"
-    return f"{fw}-{model_tag(a.model)}-adam-{a.batch}-{backend}-{loss_tag(a.loss)}-{topo}"
+    """The study's folder name of a single-job run (make-dataset.sh uses it)."""
+    job = jobspec.Job(0, a.framework, range(max(2, a.ranks or 2)), model=a.model,
+                      batch=a.batch, algorithm=getattr(a, "algorithm", None),
+                      bucket_mb=getattr(a, "bucket_mb", None) or 25.0,
+                      accum=getattr(a, "accum", None) or 1,
+                      straggler=parse_straggler(getattr(a, "straggler", None)))
+    return job.folder_name(loss_tag(a.loss))
 
 
-class Testbed:
-    def __init__(self, n, tag, log):
-        self.n = n
-        self.tag = tag
-        self.sw = f"{tag}-sw"
-        self.hosts = [f"{tag}-h{i}" for i in range(n)]
-        self.addrs = [f"{SUBNET_PREFIX}{i + 1}" for i in range(n)]
-        self.procs = []  # (name, Popen) of everything we started
-        self.made_ns = []
-        self.log = log
-
-    # -- namespaces and bridge
-    def up(self):
-        sh("ip", "netns", "add", self.sw)
-        self.made_ns.append(self.sw)
-        sh("ip", "-n", self.sw, "link", "set", "lo", "up")
-        sh("ip", "-n", self.sw, "link", "add", "br0", "type", "bridge")
-        sh("ip", "-n", self.sw, "link", "set", "br0", "up")
-        for i, (ns, addr) in enumerate(zip(self.hosts, self.addrs)):
-            sh("ip", "netns", "add", ns)
-            self.made_ns.append(ns)
-            sh("ip", "-n", ns, "link", "set", "lo", "up")
-            sh("ip", "-n", self.sw, "link", "add", f"p{i}", "type", "veth",
-               "peer", "name", IFACE, "netns", ns)
-            sh("ip", "-n", self.sw, "link", "set", f"p{i}", "master", "br0")
-            sh("ip", "-n", self.sw, "link", "set", f"p{i}", "up")
-            sh("ip", "-n", ns, "addr", "add", f"{addr}/{PREFIXLEN}", "dev", IFACE)
-            sh("ip", "-n", ns, "link", "set", IFACE, "up")
-        # wait until every host reaches every other (bridge ports forwarding)
-        deadline = time.time() + 10
-        for i, ns in enumerate(self.hosts):
-            peer = self.addrs[(i + 1) % self.n]
-            while not self.reachable(ns, peer):
-                if time.time() > deadline:
-                    raise RuntimeError(f"{ns} cannot reach {peer}")
-                time.sleep(0.2)
-
-    @staticmethod
-    def reachable(ns, addr):
-        """A TCP connect to a closed port: 'refused' means the peer answered."""
-        r = sh("ip", "netns", "exec", ns, "timeout", "2", "bash", "-c",
-               f"exec 3<>/dev/tcp/{addr}/9", check=False)
-        return r.returncode == 0 or "refused" in r.stderr
-
-    def set_loss(self, percent):
-        """Drop P % of each host's packets on the wire: in the switch
-        namespace, bridge family, per ingress port (after the sender's
-        tcpdump saw the packet, before the receiver)."""
-        k = int(round(percent * 100))  # out of 10000
-        if k <= 0:
-            return
-        rules = ["table bridge dmltb {", "  chain lossy {",
-                 "    type filter hook forward priority 0; policy accept;"]
-        rules += [f'    iifname "p{i}" numgen random mod 10000 < {k} counter drop'
-                  for i in range(self.n)]
-        rules += ["  }", "}", ""]
-        sh("ip", "netns", "exec", self.sw, "nft", "-f", "-", input="\n".join(rules))
-
-    def nft_dropped(self):
-        """[(packets, bytes)] dropped per host, from the rule counters."""
-        r = sh("ip", "netns", "exec", self.sw, "nft", "list", "table", "bridge", "dmltb")
-        got = {}
-        for m in re.finditer(r'iifname "p(\d+)".*?counter packets (\d+) bytes (\d+)', r.stdout):
-            got[int(m.group(1))] = (int(m.group(2)), int(m.group(3)))
-        return [got.get(i, (None, None)) for i in range(self.n)]
-
-    def spawn(self, name, i, cmd, logpath, env=None):
-        f = open(logpath, "w")
-        full = ["ip", "netns", "exec", self.hosts[i]]
-        if env:
-            full += ["env"] + [f"{k}={v}" for k, v in env.items()]
-        p = subprocess.Popen(full + cmd, stdout=f, stderr=subprocess.STDOUT,
-                             start_new_session=True)
-        f.close()
-        self.procs.append((name, p))
-        return p
-
-    def kill_all(self, sig=signal.SIGKILL):
-        for name, p in self.procs:
-            if p.poll() is None:
-                try:
-                    os.killpg(p.pid, sig)
-                except ProcessLookupError:
-                    pass
-
-    def down(self):
-        self.kill_all(signal.SIGKILL)
-        for name, p in self.procs:
-            try:
-                p.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                pass
-        for ns in reversed(self.made_ns):
-            sh("ip", "netns", "del", ns, check=False)
-        self.made_ns = []
+def parse_straggler(v):
+    if not v:
+        return None
+    r, s = v.split(":")
+    return (int(r), float(s))
 
 
-def cleanup_stale():
-    """Remove namespaces left by a testbed run whose process is gone."""
-    r = sh("ip", "netns", "list", check=False)
-    for line in r.stdout.splitlines():
-        name = line.split()[0] if line.split() else ""
-        m = re.match(r"dtb(\d+)-", name)
-        if m and not os.path.exists(f"/proc/{m.group(1)}"):
-            sh("ip", "netns", "del", name, check=False)
+def agent_script(path, tb, ranks_hosts):
+    """Open MPI's rsh agent: `agent HOST command...` runs the command (the
+    daemon, orted) in HOST's namespace, as ssh would run it on HOST."""
+    lines = ["#!/bin/sh", "# Open MPI plm_rsh_agent for the testbed: run in the host's netns",
+             'host="$1"; shift', 'case "$host" in']
+    for h in ranks_hosts:
+        lines.append(f"  {tb.addrs[h]}) ns={tb.hosts[h]}; hn=h{h};;")
+    lines += ['  *) echo "agent: unknown host $host" >&2; exit 1;;', "esac",
+              'exec ip netns exec "$ns" unshare --uts sh -c "hostname $hn; $*"', ""]
+    with open(path, "w") as f:
+        f.write("\n".join(lines))
+    os.chmod(path, 0o755)
 
 
-def can_netns():
-    probe = f"dtbprobe{os.getpid()}"
-    r = sh("ip", "netns", "add", probe, check=False)
-    if r.returncode != 0:
-        return False, r.stderr.strip()
-    sh("ip", "netns", "del", probe, check=False)
-    return True, ""
+def start_job(tb, job, logdir, env, launcher_idx):
+    """Start the ranks of one job; returns [(label, Popen)]."""
+    os.makedirs(job.out, exist_ok=True)
+    master = tb.addrs[job.hosts[0]]
+    if job.framework != "mpi":
+        return [(f"job {job.k} rank {r}",
+                 tb.spawn(f"j{job.k}r{r}", h, job.rank_cmd(r, master),
+                          os.path.join(logdir, f"job{job.k}-rank-{r}.log"), env=env))
+                for r, h in enumerate(job.hosts)]
+    hostfile = os.path.join(logdir, f"job{job.k}-hostfile")
+    with open(hostfile, "w") as f:
+        f.writelines(f"{tb.addrs[h]} slots=1\n" for h in job.hosts)
+    agent = os.path.join(logdir, f"job{job.k}-agent.sh")
+    agent_script(agent, tb, job.hosts)
+    cmd = ["mpirun", "--hostfile", hostfile, "-np", str(job.ranks), "--map-by", "node",
+           "--bind-to", "none", "--mca", "plm_rsh_agent", agent,
+           "--mca", "plm_rsh_no_tree_spawn", "1", "--mca", "btl", "tcp,self",
+           "--mca", "btl_tcp_if_include", IFACE, "--mca", "oob_tcp_if_include", IFACE,
+           "--mca", "pml", "ob1"] + job.mpi_mca()
+    for k in env:
+        cmd += ["-x", k]
+    cmd += job.rank_cmd(0, None)
+    menv = dict(env, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+                PYTHONPATH=jobspec.HERE)
+    return [(f"job {job.k} mpirun",
+             tb.spawn(f"j{job.k}mpirun", launcher_idx, cmd,
+                      os.path.join(logdir, f"job{job.k}-mpirun.log"), env=menv))]
 
 
-def main():
-    ap = argparse.ArgumentParser(description="run one real DML job in network namespaces")
-    ap.add_argument("--framework", choices=["ddp", "rpc", "manual"], required=True,
+def wait_jobs(procs, timeout):
+    deadline = time.time() + timeout
+    while True:
+        codes = [p.poll() for _, p in procs]
+        bad = [i for i, c in enumerate(codes) if c not in (None, 0)]
+        if bad:
+            return f"{procs[bad[0]][0]} exited with {codes[bad[0]]}"
+        if all(c == 0 for c in codes):
+            return None
+        if time.time() > deadline:
+            return f"timeout after {timeout:.0f} s"
+        time.sleep(0.1)
+
+
+def check_mpi_mapping(job, tb):
+    """Each MPI rank must have run on the job's host of that rank."""
+    for r, h in enumerate(job.hosts):
+        p = os.path.join(job.out, f"rank-{r}-host.txt")
+        got = open(p).read().split()[0] if os.path.exists(p) else None
+        if got != f"h{h}":
+            raise RuntimeError(f"job {job.k}: MPI rank {r} ran on {got}, not h{h}")
+        os.unlink(p)
+
+
+def build_jobs(a, ap):
+    if a.job:
+        defaults = {"model": a.model, "batch": a.batch, "steps": a.steps, "epochs": a.epochs}
+        try:
+            return [jobspec.parse_spec(k, s, defaults) for k, s in enumerate(a.job)]
+        except ValueError as e:
+            ap.error(str(e))
+    try:
+        return [jobspec.Job(0, a.framework, range(a.ranks), model=a.model, batch=a.batch,
+                            steps=a.steps, epochs=a.epochs, algorithm=a.algorithm,
+                            group=a.group, bucket_mb=a.bucket_mb, accum=a.accum,
+                            straggler=parse_straggler(a.straggler), pace=a.pace)]
+    except ValueError as e:
+        ap.error(str(e))
+
+
+def parse_args():
+    ap = argparse.ArgumentParser(description="run real DML jobs in network namespaces")
+    ap.add_argument("--framework", choices=jobspec.FRAMEWORKS,
                     help="ddp: DDP over Gloo (ring); rpc: parameter server over TensorPipe "
-                    "(star); manual: hand-made all-reduce with Gloo send/recv (--algorithm)")
-    ap.add_argument("--algorithm", choices=["butterfly", "tree", "hierarchical",
-                                            "pairwise", "clique"],
-                    default="butterfly",
-                    help="manual: butterfly (recursive halving/doubling; N not a power of two: "
-                    "MPICH's extra ranks folded onto odd partners), tree (binary "
-                    "tree reduce + broadcast), hierarchical (rings in groups, leaders across), "
-                    "pairwise (KungFu-style pair averaging: the model swapped with a partner "
-                    "that changes every step), clique (direct reduce-scatter + all-gather "
-                    "over all pairs, KungFu's CLIQUE)")
+                    "(star); manual: hand-made all-reduce with Gloo send/recv (--algorithm); "
+                    "async: asynchronous jobs over torch RPC (--algorithm pairavg|gossip|aps); "
+                    "mpi: mpi4py Allreduce over Open MPI (--algorithm default|ring|"
+                    "recursive_doubling|rabenseifner)")
+    ap.add_argument("--algorithm", help="manual: butterfly|tree|hierarchical|pairwise|clique; "
+                    "async: pairavg|gossip|aps; mpi: default|ring|recursive_doubling|rabenseifner")
     ap.add_argument("--group", type=int, default=4,
                     help="manual hierarchical: ranks per group (default 4)")
     ap.add_argument("--model", default="resnet18",
                     choices=["mobilenetv2", "resnet18", "resnet50", "tinycnn"])
     ap.add_argument("--batch", type=int, default=32)
     ap.add_argument("--ranks", type=int, default=4,
-                    help="hosts in the job (rpc: 1 server + ranks-1 workers)")
+                    help="hosts in the job (rpc, aps: 1 server + ranks-1 workers)")
     ap.add_argument("--steps", type=int, default=20, help="steps per epoch")
     ap.add_argument("--epochs", type=int, default=1)
+    ap.add_argument("--bucket-mb", type=float, default=25.0, help="ddp: bucket_cap_mb")
+    ap.add_argument("--accum", type=int, default=1,
+                    help="ddp: micro-batches per optimizer step (gradient accumulation)")
+    ap.add_argument("--straggler", help="RANK:SECONDS - that rank sleeps so long per batch")
+    ap.add_argument("--pace", type=float, default=0.0,
+                    help="async: rank r sleeps pace x (r+1) s per step (aps workers: pace x r)")
+    ap.add_argument("--job", action="append",
+                    help="one job of a multi-job run, 'framework=F,hosts=0-2[,model=..,"
+                    "algorithm=..,batch=..,steps=..,epochs=..,bucket_mb=..,accum=..,"
+                    "straggler=R:S,pace=P]' (repeat; needs --name)")
+    ap.add_argument("--capture", choices=["src", "any"], default="src",
+                    help="per host: src = tcpdump -i eth0 src <own addr> (the study's), "
+                    "any = tcpdump -i any, no filter (both directions)")
+    ap.add_argument("--bridge-capture", action="store_true",
+                    help="also capture on the bridge (switch mirror) into <run>-bridge/")
     ap.add_argument("--loss", type=float, default=0.0, help="packet loss in percent, every host")
     ap.add_argument("--out", default="dataset", help="parent folder of the run folder")
     ap.add_argument("--name", help="run folder name (default: the study's naming)")
     ap.add_argument("--timeout", type=float, default=300)
-    ap.add_argument("--keep-logs", action="store_true", help="keep per-rank logs (rank-<i>.log)")
+    ap.add_argument("--keep-logs", action="store_true", help="keep per-rank logs (rank-logs/)")
     ap.add_argument("--force", action="store_true", help="overwrite an existing run folder")
     a = ap.parse_args()
-
-    if not 2 <= a.ranks <= 8:
+    if not a.job and not a.framework:
+        ap.error("--framework or --job is required")
+    if a.job and not a.name:
+        ap.error("--job needs --name")
+    if not a.job and not 2 <= a.ranks <= 8:
         ap.error("--ranks must be 2..8")
-    if a.framework == "rpc" and a.ranks < 2:
-        ap.error("rpc needs a server and at least one worker")
-    if a.framework == "manual" and a.algorithm == "hierarchical" and (
-            a.group < 2 or a.ranks % a.group or a.ranks // a.group < 2):
-        ap.error("hierarchical needs ranks = k x group, k >= 2")
+    return ap, a
+
+
+def main():
+    ap, a = parse_args()
+    jobs = build_jobs(a, ap)
+    nhosts = max(h for j in jobs for h in j.hosts) + 1
+    if nhosts > 16:
+        ap.error("at most 16 hosts")
     if os.geteuid() != 0:
         print("run_job: needs root (network namespaces, tcpdump)", file=sys.stderr)
         return 77
@@ -241,24 +234,37 @@ def main():
     if not ok:
         print(f"run_job: cannot create network namespaces here: {why}", file=sys.stderr)
         return 77
-    for tool in ("tcpdump", "nft", "ip"):
+    tools = ["tcpdump", "nft", "ip"] + (["mpirun"] if any(j.framework == "mpi" for j in jobs)
+                                         else [])
+    for tool in tools:
         if not shutil.which(tool):
             print(f"run_job: '{tool}' not found", file=sys.stderr)
             return 77
     cleanup_stale()
 
-    name = a.name or run_name(a)
+    name = a.name or run_name(a) + ("-anyiface" if a.capture == "any" else "")
     run = os.path.abspath(os.path.join(a.out, name))
-    if os.path.exists(run):
-        if not a.force:
-            print(f"run_job: '{run}' exists (use --force)", file=sys.stderr)
-            return 2
-        shutil.rmtree(run)
+    bridge_run = run + "-bridge"
+    for d in [run] + ([bridge_run] if a.bridge_capture else []):
+        if os.path.exists(d):
+            if not a.force:
+                print(f"run_job: '{d}' exists (use --force)", file=sys.stderr)
+                return 2
+            shutil.rmtree(d)
     os.makedirs(run)
     logdir = os.path.join(run, "rank-logs")
     os.makedirs(logdir)
+    for j in jobs:
+        j.out = run if len(jobs) == 1 else os.path.join(run, f"job-{j.k}")
 
-    tb = Testbed(a.ranks, f"dtb{os.getpid()}", print)
+    addrs = [f"{SUBNET_PREFIX}{i + 1}" for i in range(nhosts)]
+    launchers = {}  # job k -> host index of its mpirun
+    for j in jobs:
+        if j.framework == "mpi":
+            launchers[j.k] = len(addrs)
+            addrs.append(f"{LAUNCHER_PREFIX}{j.k + 1}")
+    tb = Testbed(addrs, f"dtb{os.getpid()}", print)
+    pcaps = [f"worker-{i}-tcpdump.pcap" for i in range(nhosts)]
 
     def on_signal(signum, frame):
         raise KeyboardInterrupt(f"signal {signum}")
@@ -269,130 +275,117 @@ def main():
     t0 = time.time()
     try:
         tb.up()
-        tb.set_loss(a.loss)
+        tb.set_loss(a.loss, range(nhosts))
         # captures, exactly as the study: outgoing packets of this host only
+        # (--capture any: everything on every interface, both directions)
         dumps = []
-        for i in range(a.ranks):
-            pcap = os.path.join(run, f"worker-{i}-tcpdump.pcap")
-            p = tb.spawn(f"tcpdump{i}", i,
-                         ["tcpdump", "-i", IFACE, "-s", "100", "-B", "16384", "-U", "--immediate-mode",
-                          "-Z", "root", "-w", pcap, "src", tb.addrs[i]],
-                         os.path.join(logdir, f"tcpdump-{i}.log"))
-            dumps.append(p)
-        for i in range(a.ranks):
+        tcpdump = ["tcpdump", "-s", "100", "-B", "16384", "-U", "--immediate-mode", "-Z", "root"]
+        for i in range(nhosts):
+            what = (["-i", IFACE, "src", tb.addrs[i]] if a.capture == "src" else ["-i", "any"])
+            dumps.append((i, tb.spawn(f"tcpdump{i}", i, tcpdump + what + [
+                "-w", os.path.join(run, pcaps[i])], os.path.join(logdir, f"tcpdump-{i}.log"))))
+        if a.bridge_capture:  # the switch's mirror: br0 in promiscuous mode
+            os.makedirs(bridge_run)
+            dumps.append(("bridge", tb.spawn("tcpdump-bridge", "sw", tcpdump + [
+                "-i", "br0", "-w", os.path.join(bridge_run, "bridge-tcpdump.pcap")],
+                os.path.join(logdir, "tcpdump-bridge.log"))))
+        for i, p in dumps:
             lp = os.path.join(logdir, f"tcpdump-{i}.log")
             deadline = time.time() + 10
             while "listening on" not in open(lp).read():
-                if dumps[i].poll() is not None or time.time() > deadline:
+                if p.poll() is not None or time.time() > deadline:
                     raise RuntimeError(f"tcpdump on host {i} did not start: {open(lp).read()}")
                 time.sleep(0.05)
 
         env = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
                "GLOO_SOCKET_IFNAME": IFACE, "TP_SOCKET_IFNAME": IFACE,
                "PYTHONUNBUFFERED": "1"}
-        kind = {"ddp": "ddp", "rpc": "ps", "manual": "manual"}[a.framework]
-        jobs = []
         t_job = time.time()
-        for i in range(a.ranks):
-            cmd = [PY, os.path.join(HERE, "job.py"), "--kind", kind, "--rank", str(i),
-                   "--world", str(a.ranks), "--master", tb.addrs[0],
-                   "--model", a.model, "--batch", str(a.batch), "--steps", str(a.steps),
-                   "--epochs", str(a.epochs), "--out", run]
-            if kind == "manual":
-                cmd += ["--algorithm", a.algorithm, "--group", str(a.group)]
-            jobs.append(tb.spawn(f"rank{i}", i, cmd, os.path.join(logdir, f"rank-{i}.log"),
-                                 env=env))
-        deadline = time.time() + a.timeout
-        failed = None
-        while True:
-            codes = [p.poll() for p in jobs]
-            bad = [i for i, c in enumerate(codes) if c not in (None, 0)]
-            if bad:
-                failed = f"rank {bad[0]} exited with {codes[bad[0]]}"
-                break
-            if all(c == 0 for c in codes):
-                break
-            if time.time() > deadline:
-                failed = f"timeout after {a.timeout:.0f} s"
-                break
-            time.sleep(0.1)
+        procs = []
+        for j in jobs:
+            procs += start_job(tb, j, logdir, env, launchers.get(j.k))
+        failed = wait_jobs(procs, a.timeout)
         t_job_end = time.time()
         if failed:
-            for i in range(a.ranks):
-                lp = os.path.join(logdir, f"rank-{i}.log")
-                tail = open(lp).read().strip().splitlines()[-15:]
-                print(f"--- rank {i} log (tail) ---\n" + "\n".join(tail), file=sys.stderr)
+            for f in sorted(os.listdir(logdir)):
+                if f.startswith("job"):
+                    tail = open(os.path.join(logdir, f)).read().strip().splitlines()[-15:]
+                    print(f"--- {f} (tail) ---\n" + "\n".join(tail), file=sys.stderr)
             raise RuntimeError(f"job failed: {failed}")
+        for j in jobs:
+            if j.framework == "mpi":
+                check_mpi_mapping(j, tb)
 
         # Let the last ACKs and FINs reach the captures.  libpcap hands packets
         # to tcpdump in blocks; on SIGINT tcpdump does not drain a block that is
         # not yet retired, so wait (immediate mode is on as well).
         time.sleep(1.5)
-        dropped = tb.nft_dropped() if a.loss else [(0, 0)] * a.ranks
-        cap_drops = []
-        for p in dumps:
+        dropped = tb.nft_dropped(range(nhosts)) if a.loss else [(0, 0)] * nhosts
+        cap_drops = {}
+        for i, p in dumps:
             os.killpg(p.pid, signal.SIGINT)
-        for i, p in enumerate(dumps):
+        for i, p in dumps:
             p.wait(timeout=10)
             txt = open(os.path.join(logdir, f"tcpdump-{i}.log")).read()
             m = re.search(r"(\d+) packets dropped by kernel", txt)
-            cap_drops.append(int(m.group(1)) if m else None)
+            cap_drops[i] = int(m.group(1)) if m else None
 
-        jt_path = os.path.join(run, "job-truth.json")
-        truth = json.load(open(jt_path))
-        os.unlink(jt_path)
-        servers = [0] if a.framework == "rpc" else []
-        truth.update({
-            "run": name,
+        common = {
             "delay": loss_tag(a.loss),
             "loss_percent": a.loss,
             "loss_method": ("nftables bridge forward chain in the switch, per sender port: "
                             "'iifname p<i> numgen random mod 10000 < k drop'" if a.loss else None),
-            "nft_dropped": [d[0] for d in dropped],
-            "nft_dropped_bytes": [d[1] for d in dropped],
-            "hosts": [{"host": i, "addr": tb.addrs[i], "rank": i,
-                       "role": "server" if i in servers else "worker",
-                       "pcap": f"worker-{i}-tcpdump.pcap"} for i in range(a.ranks)],
-            "server": tb.addrs[0] if servers else None,
-            "capture": {"tool": "tcpdump", "snaplen": 100, "filter": "src <own addr>",
-                        "iface": IFACE, "kernel_drops": cap_drops},
+            "capture": {"tool": "tcpdump", "snaplen": 100,
+                        "filter": "src <own addr>" if a.capture == "src" else None,
+                        "iface": IFACE if a.capture == "src" else "any (Linux cooked, both "
+                        "directions: every packet is in its sender's and its receiver's file)", "kernel_drops": [cap_drops[i] for i in range(nhosts)]},
             "job_wall_s": round(t_job_end - t_job, 3),
             "command": " ".join(["testbed/run_job.py"] + sys.argv[1:]),
-        })
-        st = truth.get("step_times") or []
-        if len(st) > 1:
-            truth["mean_step_s"] = (st[-1] - st[0]) / (len(st) - 1)
-        # expected payload bytes per step, the formulas of doc/analysis.md
-        S, N = truth["gradient_bytes"], a.ranks
-        if a.framework == "ddp":
-            truth["expected_tx_bytes_per_step"] = {"worker": 2 * (N - 1) / N * S}
-        elif a.framework == "manual":
-            # from the algorithm's plan (job.expected_pairs): exact slice sizes
-            per = [0] * N
-            for s, d, v in truth["expected_pair_bytes_per_step"]:
-                per[s] += v
-            truth["expected_tx_bytes_per_rank"] = per
-            if (a.algorithm == "butterfly" and not N & (N - 1)) or a.algorithm == "clique":
-                truth["expected_tx_bytes_per_step"] = {"worker": 2 * (N - 1) / N * S}
-            elif a.algorithm == "pairwise" and N % 2 == 0:  # S to the step's partner
-                truth["expected_tx_bytes_per_step"] = {"worker": S}
-            else:  # differs per rank (tree, hierarchical, butterfly with
-                # N not a power of two, pairwise with byes): see
-                # expected_tx_bytes_per_rank
-                truth["expected_tx_bytes_per_step"] = None
-        else:
-            W = N - 1
-            truth["expected_tx_bytes_per_step"] = {"worker": S, "server": W * S}
+        }
+        jts = []
+        for j in jobs:
+            launcher = None
+            if j.k in launchers:
+                launcher = {"addr": tb.addrs[launchers[j.k]], "role": "launcher", "rank": None,
+                            "pcap": None,
+                            "note": "mpirun (Open MPI's launcher): starts and watches the "
+                                    "ranks' daemons over TCP; not a rank, not captured"}
+            jt = jobspec.job_truth(j, tb.addrs, pcaps, run, launcher)
+            jt.update({k: v for k, v in common.items() if k != "capture"})
+            jt["nft_dropped"] = [dropped[h][0] for h in j.hosts]
+            jt["nft_dropped_bytes"] = [dropped[h][1] for h in j.hosts]
+            jts.append(jt)
+        # the top level is the largest job's truth (today's readers), plus all jobs
+        top = dict(max(jts, key=lambda t: (t["ranks"], -t["job"])))
+        top.update(common)
+        top["run"] = name
+        top["jobs"] = jts
+        top["hosts_all"] = [{"host": i, "addr": tb.addrs[i], "pcap": pcaps[i],
+                             "jobs": [j.k for j in jobs if i in j.hosts]}
+                            for i in range(nhosts)]
         with open(os.path.join(run, "truth.json"), "w") as f:
-            json.dump(truth, f, indent=1)
+            json.dump(top, f, indent=1)
+        if a.bridge_capture:
+            bt = dict(top, run=os.path.basename(bridge_run))
+            bt["capture"] = dict(common["capture"], iface="br0 (the bridge, promiscuous: "
+                                 "a switch mirror port)", filter=None, file="bridge-tcpdump.pcap",
+                                 kernel_drops=[cap_drops["bridge"]],
+                                 per_worker_files="../" + name)
+            with open(os.path.join(bridge_run, "truth.json"), "w") as f:
+                json.dump(bt, f, indent=1)
+            for j in jobs:  # the logs too, where the folder analysis looks
+                src = os.path.join(j.out, "train_history.log")
+                dst = os.path.join(bridge_run, os.path.relpath(src, run))
+                os.makedirs(os.path.dirname(dst), exist_ok=True)
+                shutil.copy(src, dst)
         if not a.keep_logs:
             shutil.rmtree(logdir)
         status = 0
-        sz = sum(os.path.getsize(os.path.join(run, x)) for x in os.listdir(run)
-                 if os.path.isfile(os.path.join(run, x)))
-        print(f"run_job: {name}: {a.ranks} hosts, {truth['steps']} steps, "
-              f"{truth.get('mean_step_s', 0):.3f} s/step, job {t_job_end - t_job:.1f} s, "
-              f"total {time.time() - t0:.1f} s, {sz / 1e6:.2f} MB -> {run}")
+        sz = sum(os.path.getsize(os.path.join(r, x)) for r, _, fs in os.walk(run) for x in fs)
+        print(f"run_job: {name}: {len(jobs)} job(s), {nhosts} hosts, "
+              + "; ".join(f"job {t['job']} {t['pattern']}/{t['ranks']} {t['steps']} steps "
+                          f"{t['log_mean_step_s'] or 0:.3f} s/step" for t in jts)
+              + f", total {time.time() - t0:.1f} s, {sz / 1e6:.2f} MB -> {run}")
     except KeyboardInterrupt as e:
         print(f"run_job: interrupted ({e}), cleaning up", file=sys.stderr)
         status = 130

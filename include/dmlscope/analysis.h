@@ -55,6 +55,22 @@ enum dmls_pattern_kind {
 const char *dmls_pattern_name(int kind);
 
 #define DMLS_EDGE_FRACTION 0.10 /* pairs below this share of the max pair are control plane */
+#define DMLS_MIN_DATA_BYTES (256.0 * 1024) /* a job's largest pair moves at least this */
+#define DMLS_MAX_JOBS 32        /* jobs analyzed one by one; the rest are counted */
+
+/* One job of the capture (jobs.c): its hosts (address order not implied)
+ * and the cut that tells its data pairs from its control plane. */
+typedef struct dmls_job_scope {
+	size_t n;
+	size_t *hosts;         /* st->hosts indexes */
+	double thr;            /* data pairs move at least this payload */
+	double payload_bytes;  /* payload of its data pairs */
+} dmls_job_scope;
+
+/* The jobs of st, the largest (by payload) first; *n is 0 with nothing but
+ * control traffic.  Free with dmls_jobs_free. */
+int dmls_jobs_split(dmls_job_scope **jobs, size_t *n, const dmls_stats *st, dmls_error *err);
+void dmls_jobs_free(dmls_job_scope *jobs, size_t n);
 
 typedef struct dmls_pattern {
 	int kind;              /* enum dmls_pattern_kind */
@@ -79,6 +95,14 @@ typedef struct dmls_pattern {
 				* senders' data edges (what iterations count) */
 	int lone_sender;       /* partial: one sender, one data peer, no other
 				* bulk transfer (a ring neighbour or a PS worker) */
+	int hub_exchanges;     /* star: the hub exchanges with its spokes at once
+				* (a hub-shaped collective, no server) */
+	unsigned service_port; /* partial: the observed ranks send their data to
+				* this service port (MPI-style, connected on
+				* demand): the rank count is not known, 0 */
+	size_t extra;          /* butterfly of 3 from a hub: the extra rank (it
+				* hands its whole vector, S, to the hub); else
+				* SIZE_MAX */
 } dmls_pattern;
 
 /* dmls_burst: burst.h */
@@ -114,9 +138,64 @@ typedef struct dmls_iterations {
 	double *bytes;          /* count: payload all job hosts sent in each */
 	double bytes_per_worker;  /* median over workers of their median, NAN */
 	double bytes_spread;      /* robust CV (1.4826 MAD / median) of per-worker-iteration bytes */
+	double bytes_outliers;    /* share of (worker, iteration) cells more than 25 %
+				   * off that worker's median (the robust CV is blind
+				   * when over half the cells agree) */
 	double duration_cv;       /* robust CV of comm-end-to-comm-end intervals */
 	double regularity;        /* [0,1], see iterations.c */
 } dmls_iterations;
+
+/* Synchronous or not (mode.c): each rank's own clock, compared. */
+#define DMLS_MODE_MAX_RANKS 32 /* ranks that get a clock (the first in address order) */
+enum { DMLS_MODE_UNKNOWN = 0, DMLS_MODE_SYNC, DMLS_MODE_ASYNC };
+const char *dmls_mode_name(int mode); /* "synchronous", "asynchronous", "unknown" */
+
+typedef struct dmls_rank_clock {
+	size_t host;              /* st->hosts index */
+	size_t count;             /* iterations of its sending alone */
+	double period_s;          /* their mean period, NAN */
+	double bytes_per_exchange; /* median payload it sends per iteration, NAN */
+	const double *ends;       /* count ends (s from st->t0_ns), into dmls_mode */
+	size_t end_off;           /* (internal) */
+} dmls_rank_clock;
+
+typedef struct dmls_mode {
+	int mode;                 /* DMLS_MODE_* */
+	const char *why;          /* the evidence, one phrase (static) */
+	double period_spread;     /* share of ranks whose period is 10 % off the median */
+	double step_lock;         /* median share of steps with one end per rank */
+	double phase_spread;      /* median robust spread of end offsets / period */
+	size_t nranks;
+	dmls_rank_clock *ranks;
+	double *ends;             /* (internal) every rank's ends */
+	size_t nends;
+	int by_request;           /* clocks from each rank's requests (exchanges.c) */
+} dmls_mode;
+
+/* Who started each exchange (exchanges.c): per rank of ranks[0..n) the
+ * start times of its requests (ascending, s from st->t0_ns) and its mean
+ * payload per request; paired_share: the share of bursts that came as a
+ * request and its answer (NAN without bursts). */
+#define DMLS_EXCHANGES_PAIRED 0.6 /* a job of requests and answers from this share */
+typedef struct dmls_exchanges {
+	size_t n;
+	double **t;
+	size_t *count;
+	double *bytes;
+	double paired_share;
+} dmls_exchanges;
+int dmls_exchanges_find(dmls_exchanges *x, const dmls_stats *st, const size_t *ranks, size_t n);
+void dmls_exchanges_release(dmls_exchanges *x);
+
+/* Clocks of ranks[0..n) and the verdict; pairs[0..np): the job's pairs
+ * when a rank's sending mixes jobs (NULL: each rank's whole sending); ex:
+ * the ranks' requests (NULL, or not a job of requests and answers: the
+ * iterations of each rank's sending); job: the job's own iterations (all
+ * ranks together), NULL if none. */
+int dmls_mode_find(dmls_mode *m, const dmls_stats *st, const size_t *ranks, size_t n,
+		   const size_t *pairs, size_t np, const dmls_exchanges *ex,
+		   const dmls_iterations *job, dmls_error *err);
+void dmls_mode_release(dmls_mode *m);
 
 typedef struct dmls_acc_point {
 	long id;
@@ -140,7 +219,15 @@ typedef struct dmls_trainlog_metrics {
 #define DMLS_BURST_MAX_HOSTS 64
 typedef struct dmls_analysis {
 	dmls_pattern pattern;
-	dmls_iterations iter;
+	dmls_iterations iter;     /* the job's; an asynchronous job's period is
+				   * NAN (no common step; the result reports no
+				   * count either) */
+	dmls_mode mode;           /* synchronous or not, each rank's clock */
+	int iter_unsure;          /* the iterations' bytes do not repeat (a worker's
+				   * cells off its median): period, count and S
+				   * withheld */
+	size_t iter_found;        /* iterations the job clock counted (before an
+				   * asynchronous verdict) */
 	double gradient_bytes;    /* S, NAN if unknown */
 	/* check of the pattern's formula: all job hosts' payload per iteration
 	 * predicted from S (ring/butterfly 2(N-1)S, star 2WS) and observed
@@ -150,6 +237,8 @@ typedef struct dmls_analysis {
 				   * hub sends per iteration (W S), else NAN */
 	int ends_from_acks;       /* one sender alone: iteration ends from its
 				   * acknowledgements of its peer's reply */
+	int hub_one_at_a_time;    /* star seen from its hub alone, which answers one
+				   * spoke at a time: no period, no S */
 	int pulled_first;         /* star seen with its hub: the first sends (the
 				   * initial pull) were left out as warm-up */
 	dmls_phases phases;
@@ -161,6 +250,19 @@ typedef struct dmls_analysis {
 	dmls_trainlog_metrics log;
 	size_t nnotes;
 	char notes[DMLS_MAX_NOTES][160];
+	/* The jobs of the capture (jobs.c).  The top-level analysis is of the
+	 * largest job; jobs[0] is that analysis itself, jobs[1..njobs) the
+	 * other jobs' (owned), each with the stages up to the volume (no
+	 * phases, burstiness or train log: those are the capture's). */
+	size_t njobs;              /* analyzed: at most DMLS_MAX_JOBS */
+	size_t jobs_found;         /* found in the capture */
+	struct dmls_analysis **jobs;
+	size_t job_id;             /* this job's index in jobs[] */
+	double job_start_s, job_end_s; /* the job's own time base: first and last
+				    * packet between its hosts (or between
+				    * one of them and a host of no job), s
+				    * from st->t0_ns; NAN without a job */
+	double job_wire_bytes;     /* wire bytes of those packets */
 } dmls_analysis;
 
 /* Analyze st (roles are written into st->hosts[i].role).  log may be NULL. */
@@ -170,14 +272,20 @@ void dmls_analysis_free(dmls_analysis *a);
 
 /* ---- stage functions (src/analysis), callable alone from tests ---- */
 
-/* Static pattern of the payload volume graph. */
+/* Static pattern of the payload volume graph: of the largest job. */
 int dmls_pattern_find(dmls_pattern *p, const dmls_stats *st, dmls_error *err);
+/* The same for one job of the njobs found by dmls_jobs_split. */
+int dmls_pattern_find_job(dmls_pattern *p, const dmls_stats *st, const dmls_job_scope *job,
+			  size_t njobs, dmls_error *err);
 /* Classify again with pairs weighed by their median bytes per iteration
  * (needs 4 or more iteration starts, seconds from st->t0_ns). */
 int dmls_pattern_refine(dmls_pattern *p, const dmls_stats *st, const double *starts_s,
 			size_t count);
 /* Two ranks: a ring, or a server and one worker taking turns (star)? */
 void dmls_pattern_check_two(dmls_pattern *p, const dmls_stats *st);
+/* A star's hub: a server its spokes take turns with, or a collective's
+ * rank exchanging with them at once (N = 3: MPICH's butterfly)? */
+void dmls_pattern_check_hub(dmls_pattern *p, const dmls_stats *st);
 /* Tree: the root from timing (a child sends up before its parent sends
  * down); iterations from bounds_s[0..count) to end_s, s from st->t0_ns. */
 void dmls_pattern_tree_root(dmls_pattern *p, const dmls_stats *st, const double *bounds_s,
@@ -211,9 +319,11 @@ void dmls_iterations_release(dmls_iterations *it);
 /* On/off phases of a 1 ms series. */
 void dmls_phases_compute(dmls_phases *ph, const dmls_series *s, double gap_threshold_s);
 
+/* The job's wire bytes over its own time base give mb_per_step (job_span_s
+ * NAN: the whole capture's). */
 int dmls_trainlog_metrics_compute(dmls_trainlog_metrics *m, const dmls_stats *st,
-				  const dmls_trainlog *log, double period_s,
-				  dmls_error *err);
+				  const dmls_trainlog *log, double period_s, double job_wire_bytes,
+				  double job_span_s, dmls_error *err);
 void dmls_trainlog_metrics_release(dmls_trainlog_metrics *m);
 
 #endif

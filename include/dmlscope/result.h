@@ -125,10 +125,14 @@ typedef struct dmls_result {
 
 	struct {
 		double period_s, period_median_s, regularity, bytes_per_worker;
-		double bytes_spread, duration_spread, acf_period_s, acf_peak;
+		double bytes_spread, bytes_outliers, duration_spread, acf_period_s, acf_peak;
 		double iteration_bytes, byte_acf_peak, acf_at_period, end_s;
 		int64_t count;
 		const char *source, *method;
+		const char *mode, *mode_evidence; /* dmls_mode_name, the why */
+		double rank_period_spread, step_lock, phase_spread;
+		size_t nranks;
+		const dmls_rank_clock *ranks;
 		size_t n;           /* iterations in the lists below */
 		const double *starts_s, *bounds_s, *comm_end_s, *bytes;
 		double *duration_s; /* owned: boundary to the next (the last: to end_s) */
@@ -174,6 +178,19 @@ typedef struct dmls_result {
 
 	size_t nnotes;
 	const char (*notes)[160];
+
+	/* The jobs of the capture (analysis.h): one result per job holding its
+	 * job, pattern, iterations, model (and, for the top job, train_log)
+	 * and notes; the rest of a job's result is unknown.  jobs[0] is the
+	 * top level's job.  Owned. */
+	struct {
+		int64_t id;        /* index in jobs */
+		double start_s;    /* the job's first packet, s from the capture's */
+		double duration_s; /* its first to its last packet */
+		double wire_bytes; /* its packets' wire bytes */
+	} job;
+	size_t njobs;
+	struct dmls_result *jobs;
 
 	/* Display orders and figures, chosen once (all owned). */
 	size_t nshown;

@@ -14,6 +14,9 @@
  *   pairwise         a worker sends its model to one peer per step -> S = b
  *   clique           all-to-all all-reduce: S/N to each of N-1 peers, twice
  *                    (reduce-scatter + all-gather) -> S = b N / (2(N-1))
+ *   butterfly of 3 (a path told from a star by timing, pattern_two.c): the
+ *                    extra rank hands its whole vector to the hub -> S =
+ *                    its payload per iteration
  *   butterfly, N not a power of two (r = N - p extra ranks hand their
  *                    vector to a core rank and get the result back, S each
  *                    way; the p core ranks 2(p-1)/p S each): the job sends
@@ -28,44 +31,30 @@
  *   hierarchical, unknown: volumes depend on the groups' algorithms -> unknown
  */
 #include <math.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/analysis_int.h"
 #include "analysis/period.h"
-#include "dmlscope/analysis.h"
 
 #define PHASE_GAP_S 0.005
 #define PHASE_GAP_SHARE 0.05
-#define ACK_JOIN 10          /* bins (1 ms): acknowledgements of one reply */
-#define ACK_MIN_WIRE 1024.0  /* bytes of acknowledgements that make a reply */
-#define ACK_MAX_BINS (1 << 24)
-#define INITIAL_PULL_SHARE 0.5 /* workers' bytes in a pull-only first iteration, of a step's */
+#define UNSURE_OUTLIERS 0.2 /* iterations whose bytes do not repeat: no period */
 
-static void note(dmls_analysis *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void note(dmls_analysis *a, const char *fmt, ...)
+/* Roles of the job's hosts (job NULL: of every host); a host of two jobs
+ * keeps the role the last job analyzed gave it (the largest). */
+static void set_roles(dmls_stats *st, const dmls_pattern *p, const dmls_job_scope *job)
 {
-	if (a->nnotes >= DMLS_MAX_NOTES)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(a->notes[a->nnotes++], sizeof(a->notes[0]), fmt, ap);
-	va_end(ap);
-}
-
-static void set_roles(dmls_stats *st, const dmls_pattern *p)
-{
-	for (size_t i = 0; i < st->nhosts; i++)
-		st->hosts[i].role = DMLS_ROLE_OTHER;
+	for (size_t i = 0; i < (job ? job->n : st->nhosts); i++)
+		st->hosts[job ? job->hosts[i] : i].role = DMLS_ROLE_OTHER;
 	for (size_t i = 0; i < p->ranks; i++)
 		st->hosts[p->members[i]].role = DMLS_ROLE_WORKER;
-	if (p->kind == DMLS_PAT_STAR)
+	if (p->kind == DMLS_PAT_STAR && !p->hub_exchanges)
 		for (size_t i = 0; i < p->nhubs; i++)
 			st->hosts[p->hubs[i]].role = DMLS_ROLE_SERVER;
 }
 
-static void gradient_size(dmls_analysis *a)
+static void gradient_size(dmls_analysis *a, const dmls_stats *st)
 {
 	const dmls_pattern *p = &a->pattern;
 	double b = a->iter.bytes_per_worker, n = (double)p->ranks;
@@ -81,10 +70,20 @@ static void gradient_size(dmls_analysis *a)
 		}
 	}
 	if (p->partial && p->kind == DMLS_PAT_STAR && !isfinite(b) && isfinite(a->server_bytes) &&
-	    w >= 1)
+	    w >= 1 && !a->hub_one_at_a_time)
 		b = a->server_bytes / w; /* the hub sends S to each of W workers */
 	if (!isfinite(b) || p->ranks < 2)
 		return;
+	if (p->service_port && p->kind != DMLS_PAT_STAR && p->kind != DMLS_PAT_PAIRWISE)
+		return; /* S needs N, which this view does not give */
+	if (p->kind == DMLS_PAT_BUTTERFLY && p->ranks == 3 && p->extra < st->nhosts &&
+	    !p->partial && a->iter.count > 0) {
+		/* the extra rank hands its whole vector to its core partner, once
+		 * per iteration (the core pair's exchange sizes differ between
+		 * MPI libraries: MPICH S each way, Open MPI 1.5 S one way) */
+		a->gradient_bytes = (double)st->hosts[p->extra].tx_payload_bytes / (double)a->iter.count;
+		return;
+	}
 	if (p->kind == DMLS_PAT_BUTTERFLY && (p->ranks & (p->ranks - 1))) {
 		if (!p->partial && isfinite(a->observed_iter_bytes)) { /* needs every rank */
 			a->gradient_bytes = a->observed_iter_bytes / (2 * (n - 1));
@@ -119,238 +118,6 @@ static void gradient_size(dmls_analysis *a)
 		a->expected_iter_bytes = NAN; /* the unobserved ranks' share is not seen */
 }
 
-static void notes_iterations(dmls_analysis *a)
-{
-	const dmls_iterations *it = &a->iter;
-	if (it->count == 1)
-		note(a, "one iteration only: no period");
-	if (it->count < 2 || !isfinite(it->period_median_s))
-		return;
-	double longest = 0, at = 0;
-	for (size_t i = 0; i + 1 < it->count; i++) {
-		double d = it->comm_end_s[i + 1] - it->comm_end_s[i];
-		if (d > longest)
-			longest = d, at = it->comm_end_s[i];
-	}
-	if (longest > 3 * it->period_median_s && it->count >= 3)
-		note(a, "stall: %.3g s without an iteration from t=%.3g s (median period %.3g s)",
-		     longest, at, it->period_median_s);
-}
-
-/* A partial view: which ranks' sending the capture holds, what follows. */
-static void notes_view(dmls_analysis *a, const dmls_stats *st)
-{
-	const dmls_pattern *p = &a->pattern;
-	if (!p->partial)
-		return;
-	char list[96] = "";
-	size_t len = 0;
-	for (size_t i = 0; i < p->nobserved && len + 1 < sizeof(list); i++) {
-		int w = snprintf(list + len, sizeof(list) - len, "%s%s", i ? ", " : "",
-				 st->hosts[p->observed[i]].name);
-		if (w < 0 || (size_t)w >= sizeof(list) - len) {
-			snprintf(list + len, sizeof(list) - len, "...");
-			break;
-		}
-		len += (size_t)w;
-	}
-	note(a, "partial view: only %zu of %zu ranks' outgoing traffic is in the capture: %s",
-	     p->nobserved, p->ranks, list);
-	if (p->lone_sender)
-		note(a, "one sender with one data peer: a ring neighbour or a parameter server's "
-			"worker; kind and gradient size unknown");
-	else if (p->kind == DMLS_PAT_RING && p->norder < p->ranks)
-		note(a, "ring order partial: %zu of %zu ranks placed; S uses N = %zu ranks "
-			"(data peers and contacts of the observed ranks)", p->norder, p->ranks,
-		     p->ranks);
-	else if (p->kind == DMLS_PAT_STAR && isfinite(a->server_bytes))
-		note(a, "star seen from its hub only: S = the hub's bytes per iteration / %zu "
-			"workers", p->ranks - p->nhubs);
-	if (a->pulled_first)
-		note(a, "the hub's first sends (the workers' initial pull of the model) are "
-			"warm-up, not a step");
-	if (p->lone_sender && a->iter.count >= 2)
-		note(a, a->ends_from_acks
-				? "iterations end with the sender's acknowledgements of its peer's "
-				  "reply (the reply itself is not in the capture)"
-				: "period from one rank's sending alone: a step that ends with a "
-				  "message it receives (a server's reply) is not seen to end");
-}
-
-static void notes_all(dmls_analysis *a, const dmls_stats *st)
-{
-	const dmls_pattern *p = &a->pattern;
-	if (st->packets == 0) {
-		note(a, "empty capture: nothing to analyze");
-		return;
-	}
-	notes_view(a, st);
-	if (p->ranks == 0)
-		note(a, "only control traffic: no pair moved %.0f bytes or more",
-		     256.0 * 1024);
-	if (p->components > 1)
-		note(a, "%zu jobs (disconnected groups of hosts) in the capture: analyzed the "
-		     "one moving the most bytes (%zu hosts)", p->components, p->ranks);
-	if (p->ranks > 0 && p->kind == DMLS_PAT_UNKNOWN && !p->lone_sender)
-		note(a, "communication pattern not recognized among %zu hosts", p->ranks);
-	if (p->ranks > 0 && a->iter.count == 0)
-		note(a, "no iterations found");
-	notes_iterations(a);
-	if (st->retransmissions > 0)
-		note(a, "%llu TCP retransmissions (%.3g %% of packets): loss or timeouts on the path",
-		     (unsigned long long)st->retransmissions,
-		     100.0 * (double)st->retransmissions / (double)st->packets);
-	if (a->log.present && isfinite(a->log.period_error) && fabs(a->log.period_error) > 0.03)
-		note(a, "detected period %.4g s differs from the log's mean step %.4g s by %.1f %%",
-		     a->iter.period_s, a->log.mean_step_s, 100 * a->log.period_error);
-}
-
-typedef struct range_sum {
-	int64_t a, b;
-	double sum;
-} range_sum;
-
-static void add_in_range(int64_t bin, uint64_t bytes, void *ctx)
-{
-	range_sum *r = ctx;
-	if (bin >= r->a && bin < r->b)
-		r->sum += (double)bytes;
-}
-
-/* Payload host h sent in [t0_s, t1_s) (seconds from st->t0_ns); visits
- * the non-empty bins only (a capture may span years). */
-static double sent_between(const dmls_stats *st, size_t h, double t0_s, double t1_s)
-{
-	const dmls_series *s = &st->hosts[h].tx_payload;
-	double bin_s = (double)s->bin_ns * 1e-9, off_s = (double)(s->t0_ns - st->t0_ns) * 1e-9;
-	range_sum r = {(int64_t)floor((t0_s - off_s) / bin_s), (int64_t)floor((t1_s - off_s) / bin_s),
-		       0};
-	dmls_series_foreach(s, add_in_range, &r);
-	return r.sum;
-}
-
-/* One sender with one data peer (a parameter server's worker, or a ring
- * rank) seen alone: its step ends when it has received the reply (the
- * server's parameters), which the capture does not hold, but the sender's
- * acknowledgements of it are there: bins where it sent to its peer
- * packets without payload.  Each iteration's end moves to the end of the
- * first burst of acknowledgements after its own sending (bins at most
- * ACK_JOIN apart, at least ACK_MIN_WIRE bytes of them); when an iteration
- * has none, the ends stay.  Returns 1 when they moved. */
-static int ends_from_acks(dmls_analysis *a, const dmls_stats *st)
-{
-	const dmls_pattern *p = &a->pattern;
-	dmls_iterations *it = &a->iter;
-	if (!p->lone_sender || p->npairs != 1 || it->count < 3)
-		return 0;
-	const dmls_pair *pr = &st->pairs[p->pairs[0]];
-	const dmls_series *w = &pr->series, *x = &st->hosts[pr->src].tx_payload;
-	if (w->bin_ns != x->bin_ns || w->t0_ns != x->t0_ns)
-		return 0;
-	double bin_s = (double)w->bin_ns * 1e-9, off_s = (double)(w->t0_ns - st->t0_ns) * 1e-9;
-	double *end = malloc(it->count * sizeof(double));
-	if (!end)
-		return 0;
-	size_t found = 0;
-	int64_t budget = ACK_MAX_BINS; /* bins looked at, all iterations together */
-	for (size_t i = 0; i < it->count; i++) {
-		int64_t k = (int64_t)ceil((it->comm_end_s[i] - off_s) / bin_s);
-		int64_t stop = i + 1 < it->count ? (int64_t)floor((it->bounds_s[i + 1] - off_s) / bin_s)
-						 : w->max_bin + 1;
-		k = k < w->min_bin ? w->min_bin : k;
-		stop = stop > w->max_bin + 1 ? w->max_bin + 1 : stop;
-		if (stop - k > budget)
-			break; /* too long to scan bin by bin: keep the ends */
-		budget -= stop > k ? stop - k : 0;
-		int64_t first = -1, last = -1;
-		double sum = 0;
-		for (; k < stop; k++) {
-			if (dmls_series_get(w, k) == 0 || dmls_series_get(x, k) != 0)
-				continue; /* acknowledgements only */
-			if (last >= 0 && k - last > ACK_JOIN) {
-				if (sum >= ACK_MIN_WIRE)
-					break;
-				first = -1, sum = 0; /* a lone ACK: not the reply */
-			}
-			if (first < 0)
-				first = k;
-			last = k;
-			sum += (double)dmls_series_get(w, k);
-		}
-		if (first < 0 || sum < ACK_MIN_WIRE)
-			break;
-		end[i] = off_s + (double)(last + 1) * bin_s;
-		found++;
-	}
-	if (found == it->count) {
-		memcpy(it->comm_end_s, end, it->count * sizeof(double));
-		dmls_iterations_period(it);
-	}
-	free(end);
-	return found == it->count;
-}
-
-/* A star seen with its hub: is the first iteration the workers' initial
- * pull of the model (the hub sends, no observed worker pushes)? */
-static int initial_pull(const dmls_analysis *a, const dmls_stats *st, const size_t *workers,
-			size_t nw)
-{
-	const dmls_iterations *it = &a->iter;
-	if (it->count < 3)
-		return 0;
-	if (nw == 0)
-		return 1; /* the hub alone sends steps + 1 times */
-	double first = 0, rest = 0;
-	for (size_t w = 0; w < nw; w++) {
-		first += sent_between(st, workers[w], it->bounds_s[0], it->bounds_s[1]);
-		rest += sent_between(st, workers[w], it->bounds_s[1], it->bounds_s[it->count - 1]);
-	}
-	return first < INITIAL_PULL_SHARE * rest / (double)(it->count - 2);
-}
-
-/* Iterations of the job, bytes per worker from the hosts with role worker.
- * On a partial view only the observed ranks count: the series is their
- * data edges, bytes per worker come from observed workers.  A star seen
- * with its hub: the hub's first sends are the workers' initial pull of the
- * model (a worker pulls before its first push), warm-up, not a step, when
- * no observed worker pushed in it; seen from its hub alone, the hub's
- * bytes per iteration (server_bytes) give S. */
-static int find_iterations(dmls_analysis *a, dmls_stats *st, dmls_error *err)
-{
-	dmls_pattern *p = &a->pattern;
-	size_t nw = 0, *workers = malloc((p->ranks ? p->ranks : 1) * sizeof(size_t));
-	if (!workers)
-		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
-	const size_t *hosts = p->partial ? p->observed : p->members;
-	size_t nh = p->partial ? p->nobserved : p->ranks;
-	for (size_t i = 0; i < nh; i++)
-		if (st->hosts[hosts[i]].role == DMLS_ROLE_WORKER)
-			workers[nw++] = hosts[i];
-	int hub_seen = p->partial && p->kind == DMLS_PAT_STAR && nw < nh;
-	int hub_only = hub_seen && nw == 0;
-	size_t nworkers = nw;
-	if (hub_only)
-		for (size_t i = 0; i < nh; i++)
-			workers[nw++] = hosts[i];
-	dmls_iterations_release(&a->iter);
-	int rc = dmls_iterations_find_pairs(&a->iter, st, hosts, nh, workers, nw,
-					    p->partial ? p->pairs : NULL,
-					    p->partial ? p->npairs : 0, err);
-	a->server_bytes = NAN;
-	if (rc == 0 && hub_only) {
-		a->server_bytes = a->iter.bytes_per_worker;
-		a->iter.bytes_per_worker = a->iter.bytes_spread = NAN;
-	}
-	if (rc == 0)
-		a->ends_from_acks = ends_from_acks(a, st);
-	if (rc == 0 && hub_seen && initial_pull(a, st, workers, nworkers)) {
-		dmls_iterations_drop_first(&a->iter);
-		a->pulled_first = 1;
-	}
-	free(workers);
-	return rc;
-}
-
 /*
  * The stages, in one forward order; each reads what the ones before it
  * left in the analysis (and, for roles, in st->hosts[].role):
@@ -370,23 +137,30 @@ typedef struct stage_ctx {
 	dmls_stats *st;
 	const dmls_trainlog *log;
 	int was_star;     /* the kind the clock stage counted with */
+	const dmls_job_scope *job; /* NULL: no job in the capture */
+	size_t njobs;
+	const size_t *jpairs;  /* a job sharing a host with another: the pairs
+				* between its hosts (its clocks count these),
+				* else NULL (its hosts' sending) */
+	size_t njpairs;
 } stage_ctx;
 
 static int stage_shape(stage_ctx *c, dmls_error *err)
 {
-	int rc = dmls_pattern_find(&c->a->pattern, c->st, err);
+	int rc = c->job ? dmls_pattern_find_job(&c->a->pattern, c->st, c->job, c->njobs, err)
+			: dmls_pattern_find(&c->a->pattern, c->st, err);
 	if (rc)
 		return rc;
 	if (dmls_pattern_view(&c->a->pattern, c->st) < 0)
 		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
-	set_roles(c->st, &c->a->pattern);
+	set_roles(c->st, &c->a->pattern, c->job);
 	return 0;
 }
 
 static int stage_clock(stage_ctx *c, dmls_error *err)
 {
 	c->was_star = c->a->pattern.kind == DMLS_PAT_STAR;
-	return find_iterations(c->a, c->st, err);
+	return dmls_find_iterations(c->a, c->st, c->jpairs, c->njpairs, err);
 }
 
 static int stage_shape_final(stage_ctx *c, dmls_error *err)
@@ -399,9 +173,10 @@ static int stage_shape_final(stage_ctx *c, dmls_error *err)
 	if (!p->partial) { /* both need every rank's sending */
 		dmls_pattern_check_pairwise(p, c->st, win);
 		dmls_pattern_check_two(p, c->st);
+		dmls_pattern_check_hub(p, c->st);
 	}
 	dmls_pattern_tree_root(p, c->st, it->bounds_s, it->count, it->end_s);
-	set_roles(c->st, p);
+	set_roles(c->st, p, c->job);
 	return 0;
 }
 
@@ -409,13 +184,60 @@ static int stage_clock_final(stage_ctx *c, dmls_error *err)
 {
 	if (c->was_star == (c->a->pattern.kind == DMLS_PAT_STAR))
 		return 0; /* the same workers: the clock stands */
-	return find_iterations(c->a, c->st, err);
+	return dmls_find_iterations(c->a, c->st, c->jpairs, c->njpairs, err);
+}
+
+/* Synchronous or not; an asynchronous job has no common step: its period
+ * is each rank's (mode.ranks), its gradient size the bytes a worker sends
+ * per exchange where the pattern says one exchange moves S (a parameter
+ * server's push, a pair average). */
+static int stage_mode(stage_ctx *c, dmls_error *err)
+{
+	dmls_analysis *a = c->a;
+	const dmls_pattern *p = &a->pattern;
+	const size_t *r = p->partial ? p->observed : p->members;
+	size_t n = p->partial ? p->nobserved : p->ranks;
+	dmls_exchanges ex = {0};
+	int have_ex = p->kind == DMLS_PAT_PAIRWISE && !p->partial && n <= DMLS_MODE_MAX_RANKS &&
+		      dmls_exchanges_find(&ex, c->st, r, n) == 0;
+	int rc = dmls_mode_find(&a->mode, c->st, r, n, p->partial ? NULL : c->jpairs,
+				p->partial ? 0 : c->njpairs, have_ex ? &ex : NULL, &a->iter, err);
+	if (have_ex)
+		dmls_exchanges_release(&ex);
+	a->iter_found = a->iter.count;
+	const dmls_iterations *it = &a->iter;
+	if (rc == 0 && a->mode.mode != DMLS_MODE_ASYNC && it->count >= 4 &&
+	    isfinite(it->bytes_outliers) && it->bytes_outliers > UNSURE_OUTLIERS) {
+		/* no unit tiles the bytes: parts of steps, or several, counted */
+		a->iter_unsure = 1;
+		a->iter.period_s = a->iter.period_median_s = NAN;
+		a->iter.bytes_per_worker = NAN;
+		return 0;
+	}
+	if (rc || a->mode.mode != DMLS_MODE_ASYNC)
+		return rc;
+	a->iter.period_s = a->iter.period_median_s = NAN;
+	a->iter.regularity = a->iter.duration_cv = NAN;
+	if (p->kind != DMLS_PAT_STAR && p->kind != DMLS_PAT_PAIRWISE)
+		a->iter.bytes_per_worker = NAN; /* per exchange is not per step */
+	else {
+		double *v = malloc((a->mode.nranks ? a->mode.nranks : 1) * sizeof(double));
+		size_t nv = 0;
+		for (size_t i = 0; v && i < a->mode.nranks; i++) {
+			const dmls_rank_clock *k = &a->mode.ranks[i];
+			if (c->st->hosts[k->host].role == DMLS_ROLE_WORKER && isfinite(k->bytes_per_exchange))
+				v[nv++] = k->bytes_per_exchange;
+		}
+		a->iter.bytes_per_worker = nv ? dmls_median(v, nv) : NAN;
+		free(v);
+	}
+	return 0;
 }
 
 static int stage_volume(stage_ctx *c, dmls_error *err)
 {
 	(void)err;
-	gradient_size(c->a);
+	gradient_size(c->a, c->st);
 	return 0;
 }
 
@@ -471,24 +293,130 @@ static int stage_burst(stage_ctx *c, dmls_error *err)
 
 static int stage_train_log(stage_ctx *c, dmls_error *err)
 {
-	return dmls_trainlog_metrics_compute(&c->a->log, c->st, c->log, c->a->iter.period_s, err);
+	const dmls_analysis *a = c->a;
+	return dmls_trainlog_metrics_compute(&c->a->log, c->st, c->log, a->iter.period_s,
+					     a->job_wire_bytes, a->job_end_s - a->job_start_s, err);
 }
 
 static int (*const stages[])(stage_ctx *, dmls_error *) = {
-	stage_shape, stage_clock, stage_shape_final, stage_clock_final,
+	stage_shape, stage_clock, stage_shape_final, stage_clock_final, stage_mode,
 	stage_volume, stage_phases, stage_burst, stage_train_log,
 };
+#define SUB_STAGES 6 /* shape .. volume: what another job than the top gets */
 
 static int run_stages(dmls_analysis *a, dmls_stats *st, const dmls_trainlog *log,
-		      dmls_error *err)
+		      const dmls_job_scope *job, size_t njobs, const size_t *jpairs,
+		      size_t njpairs, dmls_error *err)
 {
-	stage_ctx c = {a, st, log, 0};
-	for (size_t i = 0; i < sizeof(stages) / sizeof(stages[0]); i++) {
+	stage_ctx c = {a, st, log, 0, job, njobs, jpairs, njpairs};
+	size_t nstages = sizeof(stages) / sizeof(stages[0]);
+	if (a->job_id > 0)
+		nstages = SUB_STAGES; /* the rest are the capture's */
+	for (size_t i = 0; i < nstages; i++) {
 		int rc = stages[i](&c, err);
 		if (rc)
 			return rc;
 	}
 	return 0;
+}
+
+/* The job's own time base: its packets are those between two of its hosts,
+ * or between one of them and a host of no job (its control plane: a
+ * launcher, a store); in_any counts the jobs each host is in. */
+static void job_time_base(dmls_analysis *a, const dmls_stats *st, const dmls_job_scope *job,
+			  const size_t *in_any, unsigned char *mine)
+{
+	memset(mine, 0, st->nhosts);
+	for (size_t i = 0; i < job->n; i++)
+		mine[job->hosts[i]] = 1;
+	int64_t first = INT64_MAX, last = INT64_MIN;
+	double wire = 0;
+	for (size_t k = 0; k < st->npairs; k++) {
+		const dmls_pair *pr = &st->pairs[k];
+		int in = (mine[pr->src] && (mine[pr->dst] || !in_any[pr->dst])) ||
+			 (mine[pr->dst] && !in_any[pr->src]);
+		if (!in || pr->packets == 0)
+			continue;
+		wire += (double)pr->wire_bytes;
+		first = pr->first_ns < first ? pr->first_ns : first;
+		last = pr->last_ns > last ? pr->last_ns : last;
+	}
+	if (first > last)
+		return;
+	a->job_start_s = (double)(first - st->t0_ns) * 1e-9;
+	a->job_end_s = (double)(last - st->t0_ns) * 1e-9;
+	a->job_wire_bytes = wire;
+}
+
+/* A job with a host in another job too: the pairs between its hosts (mine,
+ * set by job_time_base) into jp; 0 when no host is shared. */
+static size_t shared_pairs(const dmls_stats *st, const dmls_job_scope *job, const size_t *in_any,
+			   const unsigned char *mine, size_t *jp)
+{
+	int shared = 0;
+	for (size_t i = 0; i < job->n; i++)
+		shared |= in_any[job->hosts[i]] > 1;
+	if (!shared)
+		return 0;
+	size_t n = 0;
+	for (size_t k = 0; k < st->npairs; k++)
+		if (mine[st->pairs[k].src] && mine[st->pairs[k].dst] &&
+		    st->pairs[k].src != st->pairs[k].dst)
+			jp[n++] = k;
+	return n;
+}
+
+static dmls_analysis *analysis_new(size_t job_id)
+{
+	dmls_analysis *a = calloc(1, sizeof(*a));
+	if (!a)
+		return NULL;
+	a->gradient_bytes = a->expected_iter_bytes = a->observed_iter_bytes = NAN;
+	a->server_bytes = a->job_start_s = a->job_end_s = a->job_wire_bytes = NAN;
+	a->job_id = job_id;
+	return a;
+}
+
+/* Every job's analysis, the smaller ones first (a host of two jobs keeps
+ * its role in the larger), the largest into a itself. */
+static int run_jobs(dmls_analysis *a, dmls_stats *st, const dmls_trainlog *log,
+		    const dmls_job_scope *jobs, size_t njobs, dmls_error *err)
+{
+	size_t n = njobs < DMLS_MAX_JOBS ? njobs : DMLS_MAX_JOBS;
+	size_t *in_any = calloc(st->nhosts ? st->nhosts : 1, sizeof(size_t));
+	unsigned char *mine = malloc(st->nhosts ? st->nhosts : 1);
+	size_t *jp = malloc((st->npairs ? st->npairs : 1) * sizeof(size_t));
+	a->jobs = calloc(n ? n : 1, sizeof(*a->jobs));
+	if (!in_any || !mine || !jp || !a->jobs) {
+		free(in_any);
+		free(mine);
+		free(jp);
+		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
+	}
+	for (size_t j = 0; j < njobs; j++)
+		for (size_t i = 0; i < jobs[j].n; i++)
+			in_any[jobs[j].hosts[i]]++;
+	a->jobs_found = njobs;
+	a->njobs = n;
+	int rc = 0;
+	for (size_t j = n; j-- > 0 && rc == 0;) {
+		dmls_analysis *x = j ? analysis_new(j) : a;
+		if (!x) {
+			rc = dmls_fail(err, DMLS_ENOMEM, "out of memory");
+			break;
+		}
+		a->jobs[j] = x;
+		x->jobs_found = njobs;
+		job_time_base(x, st, &jobs[j], in_any, mine);
+		size_t np = shared_pairs(st, &jobs[j], in_any, mine, jp);
+		rc = run_stages(x, st, j ? NULL : log, &jobs[j], njobs, np ? jp : NULL, np, err);
+		if (rc == 0 && j)
+			dmls_notes_job(x, st);
+	}
+	free(in_any);
+	free(mine);
+	free(jp);
+	return rc;
 }
 
 int dmls_analysis_run(dmls_analysis **out, dmls_stats *st, const dmls_trainlog *log,
@@ -497,17 +425,23 @@ int dmls_analysis_run(dmls_analysis **out, dmls_stats *st, const dmls_trainlog *
 	*out = NULL;
 	if (dmls_stats_finish(st))
 		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
-	dmls_analysis *a = calloc(1, sizeof(*a));
+	dmls_job_scope *jobs = NULL;
+	size_t njobs = 0;
+	dmls_analysis *a = analysis_new(0);
 	if (!a)
 		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
-	a->gradient_bytes = a->expected_iter_bytes = a->observed_iter_bytes = NAN;
-	a->server_bytes = NAN;
-	int rc = run_stages(a, st, log, err);
+	int rc = dmls_jobs_split(&jobs, &njobs, st, err);
+	for (size_t i = 0; i < st->nhosts; i++)
+		st->hosts[i].role = DMLS_ROLE_OTHER;
+	if (rc == 0)
+		rc = njobs ? run_jobs(a, st, log, jobs, njobs, err)
+			   : run_stages(a, st, log, NULL, 0, NULL, 0, err);
+	dmls_jobs_free(jobs, njobs);
 	if (rc) {
 		dmls_analysis_free(a);
 		return rc;
 	}
-	notes_all(a, st);
+	dmls_notes_all(a, st);
 	*out = a;
 	return 0;
 }
@@ -518,7 +452,11 @@ void dmls_analysis_free(dmls_analysis *a)
 		return;
 	dmls_pattern_release(&a->pattern);
 	dmls_iterations_release(&a->iter);
+	dmls_mode_release(&a->mode);
 	dmls_trainlog_metrics_release(&a->log);
+	for (size_t j = 1; a->jobs && j < a->njobs; j++)
+		dmls_analysis_free(a->jobs[j]);
+	free(a->jobs);
 	free(a->burst_host);
 	free(a->burst_host_idx);
 	free(a);

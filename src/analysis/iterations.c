@@ -78,6 +78,7 @@
 #define START_QUANTILE 0.1
 #define TRACK_HI 1.3
 #define END_QUANTILE 0.99
+#define OUTLIER_SHARE 0.25 /* a worker's iteration this far off its median bytes */
 
 typedef struct job_series {
 	int64_t from;    /* first host bin */
@@ -309,7 +310,7 @@ static int worker_bytes(dmls_iterations *it, const dmls_stats *st, const job_ser
 	double *all = malloc((nw * use + 1) * sizeof(double));
 	double *med = malloc((nw + 1) * sizeof(double));
 	double *v = malloc((use + 1) * sizeof(double));
-	size_t nall = 0, nmed = 0;
+	size_t nall = 0, nmed = 0, outliers = 0;
 	if (!all || !med || !v) {
 		free(all), free(med), free(v);
 		return -1;
@@ -325,9 +326,12 @@ static int worker_bytes(dmls_iterations *it, const dmls_stats *st, const job_ser
 		double m = dmls_median(v, use);
 		if (m > 0)
 			med[nmed++] = m;
+		for (size_t i = 0; i < use; i++) /* cells off the worker's median */
+			outliers += fabs(all[nall - use + i] - m) > OUTLIER_SHARE * m;
 	}
 	it->bytes_per_worker = nmed ? dmls_median(med, nmed) : NAN;
 	it->bytes_spread = use >= 2 ? dmls_robust_cv(all, nall) : NAN;
+	it->bytes_outliers = nall ? (double)outliers / (double)nall : NAN;
 	free(all), free(med), free(v);
 	return 0;
 }
@@ -418,7 +422,7 @@ static void iterations_clear(dmls_iterations *it)
 	it->period_s = it->period_median_s = it->acf_period_s = it->acf_peak = NAN;
 	it->end_s = it->bytes_per_worker = it->bytes_spread = NAN;
 	it->iter_bytes = it->byte_peak = it->acf_at_period = NAN;
-	it->duration_cv = it->regularity = NAN;
+	it->duration_cv = it->regularity = it->bytes_outliers = NAN;
 }
 
 int dmls_iterations_find(dmls_iterations *it, const dmls_stats *st, const size_t *hosts,

@@ -6,10 +6,10 @@
  *    pair.  Pairs below carry the control plane: rendezvous stores
  *    (torch.distributed's TCPStore), heartbeats, RPC bookkeeping, a
  *    one-off parameter broadcast.  Their payload is reported, not used.
- * 2. The connected components of what is left are jobs.  The one moving
- *    the most bytes is "the job"; others are noted (two jobs in one
- *    capture are not mixed: iterations and burstiness of the job use only
- *    its hosts' series).
+ * 2. The jobs (jobs.c: components, cut in rounds at each job's own
+ *    scale) are classified one by one; the one moving the most bytes is
+ *    "the job" of the top level (two jobs in one capture are not mixed:
+ *    iterations and burstiness of a job use only its hosts' series).
  * 3. The job graph is matched against the shapes of pattern_shapes.c in a
  *    fixed order: ring (N=2 is a ring by volume: a 2-rank ring all-reduce
  *    is also a clique and a star, ring is the honest name for 2(N-1)/N*S
@@ -37,7 +37,6 @@
 #include "analysis/period.h"
 #include "dmlscope/analysis.h"
 
-#define DMLS_MIN_DATA_BYTES (256.0 * 1024)
 
 const char *dmls_pattern_name(int kind)
 {
@@ -56,13 +55,6 @@ void dmls_pattern_release(dmls_pattern *p)
 	free(p->observed);
 	free(p->pairs);
 	memset(p, 0, sizeof(*p));
-}
-
-static size_t uf_find(size_t *par, size_t x)
-{
-	while (par[x] != x)
-		x = par[x] = par[par[x]];
-	return x;
 }
 
 typedef struct addr_key {
@@ -93,43 +85,11 @@ static int sort_by_addr(const dmls_stats *st, size_t *idx, size_t n)
 	return 0;
 }
 
-/* Components of the data graph; fills comp (root per host) and returns the
- * root of the heaviest one (or nh when there are no data edges). */
-static size_t pick_job(const dmls_stats *st, double thr, size_t *par, size_t *ncomp)
+/* The job's graph: its hosts in address order, pairs between them. */
+static int build_graph(dmls_graph *g, const dmls_stats *st, const dmls_job_scope *job,
+		       double *ctrl)
 {
-	size_t nh = st->nhosts, best = nh;
-	double *vol = calloc(nh, sizeof(double));
-	for (size_t i = 0; i < nh; i++)
-		par[i] = i;
-	for (size_t k = 0; k < st->npairs; k++) {
-		const dmls_pair *pr = &st->pairs[k];
-		if (pr->src != pr->dst && (double)pr->payload_bytes >= thr)
-			par[uf_find(par, pr->src)] = uf_find(par, pr->dst);
-	}
-	*ncomp = 0;
-	if (!vol)
-		return nh;
-	for (size_t k = 0; k < st->npairs; k++) {
-		const dmls_pair *pr = &st->pairs[k];
-		if (pr->src != pr->dst && (double)pr->payload_bytes >= thr)
-			vol[uf_find(par, pr->src)] += (double)pr->payload_bytes;
-	}
-	for (size_t i = 0; i < nh; i++) {
-		if (vol[i] > 0)
-			(*ncomp)++;
-		if (vol[i] > 0 && (best == nh || vol[i] > vol[best]))
-			best = i;
-	}
-	free(vol);
-	return best;
-}
-
-static int build_graph(dmls_graph *g, const dmls_stats *st, size_t *par, size_t root,
-		       double thr)
-{
-	size_t n = 0;
-	for (size_t i = 0; i < st->nhosts; i++)
-		n += uf_find(par, i) == root;
+	size_t n = job->n;
 	g->n = n;
 	g->node = malloc(n * sizeof(size_t));
 	g->w = calloc(n * n, sizeof(double));
@@ -139,10 +99,7 @@ static int build_graph(dmls_graph *g, const dmls_stats *st, size_t *par, size_t 
 		free(local);
 		return -1;
 	}
-	n = 0;
-	for (size_t i = 0; i < st->nhosts; i++)
-		if (uf_find(par, i) == root)
-			g->node[n++] = i;
+	memcpy(g->node, job->hosts, n * sizeof(size_t));
 	if (sort_by_addr(st, g->node, n) < 0) {
 		free(local);
 		return -1;
@@ -154,10 +111,12 @@ static int build_graph(dmls_graph *g, const dmls_stats *st, size_t *par, size_t 
 	for (size_t k = 0; k < st->npairs; k++) {
 		const dmls_pair *pr = &st->pairs[k];
 		size_t u = local[pr->src], v = local[pr->dst];
+		if ((u < n || v < n) && (double)pr->payload_bytes < job->thr)
+			*ctrl += (double)pr->payload_bytes; /* the job's control plane */
 		if (u == n || v == n || u == v)
 			continue;
 		g->w[u * n + v] += (double)pr->payload_bytes;
-		g->e[u * n + v] = (double)pr->payload_bytes >= thr;
+		g->e[u * n + v] = (double)pr->payload_bytes >= job->thr;
 	}
 	free(local);
 	return 0;
@@ -203,50 +162,47 @@ static void classify(dmls_pattern *p, const dmls_graph *g, size_t *tmp)
 
 int dmls_pattern_find(dmls_pattern *p, const dmls_stats *st, dmls_error *err)
 {
+	dmls_job_scope *jobs;
+	size_t njobs;
 	memset(p, 0, sizeof(*p));
-	double maxv = 0, total = 0;
-	for (size_t k = 0; k < st->npairs; k++) {
-		double x = (double)st->pairs[k].payload_bytes;
-		total += x;
-		maxv = x > maxv ? x : maxv;
-	}
-	if (maxv < DMLS_MIN_DATA_BYTES) {
-		p->ctrl_payload_bytes = total;
-		return 0; /* nothing but control traffic (or nothing) */
-	}
-	double thr = DMLS_EDGE_FRACTION * maxv;
-	size_t nh = st->nhosts;
-	size_t *par = malloc(nh * sizeof(size_t));
+	p->extra = SIZE_MAX;
+	int rc = dmls_jobs_split(&jobs, &njobs, st, err);
+	if (rc == 0 && njobs == 0)
+		for (size_t k = 0; k < st->npairs; k++)
+			p->ctrl_payload_bytes += (double)st->pairs[k].payload_bytes;
+	if (rc == 0 && njobs > 0)
+		rc = dmls_pattern_find_job(p, st, &jobs[0], njobs, err);
+	dmls_jobs_free(jobs, njobs);
+	return rc;
+}
+
+int dmls_pattern_find_job(dmls_pattern *p, const dmls_stats *st, const dmls_job_scope *job,
+			  size_t njobs, dmls_error *err)
+{
+	memset(p, 0, sizeof(*p));
+	p->extra = SIZE_MAX;
+	p->components = njobs;
 	dmls_graph g = {0};
-	if (!par)
-		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
-	size_t root = pick_job(st, thr, par, &p->components);
+	size_t n = job->n, *tmp = NULL;
 	int rc = 0;
-	if (root == nh || build_graph(&g, st, par, root, thr) < 0) {
-		rc = root == nh ? 0 : dmls_fail(err, DMLS_ENOMEM, "out of memory");
-		goto out;
-	}
-	size_t n = g.n;
+	if (build_graph(&g, st, job, &p->ctrl_payload_bytes) < 0)
+		goto oom;
 	p->members = malloc(n * sizeof(size_t));
 	p->hubs = malloc(n * sizeof(size_t));
 	p->order = malloc(n * sizeof(size_t));
-	size_t *tmp = malloc(n * sizeof(size_t));
-	if (!p->members || !p->hubs || !p->order || !tmp) {
-		free(tmp);
-		rc = dmls_fail(err, DMLS_ENOMEM, "out of memory");
-		goto out;
-	}
+	tmp = malloc(n * sizeof(size_t));
+	if (!p->members || !p->hubs || !p->order || !tmp)
+		goto oom;
 	memcpy(p->members, g.node, n * sizeof(size_t));
 	p->ranks = n;
 	for (size_t u = 0; u < n * n; u++)
 		p->edges += g.e[u];
-	for (size_t k = 0; k < st->npairs; k++)
-		if ((double)st->pairs[k].payload_bytes < thr)
-			p->ctrl_payload_bytes += (double)st->pairs[k].payload_bytes;
 	classify(p, &g, tmp);
-	free(tmp);
+	goto out;
+oom:
+	rc = dmls_fail(err, DMLS_ENOMEM, "out of memory");
 out:
-	free(par);
+	free(tmp);
 	free(g.node);
 	free(g.w);
 	free(g.e);

@@ -106,6 +106,10 @@ static int window_stats(const double *x, size_t ne, size_t nw, double *fill,
 void dmls_pattern_check_pairwise(dmls_pattern *p, const dmls_stats *st, double window_s)
 {
 	pw_edges pe = {0};
+	/* every pair touches the hub: a server whose workers come at their
+	 * own pace (an asynchronous parameter server), not pair averaging */
+	if (p->kind == DMLS_PAT_STAR && p->nhubs == 1)
+		return;
 	if (p->ranks < 3 || collect_edges(&pe, p, st) < 0 || pe.n < 3) {
 		free(pe.e);
 		return;

@@ -12,6 +12,18 @@
  * answers: the byte-weighted mean delay from the other's last sending bin
  * to its own is shorter (the server's update is quicker than the worker's
  * forward and backward pass).
+ *
+ * A hub (dmls_pattern_check_hub) is a parameter server only when its
+ * spokes take turns with it the same way: a spoke pushes, the hub
+ * answers.  The same overlap per spoke, on the pair series of hub -> spoke
+ * and spoke -> hub (wire bytes: the acknowledgements of a push weigh a few
+ * per cent, far below TWO_OVERLAP), tells a spoke that exchanges with the
+ * hub at once, as collectives do.  Three ranks where one spoke exchanges
+ * and the other takes turns are MPICH's all-reduce for N = 3 (Thakur,
+ * Rabenseifner & Gropp 2005, sec. 4: the extra rank hands its vector to a
+ * core rank and gets the result back, the two core ranks run the
+ * butterfly): a butterfly.  More spokes exchanging: a hub-shaped
+ * collective, no server (p->hub_exchanges, noted).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -72,4 +84,63 @@ void dmls_pattern_check_two(dmls_pattern *p, const dmls_stats *st)
 	}
 	free(a);
 	free(b);
+}
+
+/* Overlap of the pair series a->b and b->a (0 when either is missing). */
+static double pair_overlap(const dmls_stats *st, size_t a, size_t b)
+{
+	long k1 = dmls_stats_find_pair(st, (uint32_t)a, (uint32_t)b);
+	long k2 = dmls_stats_find_pair(st, (uint32_t)b, (uint32_t)a);
+	if (k1 < 0 || k2 < 0)
+		return 0;
+	const dmls_series *sa = &st->pairs[k1].series, *sb = &st->pairs[k2].series;
+	if (dmls_series_empty(sa) || dmls_series_empty(sb) || sa->bin_ns != sb->bin_ns ||
+	    sa->t0_ns != sb->t0_ns)
+		return 0;
+	int64_t from = sa->min_bin < sb->min_bin ? sa->min_bin : sb->min_bin;
+	int64_t to = sa->max_bin > sb->max_bin ? sa->max_bin : sb->max_bin;
+	if (to - from + 1 > (int64_t)TWO_MAX_BINS)
+		return 0;
+	size_t n = (size_t)(to - from + 1);
+	double *x = malloc(n * sizeof(double)), *y = malloc(n * sizeof(double)), o = 0;
+	if (x && y) {
+		dmls_series_dense(sa, from, n, 1, x);
+		dmls_series_dense(sb, from, n, 1, y);
+		double both = 0, tx = 0, ty = 0;
+		for (size_t k = 0; k < n; k++) {
+			both += x[k] < y[k] ? x[k] : y[k];
+			tx += x[k];
+			ty += y[k];
+		}
+		o = both / (tx < ty ? tx : ty);
+	}
+	free(x);
+	free(y);
+	return o;
+}
+
+void dmls_pattern_check_hub(dmls_pattern *p, const dmls_stats *st)
+{
+	if (p->kind != DMLS_PAT_STAR || p->nhubs != 1 || p->partial || p->ranks < 3)
+		return;
+	size_t hub = p->hubs[0], spokes = 0, exchanging = 0, turns = SIZE_MAX;
+	for (size_t i = 0; i < p->ranks; i++) {
+		if (p->members[i] == hub)
+			continue;
+		spokes++;
+		if (pair_overlap(st, hub, p->members[i]) >= TWO_OVERLAP)
+			exchanging++;
+		else
+			turns = p->members[i];
+	}
+	if (exchanging == 0)
+		return;
+	if (p->ranks == 3 && exchanging == 1) {
+		p->kind = DMLS_PAT_BUTTERFLY;
+		p->nhubs = 0;
+		p->extra = turns;
+		p->confidence = 0.7;
+	} else if (2 * exchanging >= spokes) {
+		p->hub_exchanges = 1;
+	}
 }

@@ -252,10 +252,24 @@ static int classify_view(dmls_pattern *p, const dmls_stats *st, view *v)
  * too, its contacts are (a ring seen from ranks 0 and 2 is two disjoint
  * data edges, joined by the mesh of control connections). */
 static size_t add_contacts(const dmls_stats *st, size_t *m, size_t n, unsigned char *in,
-			   const unsigned char *obs_host)
+			   const unsigned char *obs_host, unsigned port)
 {
 	for (size_t i = 0; i < n; i++)
 		in[m[i]] = 1;
+	if (port) { /* connections on demand: the contacts on the service port
+		     * only (a launcher is reached on another) */
+		for (size_t k = 0; k < st->nflows; k++) {
+			const dmls_flow *f = &st->flows[k];
+			if (f->src >= st->nhosts || f->dst >= st->nhosts ||
+			    (f->sport != port && f->dport != port))
+				continue;
+			if (obs_host[f->src] && !in[f->dst])
+				in[f->dst] = 1, m[n++] = f->dst;
+			else if (obs_host[f->dst] && !in[f->src])
+				in[f->src] = 1, m[n++] = f->src;
+		}
+		return n;
+	}
 	for (int grew = 1; grew;) {
 		grew = 0;
 		for (size_t k = 0; k < st->npairs; k++) {
@@ -295,8 +309,36 @@ static size_t view_center(const dmls_stats *st)
 	return a_ok ? a : b_ok ? b : st->nhosts;
 }
 
-/* A star whose one hub is the center, its edges balanced and both ways
- * with every spoke: every rank's
+static int cmp_desc(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+	return (a < b) - (a > b);
+}
+
+/* Do the center's data edges (>= thr) halve from one partner to the next,
+ * as a butterfly's do (S/2, S/4, ... to distance N/2, N/4, ...)? */
+static int halving(const dmls_stats *st, size_t center, double thr)
+{
+	double *v = malloc((st->npairs ? st->npairs : 1) * sizeof(double));
+	size_t n = 0;
+	if (!v)
+		return 1;
+	for (size_t k = 0; k < st->npairs; k++) {
+		const dmls_pair *pr = &st->pairs[k];
+		if (pr->src == center && pr->dst != center && (double)pr->payload_bytes >= thr)
+			v[n++] = (double)pr->payload_bytes;
+	}
+	qsort(v, n, sizeof(double), cmp_desc);
+	int h = n >= 2;
+	for (size_t i = 0; i + 1 < n && h; i++)
+		h = v[i + 1] / v[i] >= 0.4 && v[i + 1] / v[i] <= 0.6;
+	free(v);
+	return h;
+}
+
+/* A star whose one hub is the center, its edges both ways with every
+ * spoke and not halving from one spoke to the next (a butterfly's center;
+ * spokes of an asynchronous server differ with their speed): every rank's
  * sending is in a hub's capture (spokes talk to hubs only), the view is
  * whole, the same packets as a capture of every rank. */
 static int whole_star(const dmls_pattern *p, const dmls_stats *st, size_t center)
@@ -317,7 +359,7 @@ static int whole_star(const dmls_pattern *p, const dmls_stats *st, size_t center
 			continue;
 		lo = fmin(lo, (double)pr->payload_bytes);
 	}
-	if (!(hi > 0 && lo / hi >= STAR_BALANCE))
+	if (!(hi > 0) || (lo / hi < STAR_BALANCE && halving(st, center, DMLS_EDGE_FRACTION * hi)))
 		return 0;
 	for (size_t i = 0; i < p->ranks; i++) { /* a spoke pushes and pulls */
 		size_t u = p->members[i];
@@ -332,6 +374,32 @@ static int whole_star(const dmls_pattern *p, const dmls_stats *st, size_t center
 			return 0; /* one way only: a ring's neighbours */
 	}
 	return 1;
+}
+
+/* Do the observed ranks' bulk transfers go to a service port (below the
+ * ephemeral range, 32768 on Linux), as MPI's TCP transport does (Open
+ * MPI's btl_tcp listens from port 1024)?  Such ranks connect on demand, to
+ * the peers their collective needs: a rank's contacts are not all the
+ * ranks (and the launcher is among them).  Gloo connects a full mesh
+ * between ephemeral ports.  One side of every bulk flow (the rank
+ * connected to it, or accepted on it) must be that one port.  Returns the
+ * port, or 0. */
+static unsigned service_port(const dmls_stats *st, const unsigned char *obs_host)
+{
+	unsigned port = 0;
+	for (size_t k = 0; k < st->nflows; k++) {
+		const dmls_flow *f = &st->flows[k];
+		if (f->src >= st->nhosts || !obs_host[f->src] ||
+		    (double)f->payload_bytes < DMLS_MIN_DATA_BYTES)
+			continue;
+		unsigned svc = f->dport && f->dport < 32768   ? f->dport /* it connected */
+			       : f->sport && f->sport < 32768 ? f->sport /* it accepted */
+							      : 0;
+		if (svc == 0 || (port && svc != port))
+			return 0;
+		port = svc;
+	}
+	return port;
 }
 
 int dmls_pattern_view(dmls_pattern *p, const dmls_stats *st)
@@ -368,10 +436,11 @@ int dmls_pattern_view(dmls_pattern *p, const dmls_stats *st)
 		goto out;
 	}
 	p->partial = 1;
+	p->service_port = service_port(st, obs_host);
 	rc = -1;
 	/* ranks: the data graph's hosts and the observed ranks' contacts */
 	memcpy(m, p->members, n * sizeof(size_t));
-	n = add_contacts(st, m, n, in, obs_host);
+	n = add_contacts(st, m, n, in, obs_host, p->service_port);
 	sort_hosts(st, m, n);
 	size_t *hubs = realloc(p->hubs, n * sizeof(size_t));
 	if (hubs)

@@ -34,6 +34,13 @@ size_t dmls_byteclock_starts(dmls_fft *fft, const double *x, size_t n, double th
 size_t dmls_merge_halves(const double *x, size_t n, double thr, const double *hx,
 			 size_t nh, size_t *starts, size_t ns);
 
+/* Clock e[0..n) against ref[0..nr) (iteration ends, ascending, seconds),
+ * P the period (mode.c): *spread = robust spread of e's offsets from the
+ * nearest reference end over P, *lock = share of the reference's steps
+ * holding exactly one end of e (1: lockstep).  NAN when not defined. */
+void dmls_clock_compare(const double *ref, size_t nr, const double *e, size_t n, double P,
+			double *spread, double *lock);
+
 /* Helpers shared by the analysis files (stats_util.c). */
 double dmls_median(double *v, size_t n);            /* sorts v; NAN if n == 0 */
 double dmls_quantile(double *v, size_t n, double q); /* sorts v; NAN if n == 0 */

@@ -6,10 +6,13 @@
  *
  * mb_per_step is the study's regression response: all workers' bytes
  * resampled at the mean step time, then averaged.  Here: wire bytes (the
- * frame's original length, as the study's tshark frame.len), bins of
- * mean_step_s from the first packet, mean over the bins that cover the
- * capture (floor(duration / step) + 1 bins, as pandas' resample().sum()
- * makes them), in MB = 1e6 bytes.
+ * frame's original length, as the study's tshark frame.len) of the job's
+ * packets (analysis.c: between its hosts, or between one of them and a
+ * host of no job), bins of mean_step_s from the job's first packet, mean
+ * over the bins that cover the job (floor(span / step) + 1 bins, as
+ * pandas' resample().sum() makes them), in MB = 1e6 bytes.  Traffic that
+ * is not the job's (neighbour discovery before it starts, another job)
+ * moves neither the bytes nor the time base.
  *
  * Accuracy vs cumulative data: for each log row with an accuracy (Epoch
  * rows when there are any, else at most MAX_ACC_POINTS Batch rows evenly
@@ -113,8 +116,8 @@ static int accuracy_points(dmls_trainlog_metrics *m, const dmls_stats *st,
 }
 
 int dmls_trainlog_metrics_compute(dmls_trainlog_metrics *m, const dmls_stats *st,
-				  const dmls_trainlog *log, double period_s,
-				  dmls_error *err)
+				  const dmls_trainlog *log, double period_s, double job_wire_bytes,
+				  double job_span_s, dmls_error *err)
 {
 	memset(m, 0, sizeof(*m));
 	m->mean_step_s = m->median_step_s = m->mb_per_step = m->period_error = NAN;
@@ -124,10 +127,12 @@ int dmls_trainlog_metrics_compute(dmls_trainlog_metrics *m, const dmls_stats *st
 	m->steps = log->steps;
 	m->mean_step_s = log->mean_step_s;
 	m->median_step_s = log->median_step_s;
-	double dur = dmls_stats_duration_s(st);
+	double dur = dmls_stats_duration_s(st), bytes = (double)st->wire_bytes;
+	if (isfinite(job_span_s) && job_span_s >= 0 && isfinite(job_wire_bytes))
+		dur = job_span_s, bytes = job_wire_bytes; /* the job's own time base */
 	if (isfinite(m->mean_step_s) && m->mean_step_s > 0 && st->packets > 0) {
 		double nbins = floor(dur / m->mean_step_s) + 1;
-		m->mb_per_step = (double)st->wire_bytes / nbins / 1e6;
+		m->mb_per_step = bytes / nbins / 1e6;
 		if (isfinite(period_s))
 			m->period_error = (period_s - m->mean_step_s) / m->mean_step_s;
 	}

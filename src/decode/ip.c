@@ -16,7 +16,8 @@
  *                                 (Ethernet padding stays in wire)
  *
  * payload_bytes = ip_bytes - IP header(s) - TCP header (data offset) or UDP
- * header (8).  The transport header must be long enough to decode but need
+ * header (8); other protocols (ICMP, ICMPv6's neighbour discovery, ...)
+ * carry no application payload: 0.  The transport header must be long enough to decode but need
  * not be captured whole: a TCP header cut by the snap length inside its
  * options still gives ports, sequence numbers and flags if its first 14
  * bytes are present.  IPv4 options are skipped by IHL; IPv6 extension
@@ -24,7 +25,7 @@
  * AH 51 whose length is in 4-byte units, RFC 4302) are walked up to 16
  * deep.  A non-first fragment (IPv4 offset or IPv6 fragment offset not 0)
  * has no transport header: is_fragment, ports 0, payload = the fragment's
- * data.  Every inconsistent length is DMLS_DEC_TRUNCATED.
+ * data (of a TCP or UDP datagram, else 0).  Every inconsistent length is DMLS_DEC_TRUNCATED.
  */
 #include <string.h>
 
@@ -54,7 +55,7 @@ static int transport(const dmls_cursor *c, size_t l4, uint64_t rem, dmls_pkt *ou
 			return DMLS_DEC_TRUNCATED;
 		out->payload_bytes = rem - 8;
 	} else {
-		out->payload_bytes = rem;
+		out->payload_bytes = 0; /* ICMP, ICMPv6 (neighbour discovery), ...: no application data */
 	}
 	return DMLS_DEC_OK;
 }
@@ -97,7 +98,7 @@ static int ipv4(const dmls_cursor *c, size_t l3, uint32_t origlen, dmls_pkt *out
 	unsigned frag = (unsigned)((h[6] & 0x1f) << 8 | h[7]);
 	if (frag) {
 		out->is_fragment = true;
-		out->payload_bytes = out->ip_bytes - ihl;
+		out->payload_bytes = out->proto == 6 || out->proto == 17 ? out->ip_bytes - ihl : 0;
 		return DMLS_DEC_OK;
 	}
 	return transport(c, l3 + ihl, out->ip_bytes - ihl, out);
@@ -141,7 +142,7 @@ static int ipv6(const dmls_cursor *c, size_t l3, uint32_t origlen, dmls_pkt *out
 		if (later_fragment) {
 			out->proto = nh;
 			out->is_fragment = true;
-			out->payload_bytes = out->ip_bytes - hdr;
+			out->payload_bytes = nh == 6 || nh == 17 ? out->ip_bytes - hdr : 0;
 			return DMLS_DEC_OK;
 		}
 	}

@@ -5,6 +5,11 @@
  *                    (bytes of all job hosts between one boundary and the next)
  *   burstiness.csv   scope,timescale_s,max_window_bytes,peak_to_mean
  *   backlog.csv      scope,drain_rate_bps,max_backlog_bytes
+ *   jobs.csv         job,hosts,kind,ranks,mode,period_s,iterations,
+ *                    gradient_bytes,start_s,duration_s,wire_bytes
+ *                    (every job of the capture; hosts space-separated)
+ *   ranks.csv        job,addr,period_s,count,bytes_per_exchange (each rank's
+ *                    own clock, iterations.ranks)
  * scope is "total" (wire bytes, 100 us bins) or a host address (its sent
  * payload, 1 ms bins).  Unknown values are empty fields.
  */
@@ -81,8 +86,50 @@ static int burst_csv(const dmls_result *r, const char *dir, dmls_error *err)
 	return close_out(fp, dir, "backlog.csv", err);
 }
 
+static int jobs_csv(const dmls_result *r, const char *dir, dmls_error *err)
+{
+	FILE *fp = dmls_open_out(dir, "jobs.csv", err);
+	if (!fp)
+		return err ? err->status : DMLS_EIO;
+	fprintf(fp, "job,hosts,kind,ranks,mode,period_s,iterations,gradient_bytes,start_s,"
+		    "duration_s,wire_bytes\n");
+	for (size_t j = 0; j < r->njobs; j++) {
+		const dmls_result *jr = &r->jobs[j];
+		fprintf(fp, "%lld,", (long long)jr->job.id);
+		for (size_t i = 0; i < jr->pattern.nmembers; i++)
+			fprintf(fp, "%s%s", i ? " " : "",
+				r->stats->hosts[jr->pattern.members[i]].name);
+		fprintf(fp, ",%s,", jr->pattern.name ? jr->pattern.name : "");
+		if (jr->pattern.ranks >= 0)
+			fprintf(fp, "%lld", (long long)jr->pattern.ranks);
+		fprintf(fp, ",%s,", jr->iter.mode ? jr->iter.mode : "");
+		num(fp, jr->iter.period_s, ",");
+		if (jr->iter.count >= 0)
+			fprintf(fp, "%lld", (long long)jr->iter.count);
+		fputc(',', fp);
+		num(fp, jr->model.gradient_bytes, ",");
+		num(fp, jr->job.start_s, ",");
+		num(fp, jr->job.duration_s, ",");
+		num(fp, jr->job.wire_bytes, "\n");
+	}
+	int rc = close_out(fp, dir, "jobs.csv", err);
+	if (rc || !(fp = dmls_open_out(dir, "ranks.csv", err)))
+		return rc ? rc : (err ? err->status : DMLS_EIO);
+	fprintf(fp, "job,addr,period_s,count,bytes_per_exchange\n");
+	for (size_t j = 0; j < r->njobs; j++)
+		for (size_t i = 0; i < r->jobs[j].iter.nranks; i++) {
+			const dmls_rank_clock *c = &r->jobs[j].iter.ranks[i];
+			fprintf(fp, "%zu,%s,", j, r->stats->hosts[c->host].name);
+			num(fp, c->period_s, ",");
+			fprintf(fp, "%zu,", c->count);
+			num(fp, c->bytes_per_exchange, "\n");
+		}
+	return close_out(fp, dir, "ranks.csv", err);
+}
+
 int dmls_render_csv_analysis(const dmls_result *r, const char *dir, dmls_error *err)
 {
 	int rc = iterations_csv(r, dir, err);
-	return rc ? rc : burst_csv(r, dir, err);
+	rc = rc ? rc : burst_csv(r, dir, err);
+	return rc ? rc : jobs_csv(r, dir, err);
 }

@@ -61,19 +61,37 @@ static int set_path(json_t *root, const char *path, json_t *v)
 	}
 }
 
-json_t *dmls_render_json(const dmls_result *r)
+static int wanted(const char *key, const char *const *sections)
 {
-	json_t *root = json_object();
-	for (size_t i = 0; root && i < dmls_nmetrics; i++) {
+	if (!sections)
+		return 1;
+	for (; *sections; sections++)
+		if (!strncmp(key, *sections, strlen(*sections)))
+			return 1;
+	return 0;
+}
+
+int dmls_json_walk(json_t *root, const dmls_result *r, const char *const *sections)
+{
+	for (size_t i = 0; i < dmls_nmetrics; i++) {
 		const dmls_metric *m = &dmls_metrics[i];
-		if ((m->flags & DMLS_M_EXTRA) || !dmls_metric_present(m, r))
+		if ((m->flags & DMLS_M_EXTRA) || !dmls_metric_present(m, r) ||
+		    !wanted(m->key, sections))
 			continue;
 		json_t *v = m->type == DMLS_T_LIST ? list(m, r)
 						    : dmls_json_value(dmls_metric_value(m, r));
-		if (!v || set_path(root, m->key, v)) {
-			json_decref(root);
-			root = NULL;
-		}
+		if (!v || set_path(root, m->key, v))
+			return -1;
+	}
+	return 0;
+}
+
+json_t *dmls_render_json(const dmls_result *r)
+{
+	json_t *root = json_object();
+	if (root && dmls_json_walk(root, r, NULL)) {
+		json_decref(root);
+		root = NULL;
 	}
 	return root;
 }

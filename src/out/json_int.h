@@ -13,4 +13,8 @@ typedef struct dmls_json_list {
 extern const dmls_json_list dmls_json_lists[];
 extern const size_t dmls_json_nlists;
 
+/* Set in root every metric of r whose key starts with one of sections
+ * (NULL-terminated; NULL: all), in the table's order.  0, or -1. */
+int dmls_json_walk(json_t *root, const dmls_result *r, const char *const *sections);
+
 #endif

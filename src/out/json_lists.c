@@ -245,6 +245,42 @@ static json_t *notes(const dmls_result *r)
 	return a;
 }
 
+static json_t *rank_clocks(const dmls_result *r)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < r->iter.nranks; i++) {
+		const dmls_rank_clock *c = &r->iter.ranks[i];
+		json_array_append_new(a, json_pack("{s:s, s:o, s:I, s:o}", "addr",
+						   r->stats->hosts[c->host].name, "period_s",
+						   num(c->period_s), "count", (json_int_t)c->count,
+						   "bytes_per_exchange", num(c->bytes_per_exchange)));
+	}
+	return a;
+}
+
+/* Each job: its own part of the document, in the same shape as the top
+ * level's sections. */
+static json_t *jobs(const dmls_result *r)
+{
+	static const char *const sections[] = {"pattern.", "iterations.", "model.", "train_log.",
+					       "notes", NULL};
+	json_t *a = json_array();
+	for (size_t j = 0; j < r->njobs; j++) {
+		const dmls_result *jr = &r->jobs[j];
+		json_t *o = json_pack("{s:I, s:o, s:o, s:o, s:o}", "id", (json_int_t)jr->job.id,
+				      "hosts", addrs(jr, jr->pattern.members, jr->pattern.nmembers),
+				      "start_s", num(jr->job.start_s), "duration_s",
+				      num(jr->job.duration_s), "wire_bytes", num(jr->job.wire_bytes));
+		if (!o || dmls_json_walk(o, jr, sections)) {
+			json_decref(o);
+			json_decref(a);
+			return NULL;
+		}
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
 const dmls_json_list dmls_json_lists[] = {
 	{"input.files", files},
 	{"hosts", hosts},
@@ -259,6 +295,7 @@ const dmls_json_list dmls_json_lists[] = {
 	{"iterations.boundaries_s", bounds},
 	{"iterations.comm_end_s", comm_ends},
 	{"iterations.payload_bytes", iter_bytes},
+	{"iterations.ranks", rank_clocks},
 	{"burstiness.timescales_s", timescales},
 	{"burstiness.peak_to_mean", peak_to_mean},
 	{"burstiness.max_window_bytes", max_window},
@@ -268,6 +305,7 @@ const dmls_json_list dmls_json_lists[] = {
 	{"loss.hosts", loss_hosts},
 	{"loss.top_flows", loss_flows},
 	{"train_log.accuracy_vs_data", accuracy},
+	{"jobs", jobs},
 	{"notes", notes},
 };
 

@@ -6,6 +6,7 @@
  * train log beside the traffic, and notes on anything odd.
  */
 #include <math.h>
+#include <string.h>
 
 #include "out/text_int.h"
 
@@ -27,15 +28,19 @@ static const char *mb(double v, char *buf, size_t len)
 static void pattern_text(const dmls_result *r, FILE *fp)
 {
 	const dmls_stats *st = r->stats;
-	fprintf(fp, "\npattern: %s", r->pattern.name);
-	if (r->pattern.ranks)
+	fprintf(fp, "%spattern: %s", r->job.id > 0 ? "" : "\n", r->pattern.name);
+	if (r->pattern.ranks > 0)
 		fprintf(fp, ", %lld ranks (confidence %.2f)", (long long)r->pattern.ranks,
 			r->pattern.confidence);
+	else if (r->pattern.ranks < 0 && r->pattern.partial)
+		fprintf(fp, ", rank count unknown");
 	if (r->pattern.groups > 0)
 		fprintf(fp, ", %lld groups", (long long)r->pattern.groups);
-	if (r->pattern.partial)
+	if (r->pattern.partial && r->pattern.ranks > 0)
 		fprintf(fp, ", partial view: %zu of %lld ranks' sending captured",
 			r->pattern.nobserved, (long long)r->pattern.ranks);
+	else if (r->pattern.partial)
+		fprintf(fp, ", partial view: %zu ranks' sending captured", r->pattern.nobserved);
 	fputc('\n', fp);
 	size_t n = r->pattern.norder;
 	if (n) {
@@ -55,9 +60,29 @@ static void pattern_text(const dmls_result *r, FILE *fp)
 	}
 }
 
+/* An asynchronous job: each rank's own period instead of one. */
+static void async_text(const dmls_result *r, FILE *fp)
+{
+	char b1[32], b2[32];
+	fprintf(fp, "iterations: asynchronous (%s)\n", r->iter.mode_evidence);
+	for (size_t i = 0; i < r->iter.nranks && i < DMLS_HOSTS_SHOWN; i++) {
+		const dmls_rank_clock *c = &r->iter.ranks[i];
+		if (c->count == 0)
+			continue;
+		fprintf(fp, "  %-15s %zu exchanges, period %.4g s, %s per exchange\n",
+			r->stats->hosts[c->host].name, c->count, c->period_s,
+			mb(c->bytes_per_exchange, b1, sizeof(b1)));
+	}
+	fprintf(fp, "  gradient size S %s\n", mb(r->model.gradient_bytes, b2, sizeof(b2)));
+}
+
 static void iterations_text(const dmls_result *r, FILE *fp)
 {
 	char b1[32], b2[32];
+	if (r->iter.mode && !strcmp(r->iter.mode, "asynchronous")) {
+		async_text(r, fp);
+		return;
+	}
 	if (r->iter.count <= 0)
 		return;
 	fprintf(fp, "iterations (from traffic): %lld", (long long)r->iter.count);
@@ -92,17 +117,38 @@ static void burst_text(const dmls_result *r, FILE *fp)
 	fprintf(fp, "  max backlog at 10 Gbit/s %s\n", mb(b->max_backlog_bytes[1], b1, sizeof(b1)));
 }
 
+/* The other jobs of the capture: a few lines each. */
+static void jobs_text(const dmls_result *r, FILE *fp)
+{
+	char b1[32];
+	for (size_t j = 1; j < r->njobs; j++) {
+		const dmls_result *jr = &r->jobs[j];
+		fprintf(fp, "\njob %lld of %zu: %.3f s from t=%.3f s, %s on the wire\n",
+			(long long)jr->job.id, r->njobs, jr->job.duration_s, jr->job.start_s,
+			mb(jr->job.wire_bytes, b1, sizeof(b1)));
+		pattern_text(jr, fp);
+		iterations_text(jr, fp);
+		for (size_t i = 0; i < jr->nnotes; i++)
+			fprintf(fp, "note: %s\n", jr->notes[i]);
+	}
+}
+
 void dmls_render_text_analysis(const dmls_result *r, FILE *fp)
 {
 	pattern_text(r, fp);
 	iterations_text(r, fp);
 	burst_text(r, fp);
-	if (r->has_log)
+	if (r->has_log && isfinite(r->log.detected_period_s))
 		fprintf(fp, "train log: %lld steps, mean step %.4g s (traffic: %.4g s, %+.1f %%), "
 			    "%.2f MB per step\n",
 			(long long)r->log.steps, r->log.mean_step_s, r->log.detected_period_s,
 			isfinite(r->log.period_error) ? 100 * r->log.period_error : 0.0,
 			r->log.mb_per_step);
+	else if (r->has_log)
+		fprintf(fp, "train log: %lld steps, mean step %.4g s (traffic: no job-wide period), "
+			    "%.2f MB per step\n",
+			(long long)r->log.steps, r->log.mean_step_s, r->log.mb_per_step);
 	for (size_t i = 0; i < r->nnotes; i++)
 		fprintf(fp, "note: %s\n", r->notes[i]);
+	jobs_text(r, fp);
 }

@@ -83,7 +83,7 @@ static void pattern(dmls_result *r, const dmls_pattern *p, const dmls_stats *st)
 {
 	r->pattern.kind = p->kind;
 	r->pattern.name = dmls_pattern_name(p->kind);
-	r->pattern.ranks = (int64_t)p->ranks;
+	r->pattern.ranks = p->service_port ? -1 : (int64_t)p->ranks; /* unknown: note */
 	r->pattern.groups = p->ngroups ? (int64_t)p->ngroups : -1;
 	r->pattern.jobs = (int64_t)p->components;
 	r->pattern.data_edges = (int64_t)p->edges;
@@ -111,6 +111,7 @@ static void iterations(dmls_result *r, const dmls_iterations *it)
 	r->iter.regularity = it->regularity;
 	r->iter.bytes_per_worker = it->bytes_per_worker;
 	r->iter.bytes_spread = it->bytes_spread;
+	r->iter.bytes_outliers = it->bytes_outliers;
 	r->iter.duration_spread = it->duration_cv;
 	r->iter.acf_period_s = it->acf_period_s;
 	r->iter.acf_peak = it->acf_peak;
@@ -186,6 +187,15 @@ static void analysis(dmls_result *r, const dmls_analysis *a)
 	r->model.expected_iteration_bytes = a->expected_iter_bytes;
 	r->model.observed_iteration_bytes = a->observed_iter_bytes;
 	r->model.server_iteration_bytes = a->server_bytes;
+	r->iter.mode = dmls_mode_name(a->mode.mode);
+	r->iter.mode_evidence = a->mode.why;
+	r->iter.rank_period_spread = a->mode.period_spread;
+	r->iter.phase_spread = a->mode.phase_spread;
+	r->iter.step_lock = a->mode.step_lock;
+	r->iter.nranks = a->mode.nranks;
+	r->iter.ranks = a->mode.ranks;
+	if (a->mode.mode == DMLS_MODE_ASYNC || a->iter_unsure)
+		r->iter.count = -1; /* no common step to count, or not one we trust */
 	bursts(r, a);
 	trainlog(r, a);
 	r->nnotes = a->nnotes;
@@ -201,9 +211,10 @@ static void unknown(dmls_result *r)
 	double *nan_fields[] = {
 		&r->pattern.confidence, &r->pattern.control_payload_bytes, &r->iter.period_s,
 		&r->iter.period_median_s, &r->iter.regularity, &r->iter.bytes_per_worker,
-		&r->iter.bytes_spread, &r->iter.duration_spread, &r->iter.acf_period_s,
+		&r->iter.bytes_spread, &r->iter.bytes_outliers, &r->iter.duration_spread, &r->iter.acf_period_s,
 		&r->iter.acf_peak, &r->iter.iteration_bytes, &r->iter.byte_acf_peak,
-		&r->iter.acf_at_period, &r->iter.end_s, &r->model.gradient_bytes,
+		&r->iter.acf_at_period, &r->iter.end_s, &r->iter.rank_period_spread,
+		&r->iter.phase_spread, &r->iter.step_lock, &r->model.gradient_bytes,
 		&r->model.expected_iteration_bytes, &r->model.observed_iteration_bytes,
 		&r->model.server_iteration_bytes, &r->burst.mean_bps, &r->burst.ptm_5ms,
 		&r->phases.duty_cycle, &r->log.mean_step_s, &r->log.median_step_s,
@@ -214,6 +225,37 @@ static void unknown(dmls_result *r)
 		*nan_fields[i] = NAN;
 }
 
+/* One job's part: what its analysis holds, the rest unknown. */
+static void job_part(dmls_result *jr, const dmls_stats *st, const dmls_analysis *a)
+{
+	memset(jr, 0, sizeof(*jr));
+	jr->stats = st;
+	jr->analysis = a;
+	unknown(jr);
+	analysis(jr, a);
+	jr->job.id = (int64_t)a->job_id;
+	jr->job.start_s = a->job_start_s;
+	jr->job.duration_s = a->job_end_s - a->job_start_s;
+	jr->job.wire_bytes = a->job_wire_bytes;
+}
+
+static int jobs(dmls_result *r, const dmls_stats *st, const dmls_analysis *a)
+{
+	r->job.id = 0;
+	r->job.start_s = a->job_start_s;
+	r->job.duration_s = a->job_end_s - a->job_start_s;
+	r->job.wire_bytes = a->job_wire_bytes;
+	if (a->njobs == 0)
+		return 0;
+	r->jobs = calloc(a->njobs, sizeof(*r->jobs));
+	if (!r->jobs)
+		return DMLS_ENOMEM;
+	r->njobs = a->njobs;
+	for (size_t j = 0; j < a->njobs; j++)
+		job_part(&r->jobs[j], st, a->jobs[j]);
+	return 0;
+}
+
 static int compute(dmls_result *r, const dmls_stats *st, const dmls_analysis *a)
 {
 	r->stats = st;
@@ -222,9 +264,13 @@ static int compute(dmls_result *r, const dmls_stats *st, const dmls_analysis *a)
 	r->version = DMLS_VERSION;
 	r->run.name = "capture";
 	unknown(r);
+	r->job.start_s = r->job.duration_s = r->job.wire_bytes = NAN;
 	traffic(r, st);
-	if (a)
+	if (a) {
 		analysis(r, a);
+		if (jobs(r, st, a))
+			return DMLS_ENOMEM;
+	}
 	return dmls_result_lists(r);
 }
 
@@ -287,5 +333,6 @@ void dmls_result_release(dmls_result *r)
 	free(r->matrix.payload_bytes);
 	free(r->flow_sizes);
 	free(r->figure.wire_bytes);
+	free(r->jobs);
 	memset(r, 0, sizeof(*r));
 }

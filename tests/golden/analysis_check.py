@@ -2,6 +2,12 @@
 """Check `dmlscope analyze --json` of real runs against their truth.json.
 
 usage: analysis_check.py RUN_DIR ANALYSIS.json [RUN_DIR ANALYSIS.json ...]
+       analysis_check.py --jobs RUN_DIR OUT_DIR [RUN_DIR OUT_DIR ...]
+
+--jobs (make validate): every job of every run, see jobs_check.py: OUT_DIR
+holds folder.json (the analysis of the run folder) and <capture>.json for
+each capture file analyzed alone.  Without --jobs (the golden test of
+make check, one row per run, the largest job only):
 
 For each run: pattern kind and ranks equal, every host's role equal,
 iterations.period_s within 3 % of the log's mean step time
@@ -75,6 +81,9 @@ def check(run, out):
 
 
 def main(argv):
+    if len(argv) > 1 and argv[1] == "--jobs":
+        import jobs_check
+        return jobs_check.main(argv[1:])
     if len(argv) < 3 or len(argv) % 2 == 0:
         print(__doc__, file=sys.stderr)
         return 2

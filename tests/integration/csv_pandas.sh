@@ -16,6 +16,8 @@ flows = pd.read_csv(f"{d}/flows.csv")
 cdf = pd.read_csv(f"{d}/flow_cdf.csv")
 series = pd.read_csv(f"{d}/series.csv")
 act = pd.read_csv(f"{d}/flow_activity.csv")
+jobs = pd.read_csv(f"{d}/jobs.csv")
+ranks = pd.read_csv(f"{d}/ranks.csv")
 wire = doc["input"]["wire_bytes"]
 checks = [
     ("hosts.csv tx sums to the total", hosts.tx_wire_bytes.sum(), wire),
@@ -26,6 +28,11 @@ checks = [
     ("flows.csv rows = flows.count", len(flows), doc["flows"]["count"]),
     ("flow_activity.csv sums to the flows", act.wire_bytes.sum(), flows.wire_bytes.sum()),
     ("flow_cdf.csv ends at 1", round(cdf.cdf.iloc[-1], 9), 1.0),
+    ("jobs.csv rows = jobs", len(jobs), len(doc["jobs"])),
+    ("jobs.csv job 0's ranks", jobs.ranks.iloc[0], doc["pattern"]["ranks"]),
+    ("jobs.csv job 0's period", jobs.period_s.iloc[0], doc["iterations"]["period_s"]),
+    ("ranks.csv rows = each job's rank clocks", len(ranks),
+     sum(len(j["iterations"]["ranks"]) for j in doc["jobs"])),
     ("series peak = throughput.peak_bps", series[series.src == "*"].bps.max(),
      doc["throughput"]["peak_bps"]),
     # the aggregate is dense (zeros included), so its mean is the mean

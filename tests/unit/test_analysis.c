@@ -436,9 +436,9 @@ static void test_stall(void **state)
 	dmls_stats_release(&st);
 }
 
-/* Two jobs: a 4-rank ring (hosts 1-4) and a smaller 2-rank ring (hosts 11,
- * 12) with another period.  The one moving more bytes is analyzed; the
- * other's hosts are "other" and noted. */
+/* Two jobs: a 4-rank ring (hosts 1-4) and a 2-rank ring (hosts 11, 12)
+ * with another period.  The one moving more bytes is the top level; both
+ * are in jobs[], each analyzed on its own. */
 static void test_two_jobs(void **state)
 {
 	(void)state;
@@ -458,11 +458,182 @@ static void test_two_jobs(void **state)
 	assert_near(a->iter.period_median_s, PERIOD_NS * 1e-9, 0.03);
 	assert_near(a->gradient_bytes, (double)S_BYTES, 0.03);
 	assert_true(has_note(a, "2 jobs"));
+	assert_int_equal(a->njobs, 2);
+	assert_ptr_equal(a->jobs[0], a);
+	const dmls_analysis *b = a->jobs[1];
+	assert_int_equal(b->pattern.kind, DMLS_PAT_RING);
+	assert_int_equal(b->pattern.ranks, 2);
+	assert_near(b->iter.period_median_s, 0.290, 0.03);
+	assert_true(b->iter.count >= 29 && b->iter.count <= 30);
 	for (size_t i = 0; i < st.nhosts; i++)
-		assert_int_equal(st.hosts[i].role,
-				 st.hosts[i].addr[15] > 10 ? DMLS_ROLE_OTHER : DMLS_ROLE_WORKER);
+		assert_int_equal(st.hosts[i].role, DMLS_ROLE_WORKER);
 	dmls_analysis_free(a);
 	dmls_stats_release(&st);
+}
+
+/* A small job beside a large one (its pairs move less than a tenth of the
+ * large job's: one cut for the capture would take it for control plane)
+ * and a launcher (host 20) talking to the large job's ranks: the small
+ * job is found at its own scale, the launcher is nobody's rank. */
+static void test_small_job_and_launcher(void **state)
+{
+	(void)state;
+	dmls_stats st;
+	dmls_stats_init(&st, 0);
+	g_n = 4, g_base = 1;
+	run_job(&st, SYNTH_T0, ring_iter, 30, 0.03);
+	for (int i = 0; i < 30; i++) {
+		int64_t t = SYNTH_T0 + 11 * MS + i * 170 * MS;
+		synth_send(&st, t, 11, 12, S_BYTES / 40);
+		synth_send(&st, t, 12, 13, S_BYTES / 40);
+		synth_send(&st, t, 13, 11, S_BYTES / 40);
+		for (uint8_t r = 1; r <= 4; r++)
+			synth_send(&st, t + 50 * MS, 20, r, 20000);
+	}
+	dmls_analysis *a = analyze(&st);
+	assert_int_equal(a->pattern.kind, DMLS_PAT_RING);
+	assert_int_equal(a->pattern.ranks, 4);
+	assert_int_equal(a->njobs, 2);
+	const dmls_analysis *b = a->jobs[1];
+	assert_int_equal(b->pattern.kind, DMLS_PAT_RING);
+	assert_int_equal(b->pattern.ranks, 3);
+	assert_near(b->iter.period_median_s, 0.170, 0.03);
+	for (size_t i = 0; i < st.nhosts; i++)
+		assert_int_equal(st.hosts[i].role, st.hosts[i].addr[15] == 20 ? DMLS_ROLE_OTHER
+									      : DMLS_ROLE_WORKER);
+	dmls_analysis_free(a);
+	dmls_stats_release(&st);
+}
+
+/* MPICH's all-reduce on 3 ranks: the extra (host 1) hands its vector to
+ * core rank 2, the core pair (2, 3) exchanges halves both ways at once,
+ * rank 2 hands the result back.  By volume a path (a star on 2); by timing
+ * a collective, not a parameter server. */
+static void mpich3_iter(dmls_stats *st, int64_t t, int iter)
+{
+	(void)iter;
+	t = synth_send(st, t, 1, 2, S_BYTES);
+	for (int phase = 0; phase < 2; phase++) {
+		int64_t a = synth_send(st, t, 2, 3, S_BYTES / 2);
+		int64_t b = synth_send(st, t, 3, 2, S_BYTES / 2);
+		t = (a > b ? a : b) + 50000;
+	}
+	synth_send(st, t, 2, 1, S_BYTES);
+}
+
+static void test_mpich_three(void **state)
+{
+	(void)state;
+	dmls_stats st;
+	dmls_stats_init(&st, 0);
+	g_n = 3, g_base = 1;
+	run_job(&st, SYNTH_T0, mpich3_iter, 30, 0.05);
+	dmls_analysis *a = analyze(&st);
+	assert_int_equal(a->pattern.kind, DMLS_PAT_BUTTERFLY);
+	assert_int_equal(a->pattern.ranks, 3);
+	assert_near(a->gradient_bytes, (double)S_BYTES, 0.03);
+	for (size_t i = 0; i < st.nhosts; i++)
+		assert_int_equal(st.hosts[i].role, DMLS_ROLE_WORKER);
+	assert_true(has_note(a, "MPICH"));
+	dmls_analysis_free(a);
+	dmls_stats_release(&st);
+}
+
+/* A ring whose bursts move S or 3 S in no repeating order (the bits of a
+ * constant) at an even pace: no unit tiles the bytes, so the period, count
+ * and S are withheld with a note. */
+static void uneven_iter(dmls_stats *st, int64_t t, int iter)
+{
+	uint64_t bytes = (0x9E3779B9u >> (iter % 32)) & 1 ? 3 * S_BYTES : S_BYTES;
+	for (int step = 0; step < 2 * (g_n - 1); step++) {
+		int64_t end = t;
+		for (int r = 0; r < g_n; r++)
+			end = synth_send(st, t, g_base + r, g_base + (r + 1) % g_n, bytes / g_n);
+		t = end + 50000;
+	}
+}
+
+static void test_uneven_withheld(void **state)
+{
+	(void)state;
+	dmls_stats st;
+	dmls_stats_init(&st, 0);
+	g_n = 4, g_base = 1;
+	run_job(&st, SYNTH_T0, uneven_iter, 30, 0.02);
+	dmls_analysis *a = analyze(&st);
+	assert_int_equal(a->pattern.kind, DMLS_PAT_RING);
+	assert_true(a->iter_unsure);
+	assert_true(a->iter.bytes_outliers > 0.2);
+	assert_true(isnan(a->iter.period_s));
+	assert_true(isnan(a->gradient_bytes));
+	assert_true(has_note(a, "uncertain"));
+	dmls_analysis_free(a);
+	dmls_stats_release(&st);
+}
+
+typedef struct ev {
+	int64_t t;
+	int src, dst;
+} ev;
+
+static int cmp_ev(const void *x, const void *y)
+{
+	const ev *a = x, *b = y;
+	return (a->t > b->t) - (a->t < b->t);
+}
+
+/* An asynchronous parameter server (host 1): each worker at its own pace
+ * (100, 137, 181 ms per step) pushes S and gets S back 2 ms later.  The
+ * mode is asynchronous, there is no job-wide period, each rank's own is
+ * right, and S comes from a worker's bytes per exchange. */
+static void test_async_server(void **state)
+{
+	(void)state;
+	static const int64_t step_ms[] = {100, 137, 181};
+	ev e[512];
+	size_t n = 0;
+	for (int w = 0; w < 3; w++)
+		for (int64_t t = SYNTH_T0 + (w + 1) * 13 * MS; t < SYNTH_T0 + 9000 * MS;
+		     t += step_ms[w] * MS) {
+			e[n++] = (ev){t, 2 + w, 1};
+			e[n++] = (ev){t + 2 * MS + 4 * MS, 1, 2 + w};
+		}
+	qsort(e, n, sizeof(e[0]), cmp_ev);
+	dmls_stats st;
+	dmls_stats_init(&st, 0);
+	for (size_t i = 0; i < n; i++)
+		synth_send(&st, e[i].t, e[i].src, e[i].dst, S_BYTES / 40);
+	dmls_analysis *a = analyze(&st);
+	assert_int_equal(a->pattern.kind, DMLS_PAT_STAR);
+	assert_int_equal(a->mode.mode, DMLS_MODE_ASYNC);
+	assert_true(isnan(a->iter.period_s));
+	for (size_t i = 0; i < a->mode.nranks; i++) {
+		const dmls_rank_clock *c = &a->mode.ranks[i];
+		int w = st.hosts[c->host].addr[15] - 2;
+		if (w >= 0)
+			assert_near(c->period_s, (double)step_ms[w] * 1e-3, 0.05);
+	}
+	assert_near(a->gradient_bytes, (double)(S_BYTES / 40), 0.05);
+	assert_true(has_note(a, "asynchronous"));
+	dmls_analysis_free(a);
+	dmls_stats_release(&st);
+}
+
+/* The synchronous jobs of this file keep one step: mode synchronous. */
+static void test_sync_modes(void **state)
+{
+	(void)state;
+	iter_fn fns[] = {ring_iter, star_iter, tree_iter, clique_iter};
+	for (size_t f = 0; f < sizeof(fns) / sizeof(fns[0]); f++) {
+		dmls_stats st;
+		dmls_stats_init(&st, 0);
+		g_n = 4, g_base = 1;
+		run_job(&st, SYNTH_T0, fns[f], 30, 0.05);
+		dmls_analysis *a = analyze(&st);
+		assert_int_equal(a->mode.mode, DMLS_MODE_SYNC);
+		dmls_analysis_free(a);
+		dmls_stats_release(&st);
+	}
 }
 
 static void test_control_only(void **state)
@@ -510,7 +681,12 @@ int main(void)
 		cmocka_unit_test(test_hierarchical), cmocka_unit_test(test_hierarchical_pairs),
 		cmocka_unit_test(test_pairwise),
 		cmocka_unit_test(test_one_iteration), cmocka_unit_test(test_stall),
-		cmocka_unit_test(test_two_jobs),     cmocka_unit_test(test_control_only),
+		cmocka_unit_test(test_two_jobs),
+		cmocka_unit_test(test_small_job_and_launcher),
+		cmocka_unit_test(test_async_server),
+		cmocka_unit_test(test_mpich_three),
+		cmocka_unit_test(test_uneven_withheld),
+		cmocka_unit_test(test_sync_modes),     cmocka_unit_test(test_control_only),
 		cmocka_unit_test(test_empty),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -237,13 +237,14 @@ static void test_ipv4_options_udp(void **st)
 	assert_int_equal(dec(1, &d, 14 + 24, (uint32_t)d.n, &p), DMLS_DEC_TRUNCATED);
 	dbuf_free(&d);
 
-	/* ICMP: no ports, payload = everything after the IP header */
+	/* ICMP: no ports, no application payload (payload is TCP/UDP only) */
 	put_ipv4(&d, 5, 84, 1, 0, 1, A, B);
 	put(&d, NULL, 64);
 	assert_int_equal(dec(101, &d, (uint32_t)d.n, (uint32_t)d.n, &p), DMLS_DEC_OK);
 	assert_int_equal(p.proto, 1);
 	assert_int_equal(p.sport, 0);
-	assert_int_equal(p.payload_bytes, 64);
+	assert_int_equal(p.ip_bytes, 84);
+	assert_int_equal(p.payload_bytes, 0);
 	dbuf_free(&d);
 }
 

@@ -1,0 +1,21 @@
+/* analysis_int.h - between analysis.c (the stages) and the files it
+ * calls: notes.c (the notes) and clock_view.c (the iterations as the view
+ * and the roles allow). */
+#ifndef DMLS_ANALYSIS_INT_H
+#define DMLS_ANALYSIS_INT_H
+
+#include "dmlscope/analysis.h"
+
+/* Add a note (at most DMLS_MAX_NOTES; the rest are dropped). */
+void dmls_note(dmls_analysis *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The notes about one job (every job gets them). */
+void dmls_notes_job(dmls_analysis *a, const dmls_stats *st);
+/* The notes of the top level: the capture's, then its job's. */
+void dmls_notes_all(dmls_analysis *a, const dmls_stats *st);
+
+/* The job's iterations as its view and roles allow (clock_view.c); jpairs:
+ * the job's own pairs when it shares a host, else NULL. */
+int dmls_find_iterations(dmls_analysis *a, dmls_stats *st, const size_t *jpairs, size_t njpairs,
+			 dmls_error *err);
+
+#endif

@@ -1,0 +1,218 @@
+/*
+ * clock_view.c - the job's iterations as its view and its roles allow.
+ *
+ * iterations.c finds iterations in a series of bytes; this picks the
+ * series and fixes what a partial view gets wrong: one sender seen alone
+ * ends its steps with the acknowledgements of its peer's reply
+ * (ends_from_acks), a parameter server's first sends seen with its hub are
+ * the workers' initial pull (initial_pull), a hub seen alone that answers
+ * one spoke at a time has no period (one_at_a_time).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/analysis_int.h"
+#include "analysis/period.h"
+
+#define ACK_JOIN 10          /* bins (1 ms): acknowledgements of one reply */
+#define ACK_MIN_WIRE 1024.0  /* bytes of acknowledgements that make a reply */
+#define ACK_MAX_BINS (1 << 24)
+#define INITIAL_PULL_SHARE 0.5 /* workers' bytes in a pull-only first iteration, of a step's */
+
+typedef struct range_sum {
+	int64_t a, b;
+	double sum;
+} range_sum;
+
+static void add_in_range(int64_t bin, uint64_t bytes, void *ctx)
+{
+	range_sum *r = ctx;
+	if (bin >= r->a && bin < r->b)
+		r->sum += (double)bytes;
+}
+
+/* Payload host h sent in [t0_s, t1_s) (seconds from st->t0_ns); visits
+ * the non-empty bins only (a capture may span years). */
+static double sent_between(const dmls_stats *st, size_t h, double t0_s, double t1_s)
+{
+	const dmls_series *s = &st->hosts[h].tx_payload;
+	double bin_s = (double)s->bin_ns * 1e-9, off_s = (double)(s->t0_ns - st->t0_ns) * 1e-9;
+	range_sum r = {(int64_t)floor((t0_s - off_s) / bin_s), (int64_t)floor((t1_s - off_s) / bin_s),
+		       0};
+	dmls_series_foreach(s, add_in_range, &r);
+	return r.sum;
+}
+
+/* One sender with one data peer (a parameter server's worker, or a ring
+ * rank) seen alone: its step ends when it has received the reply (the
+ * server's parameters), which the capture does not hold, but the sender's
+ * acknowledgements of it are there: bins where it sent to its peer
+ * packets without payload.  Each iteration's end moves to the end of the
+ * first burst of acknowledgements after its own sending (bins at most
+ * ACK_JOIN apart, at least ACK_MIN_WIRE bytes of them); when an iteration
+ * has none, the ends stay.  Returns 1 when they moved. */
+static int ends_from_acks(dmls_analysis *a, const dmls_stats *st)
+{
+	const dmls_pattern *p = &a->pattern;
+	dmls_iterations *it = &a->iter;
+	if (!p->lone_sender || p->npairs != 1 || it->count < 3)
+		return 0;
+	const dmls_pair *pr = &st->pairs[p->pairs[0]];
+	const dmls_series *w = &pr->series, *x = &st->hosts[pr->src].tx_payload;
+	if (w->bin_ns != x->bin_ns || w->t0_ns != x->t0_ns)
+		return 0;
+	double bin_s = (double)w->bin_ns * 1e-9, off_s = (double)(w->t0_ns - st->t0_ns) * 1e-9;
+	double *end = malloc(it->count * sizeof(double));
+	if (!end)
+		return 0;
+	size_t found = 0;
+	int64_t budget = ACK_MAX_BINS; /* bins looked at, all iterations together */
+	for (size_t i = 0; i < it->count; i++) {
+		int64_t k = (int64_t)ceil((it->comm_end_s[i] - off_s) / bin_s);
+		int64_t stop = i + 1 < it->count ? (int64_t)floor((it->bounds_s[i + 1] - off_s) / bin_s)
+						 : w->max_bin + 1;
+		k = k < w->min_bin ? w->min_bin : k;
+		stop = stop > w->max_bin + 1 ? w->max_bin + 1 : stop;
+		if (stop - k > budget)
+			break; /* too long to scan bin by bin: keep the ends */
+		budget -= stop > k ? stop - k : 0;
+		int64_t first = -1, last = -1;
+		double sum = 0;
+		for (; k < stop; k++) {
+			if (dmls_series_get(w, k) == 0 || dmls_series_get(x, k) != 0)
+				continue; /* acknowledgements only */
+			if (last >= 0 && k - last > ACK_JOIN) {
+				if (sum >= ACK_MIN_WIRE)
+					break;
+				first = -1, sum = 0; /* a lone ACK: not the reply */
+			}
+			if (first < 0)
+				first = k;
+			last = k;
+			sum += (double)dmls_series_get(w, k);
+		}
+		if (first < 0 || sum < ACK_MIN_WIRE)
+			break;
+		end[i] = off_s + (double)(last + 1) * bin_s;
+		found++;
+	}
+	if (found == it->count) {
+		memcpy(it->comm_end_s, end, it->count * sizeof(double));
+		dmls_iterations_period(it);
+	}
+	free(end);
+	return found == it->count;
+}
+
+/* A star seen with its hub: is the first iteration the workers' initial
+ * pull of the model (the hub sends, no observed worker pushes)? */
+static int initial_pull(const dmls_analysis *a, const dmls_stats *st, const size_t *workers,
+			size_t nw)
+{
+	const dmls_iterations *it = &a->iter;
+	if (it->count < 3)
+		return 0;
+	if (nw == 0)
+		return 1; /* the hub alone sends steps + 1 times */
+	double first = 0, rest = 0;
+	for (size_t w = 0; w < nw; w++) {
+		first += sent_between(st, workers[w], it->bounds_s[0], it->bounds_s[1]);
+		rest += sent_between(st, workers[w], it->bounds_s[1], it->bounds_s[it->count - 1]);
+	}
+	return first < INITIAL_PULL_SHARE * rest / (double)(it->count - 2);
+}
+
+/* A star seen from its hub alone: does the hub answer its spokes all in
+ * the same iteration (a synchronous server, a root broadcasting), or one
+ * at a time (an asynchronous server answering each worker at its own pace,
+ * a gossiping rank pushing to one random peer)?  Per iteration, the spokes
+ * that got at least half their share (the hub's bytes / spokes); 1 when
+ * the median count is below the number of spokes. */
+static int one_at_a_time(const dmls_analysis *a, const dmls_stats *st)
+{
+	const dmls_pattern *p = &a->pattern;
+	const dmls_iterations *it = &a->iter;
+	size_t hub = p->observed[0], ns = 0;
+	if (it->count < 3 || p->nobserved != 1)
+		return 0;
+	long *pk = malloc(p->ranks * sizeof(long));
+	double *cnt = malloc(it->count * sizeof(double)), *sent = malloc(p->ranks * sizeof(double));
+	int r = 0;
+	if (!pk || !cnt || !sent)
+		goto out;
+	for (size_t i = 0; i < p->ranks; i++)
+		if (p->members[i] != hub)
+			pk[ns++] = dmls_stats_find_pair(st, (uint32_t)hub, (uint32_t)p->members[i]);
+	for (size_t k = 0; k + 1 < it->count; k++) {
+		double total = 0;
+		for (size_t j = 0; j < ns; j++) {
+			sent[j] = 0;
+			if (pk[j] < 0)
+				continue;
+			const dmls_series *s = &st->pairs[pk[j]].series;
+			double bin_s = (double)s->bin_ns * 1e-9;
+			double off_s = (double)(s->t0_ns - st->t0_ns) * 1e-9;
+			sent[j] = dmls_series_range(s, (int64_t)floor((it->bounds_s[k] - off_s) / bin_s),
+						    (int64_t)floor((it->bounds_s[k + 1] - off_s) / bin_s),
+						    NULL);
+			total += sent[j];
+		}
+		size_t got = 0;
+		for (size_t j = 0; j < ns; j++)
+			got += total > 0 && sent[j] >= 0.5 * total / (double)ns;
+		cnt[k] = (double)got;
+	}
+	r = ns >= 2 && dmls_median(cnt, it->count - 1) < (double)ns;
+out:
+	free(pk);
+	free(cnt);
+	free(sent);
+	return r;
+}
+
+/* Iterations of the job, bytes per worker from the hosts with role worker.
+ * On a partial view only the observed ranks count: the series is their
+ * data edges, bytes per worker come from observed workers.  A star seen
+ * with its hub: the hub's first sends are the workers' initial pull of the
+ * model (a worker pulls before its first push), warm-up, not a step, when
+ * no observed worker pushed in it; seen from its hub alone, the hub's
+ * bytes per iteration (server_bytes) give S. */
+int dmls_find_iterations(dmls_analysis *a, dmls_stats *st, const size_t *jpairs,
+			 size_t njpairs, dmls_error *err)
+{
+	dmls_pattern *p = &a->pattern;
+	size_t nw = 0, *workers = malloc((p->ranks ? p->ranks : 1) * sizeof(size_t));
+	if (!workers)
+		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
+	const size_t *hosts = p->partial ? p->observed : p->members;
+	size_t nh = p->partial ? p->nobserved : p->ranks;
+	for (size_t i = 0; i < nh; i++)
+		if (st->hosts[hosts[i]].role == DMLS_ROLE_WORKER)
+			workers[nw++] = hosts[i];
+	int hub_seen = p->partial && p->kind == DMLS_PAT_STAR && nw < nh;
+	int hub_only = hub_seen && nw == 0;
+	size_t nworkers = nw;
+	if (hub_only)
+		for (size_t i = 0; i < nh; i++)
+			workers[nw++] = hosts[i];
+	dmls_iterations_release(&a->iter);
+	int rc = dmls_iterations_find_pairs(&a->iter, st, hosts, nh, workers, nw,
+					    p->partial ? p->pairs : jpairs,
+					    p->partial ? p->npairs : njpairs, err);
+	a->server_bytes = NAN;
+	if (rc == 0 && hub_only) {
+		a->server_bytes = a->iter.bytes_per_worker;
+		a->iter.bytes_per_worker = a->iter.bytes_spread = NAN;
+	}
+	if (rc == 0)
+		a->ends_from_acks = ends_from_acks(a, st);
+	if (rc == 0 && hub_seen && initial_pull(a, st, workers, nworkers)) {
+		dmls_iterations_drop_first(&a->iter);
+		a->pulled_first = 1;
+	}
+	if (rc == 0 && hub_only && (a->hub_one_at_a_time = one_at_a_time(a, st)))
+		a->iter.period_s = a->iter.period_median_s = NAN; /* the spokes' paces merged */
+	free(workers);
+	return rc;
+}

@@ -1,0 +1,202 @@
+/*
+ * exchanges.c - who started each exchange: requests and their answers.
+ *
+ * In pair averaging (AD-PSGD, Lian et al., ICML 2018; KungFu's pair
+ * averaging) a rank that finishes a step sends its parameters to a random
+ * peer, and the peer answers with its own.  A rank's sending therefore
+ * holds its own steps (its requests) and its answers to others' requests:
+ * counted together they give it more "iterations" than it made steps.
+ *
+ * Per pair of ranks, the bursts each way (runs of 1 ms bins holding at
+ * least BURST_SHARE of the pair's busiest bin, joined across gaps of up to
+ * BURST_JOIN bins: a transfer's acknowledgements weigh a few per cent and
+ * stay out) are put in time order; a burst followed by one the other way
+ * that starts within ANSWER_MAX_S of its end and moves a like amount
+ * (within SIZE_TOL) is a request and its answer; any other burst is a
+ * request without one (gossip's pushes).  When at least
+ * DMLS_EXCHANGES_PAIRED of
+ * the bursts pair up, the job works by request and answer, and each rank's
+ * clock is its requests alone.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/period.h"
+#include "dmlscope/analysis.h"
+
+#define BURST_SHARE 0.1
+#define BURST_JOIN 10
+#define ANSWER_MAX_S 0.2
+#define SIZE_TOL 0.5
+#define MAX_BURSTS (1u << 20) /* all pairs together */
+
+typedef struct burst {
+	double t0, t1, bytes; /* seconds from st->t0_ns; payload (wire x the pair's share) */
+	size_t src;
+} burst;
+
+typedef struct bursts {
+	burst *b;
+	size_t n, cap;
+	int oom;
+	/* the run being built */
+	double thr, bin_s, off_s, scale; /* scale: the pair's payload / wire */
+	int64_t last;
+	size_t src;
+	int open;
+} bursts;
+
+static void push(bursts *bs, burst x)
+{
+	if (bs->n == bs->cap) {
+		size_t cap = bs->cap ? 2 * bs->cap : 256;
+		burst *b = cap <= MAX_BURSTS ? realloc(bs->b, cap * sizeof(*b)) : NULL;
+		if (!b) {
+			bs->oom = 1;
+			return;
+		}
+		bs->b = b, bs->cap = cap;
+	}
+	bs->b[bs->n++] = x;
+}
+
+static void visit(int64_t bin, uint64_t bytes, void *ctx)
+{
+	bursts *bs = ctx;
+	if (bs->oom || (double)bytes < bs->thr)
+		return;
+	double t = bs->off_s + (double)bin * bs->bin_s;
+	if (bs->open && bin - bs->last <= BURST_JOIN) {
+		burst *b = &bs->b[bs->n - 1];
+		b->t1 = t + bs->bin_s;
+		b->bytes += bs->scale * (double)bytes;
+	} else {
+		push(bs, (burst){t, t + bs->bin_s, bs->scale * (double)bytes, bs->src});
+		bs->open = !bs->oom;
+	}
+	bs->last = bin;
+}
+
+static void max_bin(int64_t bin, uint64_t bytes, void *ctx)
+{
+	(void)bin;
+	double *m = ctx;
+	*m = fmax(*m, (double)bytes);
+}
+
+/* Bursts of pair k (one direction) appended to bs. */
+static void pair_bursts(bursts *bs, const dmls_stats *st, long k)
+{
+	if (k < 0)
+		return;
+	const dmls_pair *pr = &st->pairs[k];
+	double m = 0;
+	dmls_series_foreach(&pr->series, max_bin, &m);
+	bs->thr = BURST_SHARE * m;
+	bs->bin_s = (double)pr->series.bin_ns * 1e-9;
+	bs->off_s = (double)(pr->series.t0_ns - st->t0_ns) * 1e-9;
+	bs->src = pr->src;
+	bs->scale = pr->wire_bytes ? (double)pr->payload_bytes / (double)pr->wire_bytes : 0;
+	bs->open = 0;
+	dmls_series_foreach(&pr->series, visit, bs);
+}
+
+static int cmp_double_asc(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+	return (a > b) - (a < b);
+}
+
+static int cmp_t0(const void *x, const void *y)
+{
+	const burst *a = x, *b = y;
+	return (a->t0 > b->t0) - (a->t0 < b->t0);
+}
+
+void dmls_exchanges_release(dmls_exchanges *x)
+{
+	for (size_t i = 0; x->t && i < x->n; i++)
+		free(x->t[i]);
+	free(x->t);
+	free(x->bytes);
+	free(x->count);
+	memset(x, 0, sizeof(*x));
+}
+
+/* Label the bursts of one pair (sorted): requests appended per rank. */
+static void label(dmls_exchanges *x, const size_t *local, burst *b, size_t n, size_t *bursts_n,
+		  size_t *paired)
+{
+	for (size_t k = 0; k < n; k++) {
+		*bursts_n += 1;
+		int answered = k + 1 < n && b[k + 1].src != b[k].src &&
+			       b[k + 1].t0 - b[k].t1 <= ANSWER_MAX_S &&
+			       fabs(b[k + 1].bytes - b[k].bytes) <= SIZE_TOL * b[k].bytes;
+		size_t r = local[b[k].src];
+		if (r < x->n) {
+			size_t c = x->count[r]++;
+			x->t[r][c] = b[k].t0;
+			x->bytes[r] += b[k].bytes;
+		}
+		if (answered) {
+			*bursts_n += 1;
+			*paired += 2;
+			k++;
+		}
+	}
+}
+
+int dmls_exchanges_find(dmls_exchanges *x, const dmls_stats *st, const size_t *ranks, size_t n)
+{
+	memset(x, 0, sizeof(*x));
+	x->n = n;
+	x->t = calloc(n ? n : 1, sizeof(double *));
+	x->bytes = calloc(n ? n : 1, sizeof(double));
+	x->count = calloc(n ? n : 1, sizeof(size_t));
+	size_t *local = malloc(st->nhosts * sizeof(size_t));
+	bursts bs = {0};
+	int rc = -1;
+	if (!x->t || !x->bytes || !x->count || !local)
+		goto out;
+	for (size_t i = 0; i < st->nhosts; i++)
+		local[i] = n;
+	for (size_t i = 0; i < n; i++)
+		local[ranks[i]] = i;
+	size_t total = 0, paired = 0, per_rank_cap = 0;
+	for (size_t pass = 0; pass < 2; pass++) { /* 1: sizes, 2: labels */
+		for (size_t i = 0; i < n; i++)
+			for (size_t j = i + 1; j < n; j++) {
+				bs.n = 0;
+				pair_bursts(&bs, st, dmls_stats_find_pair(st, (uint32_t)ranks[i],
+									  (uint32_t)ranks[j]));
+				pair_bursts(&bs, st, dmls_stats_find_pair(st, (uint32_t)ranks[j],
+									  (uint32_t)ranks[i]));
+				if (bs.oom)
+					goto out;
+				if (pass == 0) {
+					per_rank_cap += bs.n;
+					continue;
+				}
+				qsort(bs.b, bs.n, sizeof(burst), cmp_t0);
+				label(x, local, bs.b, bs.n, &total, &paired);
+			}
+		if (pass == 0)
+			for (size_t i = 0; i < n; i++)
+				if (!(x->t[i] = malloc((per_rank_cap ? per_rank_cap : 1) *
+						       sizeof(double))))
+					goto out;
+	}
+	x->paired_share = total ? (double)paired / (double)total : NAN;
+	for (size_t i = 0; i < n; i++) {
+		qsort(x->t[i], x->count[i], sizeof(double), cmp_double_asc);
+		x->bytes[i] = x->count[i] ? x->bytes[i] / (double)x->count[i] : NAN;
+	}
+	rc = 0;
+out:
+	free(local);
+	free(bs.b);
+	if (rc)
+		dmls_exchanges_release(x);
+	return rc;
+}

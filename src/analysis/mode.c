@@ -1,0 +1,317 @@
+/*
+ * mode.c - synchronous or asynchronous: does the job keep one step?
+ *
+ * In synchronous data-parallel training (all-reduce, a synchronous
+ * parameter server, synchronous pair averaging) no rank starts step k+1
+ * before every rank it depends on has finished step k: all ranks keep the
+ * same period and their communication ends keep a fixed offset from one
+ * another (phase locking).  In asynchronous training (AD-PSGD's random
+ * pair averaging, gossip, an asynchronous parameter server: Lian et al.,
+ * ICML 2018; Recht et al., "Hogwild!", NIPS 2011) each rank runs at its own
+ * pace: periods differ with the ranks' speed, and where they happen to be
+ * equal, the offsets drift.
+ *
+ * So each rank gets a clock of its own: the iterations (iterations.c) of
+ * its sending alone (its tx payload series), its period the mean over its
+ * own span.  With the clocks of two ranks or more that each counted
+ * DMLS_MODE_MIN_STEPS iterations (P = the median of their periods):
+ *   period spread  the share of ranks whose period is more than 10 % off
+ *                  P (one rank's clock can lock onto a step's inner
+ *                  bursts; a job of ranks at different speeds has many);
+ *   step lock      against the reference (the rank whose period is
+ *                  nearest P), for each rank not off P: windows around each reference end,
+ *                  shifted by the rank's median offset and cut at the
+ *                  midpoints, hold exactly one end of the rank in a
+ *                  synchronous job (one exchange per step, however the
+ *                  step jitters); the share of such windows, the median
+ *                  over ranks;
+ *   phase spread   the robust spread (1.4826 MAD) of each end's offset
+ *                  from the reference's nearest end, over P, the median
+ *                  over ranks: near 0 for all-reduce, larger for a
+ *                  parameter server's workers, whose pushes move with
+ *                  their compute; reported, not decided on.
+ * synchronous    the job's own clock (all ranks together, iterations.c)
+ *                is steady: 4 or more iterations, each worker's bytes per
+ *                iteration within 10 % (robust CV) and no more than 5 % of
+ *                (worker, iteration) cells 25 % off the worker's median (an
+ *                asynchronous server's slower worker skips a step now and
+ *                then, which the robust CV does not see).  Every rank then sends
+ *                its share in every step; this outweighs the ranks' own
+ *                clocks, which break on retransmission stalls or lock onto
+ *                a step's inner bursts where the sum of all ranks does not,
+ *                so they are not computed (a clock costs a search over the
+ *                capture: on an hour at 1 ms, as much as the job's);
+ * asynchronous   otherwise, half the ranks (two or more) off P, or step
+ *                lock < 0.75;
+ * synchronous    otherwise;
+ * unknown        fewer than two ranks with a clock (one worker's capture,
+ *                ranks whose sending shows no period), with the reason.
+ * Ranks of equal speed that run freely keep one exchange per window for
+ * long stretches; only their drift (the phase spread growing) tells them
+ * apart, and short captures of such jobs may be called synchronous.
+ *
+ * At most DMLS_MODE_MAX_RANKS ranks (the first in address order) get a
+ * clock: the decision needs a few, and each costs an iteration search.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/period.h"
+#include "dmlscope/analysis.h"
+
+#define DMLS_MODE_MIN_STEPS 4
+#define DMLS_MODE_PERIOD_OFF 0.10  /* a rank's period this far off the median */
+#define DMLS_MODE_MIN_LOCK 0.75    /* share of steps with one end of each rank */
+#define DMLS_MODE_STEADY_BYTES 0.10 /* the job clock's bytes per worker spread */
+#define DMLS_MODE_OUTLIERS 0.05 /* and its share of cells off a worker's median */
+
+const char *dmls_mode_name(int mode)
+{
+	return mode == DMLS_MODE_SYNC ? "synchronous" : mode == DMLS_MODE_ASYNC ? "asynchronous"
+										: "unknown";
+}
+
+void dmls_mode_release(dmls_mode *m)
+{
+	free(m->ranks);
+	free(m->ends);
+	memset(m, 0, sizeof(*m));
+}
+
+/* The end in e[0..n) (ascending) nearest to t. */
+static double nearest(const double *e, size_t n, double t)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (e[mid] < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return e[0];
+	if (lo == n)
+		return e[n - 1];
+	return t - e[lo - 1] < e[lo] - t ? e[lo - 1] : e[lo];
+}
+
+/* Clock e[0..n) against the reference clock ref[0..nr) (ends, ascending):
+ * the robust spread (1.4826 MAD) of its ends' offsets from the nearest
+ * reference end, over P, and the share of the reference's steps (windows
+ * around each reference end shifted by the median offset, from midpoint to
+ * midpoint, the first and last left out) that hold exactly one end. */
+void dmls_clock_compare(const double *ref, size_t nr, const double *e, size_t n, double P,
+			double *spread, double *lock)
+{
+	double *o = malloc((n ? n : 1) * sizeof(double)), *dev = malloc((n ? n : 1) * sizeof(double));
+	*spread = *lock = NAN;
+	if (o && dev && n > 0 && nr > 0) {
+		for (size_t k = 0; k < n; k++)
+			o[k] = e[k] - nearest(ref, nr, e[k]);
+		memcpy(dev, o, n * sizeof(double));
+		double med = dmls_median(dev, n);
+		for (size_t k = 0; k < n; k++)
+			dev[k] = fabs(o[k] - med);
+		*spread = 1.4826 * dmls_median(dev, n) / P;
+		size_t one = 0, windows = 0, at = 0;
+		for (size_t k = 1; k + 1 < nr; k++) {
+			double lo = med + (ref[k - 1] + ref[k]) / 2;
+			double hi = med + (ref[k] + ref[k + 1]) / 2;
+			while (at < n && e[at] < lo)
+				at++;
+			size_t c = 0;
+			while (at + c < n && e[at + c] < hi)
+				c++;
+			one += c == 1;
+			windows++;
+		}
+		*lock = windows ? (double)one / (double)windows : NAN;
+	}
+	free(o);
+	free(dev);
+}
+
+/* The clock of host h: its sending alone (pairs[0..np): the job's pairs,
+ * of which h's own count; NULL: h's whole sending).  ends points into
+ * m->ends. */
+static int rank_clock(dmls_mode *m, const dmls_stats *st, size_t h, const size_t *pairs,
+		      size_t np, size_t *mine, dmls_error *err)
+{
+	dmls_iterations it;
+	dmls_rank_clock *c = &m->ranks[m->nranks];
+	size_t nm = 0;
+	for (size_t k = 0; pairs && k < np; k++)
+		if (st->pairs[pairs[k]].src == h)
+			mine[nm++] = pairs[k];
+	int rc = nm ? dmls_iterations_find_pairs(&it, st, &h, 1, &h, 1, mine, nm, err)
+		    : dmls_iterations_find(&it, st, &h, 1, &h, 1, err);
+	if (rc)
+		return rc;
+	memset(c, 0, sizeof(*c));
+	c->host = h;
+	c->count = it.count;
+	c->period_s = it.period_s; /* the mean: over a span, sync ranks agree */
+	c->bytes_per_exchange = it.bytes_per_worker;
+	if (it.count > 0) {
+		double *e = realloc(m->ends, (m->nends + it.count) * sizeof(double));
+		if (!e) {
+			dmls_iterations_release(&it);
+			return dmls_fail(err, DMLS_ENOMEM, "out of memory");
+		}
+		m->ends = e;
+		memcpy(m->ends + m->nends, it.comm_end_s, it.count * sizeof(double));
+		c->end_off = m->nends;
+		m->nends += it.count;
+	}
+	dmls_iterations_release(&it);
+	m->nranks++;
+	return 0;
+}
+
+static int clocked(const dmls_rank_clock *c)
+{
+	return c->count >= DMLS_MODE_MIN_STEPS && isfinite(c->period_s) && c->period_s > 0;
+}
+
+/* Rank i's clock from its own requests (exchanges.c): their count, mean
+ * period and bytes. */
+static int event_clocks(dmls_mode *m, const dmls_exchanges *ex, const size_t *ranks, size_t take,
+			dmls_error *err)
+{
+	size_t total = 0;
+	for (size_t i = 0; i < take; i++)
+		total += ex->count[i];
+	m->ends = malloc((total ? total : 1) * sizeof(double));
+	if (!m->ends)
+		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
+	for (size_t i = 0; i < take; i++) {
+		dmls_rank_clock *c = &m->ranks[m->nranks++];
+		size_t k = ex->count[i];
+		c->host = ranks[i];
+		c->count = k;
+		c->period_s = k >= 2 ? (ex->t[i][k - 1] - ex->t[i][0]) / (double)(k - 1) : NAN;
+		c->bytes_per_exchange = ex->bytes[i];
+		c->end_off = m->nends;
+		memcpy(m->ends + m->nends, ex->t[i], k * sizeof(double));
+		m->nends += k;
+	}
+	return 0;
+}
+
+static int decide(dmls_mode *m, size_t n, dmls_error *err);
+
+int dmls_mode_find(dmls_mode *m, const dmls_stats *st, const size_t *ranks, size_t n,
+		   const size_t *pairs, size_t np, const dmls_exchanges *ex,
+		   const dmls_iterations *job, dmls_error *err)
+{
+	memset(m, 0, sizeof(*m));
+	m->period_spread = m->phase_spread = m->step_lock = NAN;
+	int steady = job && job->count >= DMLS_MODE_MIN_STEPS && isfinite(job->bytes_spread) &&
+		     job->bytes_spread <= DMLS_MODE_STEADY_BYTES &&
+		     isfinite(job->bytes_outliers) && job->bytes_outliers <= DMLS_MODE_OUTLIERS;
+	if (steady && n >= 2) { /* decided without the ranks' own clocks */
+		m->mode = DMLS_MODE_SYNC;
+		m->why = "the job's steps move steady bytes per rank, every rank in every step";
+		return 0;
+	}
+	size_t take = n < DMLS_MODE_MAX_RANKS ? n : DMLS_MODE_MAX_RANKS;
+	m->ranks = calloc(take ? take : 1, sizeof(*m->ranks));
+	if (!m->ranks)
+		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
+	if (ex && ex->n == take && isfinite(ex->paired_share) &&
+	    ex->paired_share >= DMLS_EXCHANGES_PAIRED) {
+		int rc = event_clocks(m, ex, ranks, take, err);
+		if (rc)
+			return rc;
+		m->by_request = 1;
+		return decide(m, n, err);
+	}
+	size_t *mine = malloc((np ? np : 1) * sizeof(size_t));
+	if (!mine)
+		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
+	for (size_t i = 0; i < take; i++) {
+		int rc = rank_clock(m, st, ranks[i], pairs, np, mine, err);
+		if (rc) {
+			free(mine);
+			return rc;
+		}
+	}
+	free(mine);
+	return decide(m, n, err);
+}
+
+/* The verdict from the clocks in m->ranks (n: the ranks asked for). */
+static int decide(dmls_mode *m, size_t n, dmls_error *err)
+{
+	for (size_t i = 0; i < m->nranks; i++)
+		m->ranks[i].ends = m->nends ? m->ends + m->ranks[i].end_off : NULL;
+	double *p = malloc((m->nranks ? m->nranks : 1) * sizeof(double));
+	if (!p)
+		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
+	size_t nc = 0, ref = 0;
+	for (size_t i = 0; i < m->nranks; i++) {
+		const dmls_rank_clock *c = &m->ranks[i];
+		if (!clocked(c))
+			continue;
+		p[nc++] = c->period_s;
+		if (!clocked(&m->ranks[ref]))
+			ref = i;
+	}
+	if (nc < 2) {
+		m->mode = DMLS_MODE_UNKNOWN;
+		m->why = n < 2 ? "one rank's sending in the capture: no second clock to compare"
+			       : "fewer than two ranks keep a clock of their own (4 or more "
+				 "periodic exchanges)";
+		free(p);
+		return 0;
+	}
+	double *q = malloc(nc * sizeof(double));
+	if (!q) {
+		free(p);
+		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
+	}
+	memcpy(q, p, nc * sizeof(double));
+	double P = dmls_median(q, nc);
+	size_t off = 0, nclock = nc;
+	for (size_t i = 0; i < nc; i++)
+		off += fabs(p[i] - P) > DMLS_MODE_PERIOD_OFF * P;
+	for (size_t i = 0; i < m->nranks; i++) /* the reference: nearest P */
+		if (clocked(&m->ranks[i]) &&
+		    fabs(m->ranks[i].period_s - P) < fabs(m->ranks[ref].period_s - P))
+			ref = i;
+	m->period_spread = (double)off / (double)nc;
+	size_t nl = 0;
+	nc = 0;
+	for (size_t j = 0; j < m->nranks; j++) {
+		const dmls_rank_clock *c = &m->ranks[j];
+		if (j == ref || !clocked(c) || fabs(c->period_s - P) > DMLS_MODE_PERIOD_OFF * P)
+			continue; /* a rank off P: counted above */
+		double s, l;
+		dmls_clock_compare(m->ranks[ref].ends, m->ranks[ref].count, c->ends, c->count, P,
+				   &s, &l);
+		if (isfinite(s))
+			p[nc++] = s;
+		if (isfinite(l))
+			q[nl++] = l;
+	}
+	m->phase_spread = nc ? dmls_median(p, nc) : NAN;
+	m->step_lock = nl ? dmls_median(q, nl) : NAN;
+	free(p);
+	free(q);
+	if (off >= 2 && 2 * off >= nclock) {
+		m->mode = DMLS_MODE_ASYNC;
+		m->why = "ranks at their own pace: their periods differ";
+	} else if (isfinite(m->step_lock) && m->step_lock < DMLS_MODE_MIN_LOCK) {
+		m->mode = DMLS_MODE_ASYNC;
+		m->why = "ranks at their own pace: steps not in lockstep";
+	} else if (!isfinite(m->step_lock)) {
+		m->mode = DMLS_MODE_UNKNOWN;
+		m->why = "too few steps to compare the ranks' clocks";
+	} else {
+		m->mode = DMLS_MODE_SYNC;
+		m->why = "one period across ranks, one exchange per rank per step";
+	}
+	return 0;
+}

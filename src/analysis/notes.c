@@ -1,0 +1,136 @@
+/*
+ * notes.c - what was odd, and why a value is null: the notes of an
+ * analysis, one line each, in the order a reader needs them (the view,
+ * the capture, the job, the iterations, the mode, loss, the log).
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "analysis/analysis_int.h"
+
+void dmls_note(dmls_analysis *a, const char *fmt, ...)
+{
+	if (a->nnotes >= DMLS_MAX_NOTES)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(a->notes[a->nnotes++], sizeof(a->notes[0]), fmt, ap);
+	va_end(ap);
+}
+
+static void notes_iterations(dmls_analysis *a)
+{
+	const dmls_iterations *it = &a->iter;
+	if (it->count == 1)
+		dmls_note(a, "one iteration only: no period");
+	if (it->count < 2 || !isfinite(it->period_median_s))
+		return;
+	double longest = 0, at = 0;
+	for (size_t i = 0; i + 1 < it->count; i++) {
+		double d = it->comm_end_s[i + 1] - it->comm_end_s[i];
+		if (d > longest)
+			longest = d, at = it->comm_end_s[i];
+	}
+	if (longest > 3 * it->period_median_s && it->count >= 3)
+		dmls_note(a, "stall: %.3g s without an iteration from t=%.3g s (median period %.3g s)",
+		     longest, at, it->period_median_s);
+}
+
+/* A partial view: which ranks' sending the capture holds, what follows. */
+static void notes_view(dmls_analysis *a, const dmls_stats *st)
+{
+	const dmls_pattern *p = &a->pattern;
+	if (!p->partial)
+		return;
+	char list[96] = "";
+	size_t len = 0;
+	for (size_t i = 0; i < p->nobserved && len + 1 < sizeof(list); i++) {
+		int w = snprintf(list + len, sizeof(list) - len, "%s%s", i ? ", " : "",
+				 st->hosts[p->observed[i]].name);
+		if (w < 0 || (size_t)w >= sizeof(list) - len) {
+			snprintf(list + len, sizeof(list) - len, "...");
+			break;
+		}
+		len += (size_t)w;
+	}
+	if (p->service_port)
+		dmls_note(a, "partial view: %zu ranks' sending (%s), to service port %u: MPI-style "
+			"connections on demand, rank count unknown", p->nobserved, list,
+		     p->service_port);
+	else
+		dmls_note(a, "partial view: only %zu of %zu ranks' outgoing traffic is in the "
+			"capture: %s", p->nobserved, p->ranks, list);
+	if (p->lone_sender)
+		dmls_note(a, "one sender with one data peer: a ring neighbour or a parameter server's "
+			"worker; kind and gradient size unknown");
+	else if (p->kind == DMLS_PAT_RING && p->norder < p->ranks)
+		dmls_note(a, "ring order partial: %zu of %zu ranks placed; S uses N = %zu ranks "
+			"(data peers and contacts of the observed ranks)", p->norder, p->ranks,
+		     p->ranks);
+	else if (p->kind == DMLS_PAT_STAR && a->hub_one_at_a_time)
+		dmls_note(a, "seen from its hub only, the hub answers one spoke at a time (an "
+			"asynchronous server, or a gossiping rank): period and S unknown");
+	else if (p->kind == DMLS_PAT_STAR && isfinite(a->server_bytes))
+		dmls_note(a, "star seen from its hub only: S = the hub's bytes per iteration / %zu "
+			"workers", p->ranks - p->nhubs);
+	if (a->pulled_first)
+		dmls_note(a, "the hub's first sends (the workers' initial pull of the model) are "
+			"warm-up, not a step");
+	if (p->lone_sender && a->iter.count >= 2)
+		dmls_note(a, a->ends_from_acks
+				? "iterations end with the sender's acknowledgements of its peer's "
+				  "reply (the reply itself is not in the capture)"
+				: "period from one rank's sending alone: a step that ends with a "
+				  "message it receives (a server's reply) is not seen to end");
+}
+
+/* Notes about the job alone (every job gets them). */
+void dmls_notes_job(dmls_analysis *a, const dmls_stats *st)
+{
+	const dmls_pattern *p = &a->pattern;
+	notes_view(a, st);
+	if (p->ranks > 0 && p->kind == DMLS_PAT_UNKNOWN && !p->lone_sender)
+		dmls_note(a, "communication pattern not recognized among %zu hosts", p->ranks);
+	if (p->hub_exchanges)
+		dmls_note(a, "hub-shaped collective: the hub exchanges with its spokes at once "
+			"(no push-then-pull), so it is a rank, not a parameter server");
+	if (p->kind == DMLS_PAT_BUTTERFLY && p->ranks == 3)
+		dmls_note(a, "3 ranks in a path whose middle rank exchanges with one end at once: "
+			"MPICH's all-reduce for N = 3 (the extra rank hands its vector over)");
+	if (p->ranks > 0 && a->iter.count == 0)
+		dmls_note(a, "no iterations found");
+	notes_iterations(a);
+	const dmls_mode *m = &a->mode;
+	if (a->iter_unsure)
+		dmls_note(a, "iterations uncertain: %.0f %% of a worker's iterations move 25 %% more or "
+			"less than its median (steady steps: none); period and S withheld",
+		     100 * a->iter.bytes_outliers);
+	if (m->mode == DMLS_MODE_ASYNC)
+		dmls_note(a, "asynchronous: %s; no job-wide period (each rank's own: iterations.ranks)",
+		     m->why);
+}
+
+void dmls_notes_all(dmls_analysis *a, const dmls_stats *st)
+{
+	const dmls_pattern *p = &a->pattern;
+	if (st->packets == 0) {
+		dmls_note(a, "empty capture: nothing to analyze");
+		return;
+	}
+	if (p->ranks == 0)
+		dmls_note(a, "only control traffic: no pair moved %.0f bytes or more",
+		     DMLS_MIN_DATA_BYTES);
+	if (a->jobs_found > 1)
+		dmls_note(a, "%zu jobs in the capture: the top level is the one moving the most bytes "
+			"(%zu hosts); each is in jobs%s", a->jobs_found, p->ranks,
+		     a->jobs_found > a->njobs ? " (the largest ones)" : "");
+	dmls_notes_job(a, st);
+	if (st->retransmissions > 0)
+		dmls_note(a, "%llu TCP retransmissions (%.3g %% of packets): loss or timeouts on the path",
+		     (unsigned long long)st->retransmissions,
+		     100.0 * (double)st->retransmissions / (double)st->packets);
+	if (a->log.present && isfinite(a->log.period_error) && fabs(a->log.period_error) > 0.03)
+		dmls_note(a, "detected period %.4g s differs from the log's mean step %.4g s by %.1f %%",
+		     a->iter.period_s, a->log.mean_step_s, 100 * a->log.period_error);
+}
