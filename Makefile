@@ -9,7 +9,7 @@
 #   make install    install dmlscope and its man page (PREFIX=/usr/local)
 
 BUILD_DEPS := cmake pkg-config gcc libpcap-dev libgsl-dev libjansson-dev libcmocka-dev libfftw3-dev zlib1g-dev liblzma-dev
-TEST_DEPS  := tcpdump tshark python3 python3-statsmodels python3-pandas python3-numpy \
+TEST_DEPS  := tcpdump tshark python3 g++ protobuf-compiler python3-statsmodels python3-pandas python3-numpy \
               python3-torch python3-torchvision iproute2 nftables clang libclang-rt-14-dev chromium \
               libopenmpi-dev openmpi-bin
 # make testbed only (no make check test needs them): Open MPI jobs via mpi4py
