@@ -1,7 +1,7 @@
 # dmlscope: thin wrapper around CMake.  See README.md.
 #   make            build build/dmlscope
 #   make run        build, then analyze the bundled real sample
-#   make check      build (normal and ASan+UBSan) and run every test
+#   make check      build (normal, ASan+UBSan, MPI) and run every test
 #   make bench      speed and memory beside tcpdump and the study's pipeline
 #   make testbed    run real PyTorch jobs in network namespaces (root;
 #                   MATRIX=testbed/matrix-issue9.txt DATASET=dir: the widened matrix)
@@ -9,8 +9,9 @@
 #   make install    install dmlscope and its man page (PREFIX=/usr/local)
 
 BUILD_DEPS := cmake pkg-config gcc libpcap-dev libgsl-dev libjansson-dev libcmocka-dev libfftw3-dev zlib1g-dev liblzma-dev
-TEST_DEPS  := tcpdump tshark python3 python3-statsmodels python3-pandas python3-numpy \
-              python3-torch python3-torchvision iproute2 nftables clang libclang-rt-14-dev chromium tcpreplay
+TEST_DEPS  := tcpdump tshark python3 g++ protobuf-compiler python3-statsmodels python3-pandas python3-numpy \
+              python3-torch python3-torchvision iproute2 nftables clang libclang-rt-14-dev chromium \
+              libopenmpi-dev openmpi-bin tcpreplay
 # make testbed only (no make check test needs them): Open MPI jobs via mpi4py
 TESTBED_DEPS := openmpi-bin python3-mpi4py
 SHELL := /bin/bash
@@ -18,7 +19,7 @@ PREFIX ?= /usr/local
 JOBS ?= 2
 SAMPLE ?= samples/pytorch_ddp-mobilenetv2-adam-16-gloo-normal-ring
 
-.PHONY: all build build-asan deps deps-test run check bench testbed validate install clean fuzz fuzz-smoke
+.PHONY: all build build-asan build-mpi deps deps-test run check bench testbed validate install clean fuzz fuzz-smoke
 
 all: build
 
@@ -47,6 +48,11 @@ build-asan: deps
 	@cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DDMLS_SANITIZE=ON >/dev/null
 	@cmake --build build-asan -j$(JOBS)
 
+# dmlscope with MPI (doc/mpi.md): only the binary, for the mpirun tests
+build-mpi: deps-test
+	@cmake -S . -B build-mpi -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDMLS_MPI=ON >/dev/null
+	@cmake --build build-mpi -j$(JOBS) --target dmlscope
+
 # make run shows the result, not the compiler's progress (its log is kept
 # in build/build.log and printed only when the build fails).
 run: deps
@@ -54,9 +60,10 @@ run: deps
 	@cmake --build build -j$(JOBS) >build/build.log 2>&1 || { cat build/build.log; exit 1; }
 	@./build/dmlscope analyze $(SAMPLE)
 
-check: deps-test build build-asan
+check: deps-test build build-asan build-mpi
 	cd build && ctest --output-on-failure -j$(JOBS)
 	cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j$(JOBS) -LE slow -E 'integration/testbed'
+	cd build-mpi && ctest --output-on-failure -R 'integration/mpi'
 	$(MAKE) --no-print-directory fuzz-smoke
 
 fuzz: deps-test
@@ -68,6 +75,7 @@ fuzz: deps-test
 # ../shared/corpus/tcpdump-tests beside the source tree; optional); new
 # inputs go to a temporary dir.
 FUZZ_SECONDS ?= 30
+FUZZ_SERIAL_SECONDS ?= 10
 SRCDIR := $(patsubst %/,%,$(dir $(abspath $(lastword $(MAKEFILE_LIST)))))
 DMLS_CORPUS ?= $(SRCDIR)/../shared/corpus/tcpdump-tests
 fuzz-smoke: fuzz
@@ -75,7 +83,11 @@ fuzz-smoke: fuzz
 	if [ -d "$(DMLS_CORPUS)" ]; then seeds="$$seeds $(DMLS_CORPUS)"; \
 	else echo "fuzz-smoke: no corpus at '$(DMLS_CORPUS)' (set DMLS_CORPUS): samples only"; fi; \
 	./build-fuzz/fuzz_ingest -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 -timeout=10 \
-	  -print_final_stats=1 $$tmp $$seeds 2>&1 | tail -4; rc=$${PIPESTATUS[0]}; rm -rf $$tmp; exit $$rc
+	  -print_final_stats=1 $$tmp $$seeds 2>&1 | tail -4; rc=$${PIPESTATUS[0]}; rm -rf $$tmp; \
+	[ $$rc = 0 ] || exit $$rc; \
+	echo "fuzz-smoke: serialized states (an MPI rank's input), $(FUZZ_SERIAL_SECONDS) s"; \
+	./build-fuzz/fuzz_serial -max_total_time=$(FUZZ_SERIAL_SECONDS) -rss_limit_mb=2048 -timeout=10 \
+	  -print_final_stats=1 2>&1 | tail -4; exit $${PIPESTATUS[0]}
 
 # tcpdump is the yardstick, tcpreplay feeds watch: installed when root (skipped when missing)
 bench: build
@@ -93,4 +105,4 @@ install: build
 	cmake --install build --prefix $(PREFIX)
 
 clean:
-	rm -rf build build-asan build-fuzz
+	rm -rf build build-asan build-fuzz build-mpi

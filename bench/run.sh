@@ -28,6 +28,7 @@
 #   BENCH_SHORT=0 BENCH_LONG=0 BENCH_CONCAT=0 BENCH_FLOOD=0   skip input 1, 2, 3, 4
 #   BENCH_WATCH=0                   skip section 5, watch's live capture rate
 #                                   (bench/watch.sh: root, tcpreplay, namespaces)
+#   BENCH_MPI=0                     skip bench/mpi.sh (mpirun scaling, merge cost)
 #   BENCH_STUDY=0                   skip the study pipeline (one run of tshark +
 #                                   pandas on the 1-hour capture: minutes)
 #   BENCH_RUNS=3                    runs per command (best time, largest RSS)
@@ -325,4 +326,9 @@ if [ "${BENCH_STUDY:-1}" != 0 ]; then
 		read -r t c _ _ <<<"$study_res"
 		awk "BEGIN{printf \"ratio study / dmlscope: wall %.0fx, cpu %.0fx\n\", $t_study / ($t > 0 ? $t : 0.001), ($u + $s) / ($c > 0 ? $c : 0.001)}"
 	fi
+fi
+
+# MPI: strong scaling at 1 and 2 ranks, merge cost by state size (doc/mpi.md)
+if [ "${BENCH_MPI:-1}" != 0 ]; then
+	bash bench/mpi.sh || echo "MPI bench failed (exit $?)"
 fi

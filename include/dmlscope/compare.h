@@ -49,6 +49,7 @@ char dmls_compare_unit(size_t j);
 #define DMLS_HOST_NAME 48 /* sizeof(dmls_host.name) */
 
 #define DMLS_CDF_POINTS 200
+/* (An array added here must also travel in src/mpi/mpi_compare.c.) */
 typedef struct dmls_compare_figures {
 	/* the volume matrix of `analyze --json` */
 	size_t nhosts;
@@ -110,6 +111,16 @@ void dmls_compare_release(dmls_compare *c);
  */
 int dmls_compare_runs(dmls_compare *c, const char *const *inputs, size_t n,
 		      const dmls_job_opts *opts, dmls_error *err);
+
+/*
+ * The same in two steps, for runs spread over processes (doc/mpi.md):
+ * dmls_compare_plan lists every run of inputs in c without analyzing any
+ * (a missing one is already a failed entry), dmls_compare_run_one
+ * analyzes entry i.  Planning then running every entry equals
+ * dmls_compare_runs.
+ */
+int dmls_compare_plan(dmls_compare *c, const char *const *inputs, size_t n, dmls_error *err);
+int dmls_compare_run_one(dmls_compare *c, size_t i, const dmls_job_opts *opts, dmls_error *err);
 
 /* Add one analyzed run's result (for `analyze --report`), named by its run;
  * damage sets its error. */

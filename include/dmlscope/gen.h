@@ -11,7 +11,9 @@
  *   2. writers: pcap (pcap_writer.c, tcp_seg.c: each message cut into TCP
  *      segments of MSS 1448 on one long-lived connection per pair, paced at
  *      the link rate, ACKed every second segment), and flow lists
- *      (flowlist.c): CSV, one row per message, and HPCC's ns-3 flow file.
+ *      (flowlist.c): CSV, one row per message, and HPCC's ns-3 flow file;
+ *      simulators: htsim's connection matrix (htsim.c), Chakra execution
+ *      traces for ASTRA-sim (chakra.c).
  *
  * Hosts are numbered 0..nhosts-1; host h has the address 198.18.a.b with
  * a.b = h + 1 (198.18.0.1, 198.18.0.2, ...).  For a star (parameter
@@ -55,11 +57,12 @@ const char *dmls_gen_phase_name(int phase);
 
 typedef struct dmls_gen_job {
 	int pattern;            /* enum dmls_pattern_kind (analysis.h): ring, tree,
-				 * star, clique, hierarchical, pairwise */
+				 * star, clique, butterfly, hierarchical, pairwise */
 	size_t workers;         /* N ranks; star: W workers (plus one server) */
 	uint64_t gradient_bytes; /* S */
 	size_t iterations;      /* K >= 1 */
-	int64_t iteration_ns;   /* T, start to start; 0 = 2.5 x the collective */
+	int64_t iteration_ns;   /* T, start to start; 0 = the collective plus
+				 * compute_gap_ns, or 2.5 x the collective */
 	double link_gbps;       /* > 0; 0 = 10 */
 	uint64_t seed;
 	size_t group_size;      /* hierarchical: ranks per group; 0 = automatic */
@@ -67,6 +70,19 @@ typedef struct dmls_gen_job {
 	double jitter;          /* coefficient of variation of the compute gap,
 				 * in [0, 2] (0 = a perfect clock); the mean
 				 * period stays T */
+	int64_t compute_gap_ns; /* mean compute gap G when T is 0 (a run scaled
+				 * up keeps its gap, not its period); 0 = none */
+	double buckets;         /* > 1: the gradient in this many buckets per
+				 * iteration (mean; floor or ceil each), as the
+				 * framework overlaps them with the backward pass */
+	int64_t bucket_span_ns;    /* median time a bucket's collective spans
+				    * (its steps spread out); lognormal */
+	int64_t bucket_span_mean_ns; /* their mean (>= the median) */
+	int64_t bucket_gap_ns;     /* quiet between buckets of an iteration */
+	double dense_fraction;     /* of S in the first bucket, at line rate
+				    * (not spread); 0 = spans share S */
+	int64_t bucket_room_ns;    /* the spread buckets and their gaps fit in
+				    * this (shrunk if not) */
 } dmls_gen_job;
 
 /* Parse a --pattern name ("ring", ...); returns the kind or -1. */
@@ -139,8 +155,8 @@ struct dmls_analysis;
  * the other ranks its workers), S = gradient_bytes, iterations.count, period_s, the
  * jitter from the spread of iteration durations, and the link rate from
  * the busiest millisecond shared by the ranks that send at once.
- * Fails with DMLS_EBAD when the run does not tell a needed value (a
- * butterfly pattern, a tree's S) and says which value must be given.
+ * Fails with DMLS_EBAD when the run does not tell a needed value (an
+ * unknown pattern, a tree's S) and says which value must be given.
  */
 int dmls_gen_calibrate(dmls_gen_job *job, unsigned set, const struct dmls_analysis *a,
 		       const char *name, dmls_error *err);
@@ -149,8 +165,50 @@ int dmls_gen_calibrate(dmls_gen_job *job, unsigned set, const struct dmls_analys
 int dmls_gen_write_csv(const dmls_gen_schedule *s, FILE *fp, dmls_error *err);
 
 /* HPCC ns-3 flow file: a count line, then "src dst 3 dport bytes start_s"
- * per message (hosts from 0, start times + 2 s). */
+ * per message (hosts as nodes 0..N-1, start times + 2 s).  Fails with
+ * DMLS_EUSAGE, before writing, on a message of 4 GiB or more (HPCC reads
+ * sizes into 32 bits). */
 int dmls_gen_write_hpcc(const dmls_gen_schedule *s, FILE *fp, dmls_error *err);
+
+/* HPCC's topology file for that flow file: hosts 0..N-1 first, then one
+ * switch (node N) with a link to each at the job's rate, 1 us. */
+int dmls_gen_write_hpcc_topology(const dmls_gen_schedule *s, FILE *fp, dmls_error *err);
+
+/* 1 if HPCC's INT header knows the rate (25, 50, 100, 200, 400 Gbit/s):
+ * at others it prints "IntHeader unknown rate" and flows run slow. */
+int dmls_gen_hpcc_rate_known(double gbps);
+
+/* htsim's connection matrix (src/gen/htsim.c): nodes is the `Nodes` line
+ * (0 = the job's hosts; more pads it to a topology's host count, never
+ * fewer); closed_loop chains the steps of an iteration with barrier
+ * triggers on send_done_trigger (only each iteration's first step timed). */
+typedef struct dmls_gen_htsim_opts {
+	size_t nodes;
+	int closed_loop;
+} dmls_gen_htsim_opts;
+
+/* `Nodes`, `Connections`, [`Triggers`], then `a->b id K start <ps> size <B>`
+ * per message, K its CSV row (1 = the first after the header).  Fails
+ * with DMLS_EUSAGE on a message of 2^31 bytes or more (htsim reads
+ * sizes with stoi) or nodes below the job's hosts, before writing. */
+int dmls_gen_write_htsim(const dmls_gen_schedule *s, const dmls_gen_htsim_opts *o, FILE *fp,
+			 dmls_error *err);
+
+/* htsim's topology file (-topo) for one switch holding `nodes` hosts (0 =
+ * the job's) at the job's link rate; DMLS_EUSAGE unless it is a whole
+ * number of Gbit/s. */
+int dmls_gen_write_htsim_topology(const dmls_gen_schedule *s, size_t nodes, FILE *fp,
+				  dmls_error *err);
+
+/*
+ * Chakra execution traces for ASTRA-sim (src/gen/chakra.c): one file
+ * PREFIX.<rank>.et per host, length-delimited protobuf records of
+ * Chakra's et_def.proto: GlobalMetadata, then per iteration a COMP_NODE of
+ * the compute gap and the collective (one ALL_REDUCE of S; a parameter
+ * server's or pairwise job's messages as SEND/RECV nodes), each node
+ * depending on the one before.
+ */
+int dmls_gen_write_chakra(const dmls_gen_schedule *s, const char *prefix, dmls_error *err);
 
 /*
  * Packet capture (Ethernet, nanosecond pcap) of the schedule: a three-way

@@ -53,6 +53,11 @@ int dmls_job_analyze(dmls_job *job, const char *const *inputs, size_t n,
 		     const dmls_job_opts *opts, dmls_error *err);
 void dmls_job_release(dmls_job *job);
 
+/* The end of dmls_job_analyze once job->stats is finished and the run,
+ * counts and files are in: the train log, then the analysis (part.h
+ * builds a job from merged parts and calls it).  DMLS_OK or DMLS_ENOMEM. */
+int dmls_job_run_analysis(dmls_job *job, dmls_error *err);
+
 /*
  * The same job from packets already counted into st (a live capture:
  * watch.h), which the job takes over (st is left empty): st is finished

@@ -14,7 +14,9 @@
  * mergeable (dmls_stats_limits.mergeable, which keeps the 100 us bins of
  * the burstiness sink as a series instead of only its running maxima), and
  * while no table reached its cap (which entries fold depends on the order
- * they came in; totals stay exact either way).
+ * they came in; totals stay exact either way).  A merged state also lists
+ * its hosts, pairs and flows in one pass's order: each entry keeps its
+ * birth (stats.h, dmls_born) and finish sorts the tables by it.
  * Packets captured at both ends are counted once by dmls_input across the
  * files it merges, not across merged states.
  */

@@ -56,6 +56,17 @@
 
 enum dmls_role { DMLS_ROLE_OTHER = 0, DMLS_ROLE_WORKER = 1, DMLS_ROLE_SERVER = 2 };
 
+/* When a host, pair or flow entry was made: the time of its first packet,
+ * then (seq) its capture's place in the job (dmls_stats.file_order, high
+ * bits) and the order it was made in within its state (low 40 bits).  One
+ * pass makes entries in this order; a merged state sorts its tables by it
+ * at finish, so merged parts list hosts, pairs and flows as one pass over
+ * time-ordered captures does (sink.h). */
+typedef struct dmls_born {
+	int64_t ts;
+	uint64_t seq;
+} dmls_born;
+
 typedef struct dmls_host {
 	uint8_t addr[16];
 	char name[48];         /* text form of addr */
@@ -66,6 +77,7 @@ typedef struct dmls_host {
 	uint64_t tx_retransmissions; /* TCP segments this host sent again */
 	int64_t first_ns, last_ns;   /* first and last packet sent */
 	dmls_series tx_payload;      /* host_bin_ns bins */
+	dmls_born born;
 } dmls_host;
 
 typedef struct dmls_pair {
@@ -73,6 +85,7 @@ typedef struct dmls_pair {
 	uint64_t packets, wire_bytes, payload_bytes;
 	int64_t first_ns, last_ns;
 	dmls_series series;    /* wire bytes, bin_ns bins */
+	dmls_born born;
 } dmls_pair;
 
 typedef struct dmls_flow {
@@ -86,6 +99,7 @@ typedef struct dmls_flow {
 	uint32_t next_seq;     /* highest TCP sequence end seen (internal) */
 	uint8_t seq_valid;
 	dmls_series activity;  /* wire bytes, 10 s bins */
+	dmls_born born;
 } dmls_flow;
 
 /* Table caps: past them the smaller half folds into `other`. */
@@ -160,6 +174,10 @@ typedef struct dmls_stats {
 	int mergeable;
 	dmls_series fine_series;   /* mergeable only */
 	unsigned merged;           /* partial states merged into this one */
+	uint32_t file_order;       /* the capture of the next packets: its place
+				    * in the job (set by a reader of parts) */
+	int64_t born_ts;           /* the packet being counted (internal) */
+	uint64_t born_next;        /* entries made so far (internal) */
 
 	/* results of dmls_stats_finish */
 	int finished;

@@ -176,14 +176,19 @@ static int stage_shape_final(stage_ctx *c, dmls_error *err)
 		dmls_pattern_check_hub(p, c->st);
 	}
 	dmls_pattern_tree_root(p, c->st, it->bounds_s, it->count, it->end_s);
+	if (c->a->hub_one_at_a_time) { /* an asynchronous server or a gossiping rank */
+		p->kind = DMLS_PAT_UNKNOWN;
+		p->nhubs = 0;
+		p->confidence = 0;
+	}
 	set_roles(c->st, p, c->job);
 	return 0;
 }
 
 static int stage_clock_final(stage_ctx *c, dmls_error *err)
 {
-	if (c->was_star == (c->a->pattern.kind == DMLS_PAT_STAR))
-		return 0; /* the same workers: the clock stands */
+	if (c->was_star == (c->a->pattern.kind == DMLS_PAT_STAR) || c->a->hub_one_at_a_time)
+		return 0; /* the same workers, or no step to find: the clock stands */
 	return dmls_find_iterations(c->a, c->st, c->jpairs, c->njpairs, err);
 }
 

@@ -68,9 +68,9 @@ static void notes_view(dmls_analysis *a, const dmls_stats *st)
 		dmls_note(a, "ring order partial: %zu of %zu ranks placed; S uses N = %zu ranks "
 			"(data peers and contacts of the observed ranks)", p->norder, p->ranks,
 		     p->ranks);
-	else if (p->kind == DMLS_PAT_STAR && a->hub_one_at_a_time)
-		dmls_note(a, "seen from its hub only, the hub answers one spoke at a time (an "
-			"asynchronous server, or a gossiping rank): period and S unknown");
+	else if (a->hub_one_at_a_time)
+		dmls_note(a, "one sender to many, one at a time (an asynchronous server, or a "
+			"gossiping or pair-averaging rank): kind, period and S unknown");
 	else if (p->kind == DMLS_PAT_STAR && isfinite(a->server_bytes))
 		dmls_note(a, "star seen from its hub only: S = the hub's bytes per iteration / %zu "
 			"workers", p->ranks - p->nhubs);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/cli_mpi.h"
 #include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "cli/progress.h"
@@ -153,9 +154,13 @@ int cmd_analyze(int argc, char **argv)
 	cli_progress prog;
 	cli_progress_init(&prog, "dmlscope analyze", o.quiet);
 	dmls_job_opts jo = {o.bin_ns, o.filter, o.limits, cli_progress_cb, &prog};
-	int rc = dmls_job_analyze(&job, (const char *const *)argv + optind,
-				  (size_t)(argc - optind), &jo, &err);
+	int rc = cli_mpi_job_analyze(&job, (const char *const *)argv + optind,
+				     (size_t)(argc - optind), &jo, &err);
 	cli_progress_end(&prog);
+	if (!cli_mpi_is_root()) { /* rank 0 reports */
+		dmls_job_release(&job);
+		return rc;
+	}
 	if (rc) {
 		fprintf(stderr, "dmlscope analyze: %s\n", err.msg);
 		dmls_job_release(&job);

@@ -12,6 +12,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "cli/cli_mpi.h"
 #include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "dmlscope/compare.h"
@@ -99,8 +100,12 @@ int cmd_compare(int argc, char **argv)
 	dmls_compare c;
 	dmls_error err;
 	dmls_compare_init(&c);
-	int rc = dmls_compare_runs(&c, (const char *const *)argv + optind,
-				   (size_t)(argc - optind), NULL, &err);
+	int rc = cli_mpi_compare_runs(&c, (const char *const *)argv + optind,
+				      (size_t)(argc - optind), NULL, &err);
+	if (!cli_mpi_is_root()) { /* rank 0 reports */
+		dmls_compare_release(&c);
+		return rc;
+	}
 	if (rc) {
 		fprintf(stderr, "dmlscope compare: %s\n", err.msg);
 		dmls_compare_release(&c);

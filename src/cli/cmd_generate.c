@@ -22,22 +22,27 @@
 #include "dmlscope/units.h"
 
 static const char usage_text[] =
-	"usage: dmlscope generate --pattern ring|tree|star|clique|hierarchical|pairwise\n"
+	"usage: dmlscope generate --pattern ring|tree|star|clique|butterfly|hierarchical|pairwise\n"
 	"                         --workers N --gradient-bytes S --iterations K\n"
 	"                         [--iteration-time SEC] [--like RUN] [--link-gbps G]\n"
 	"                         [--seed N] [--jitter FRAC] [--snaplen BYTES]\n"
-	"                         [--group-size G] [--servers M] [--format pcap|csv|hpcc]\n"
-	"                         -o OUT.pcap|OUT.csv|OUT\n"
+	"                         [--group-size G] [--servers M]\n"
+	"                         [--format pcap|csv|hpcc|htsim|chakra] [--topology FILE]\n"
+	"                         [--nodes N] [--closed-loop] -o OUT.pcap|OUT.csv|OUT\n"
 	"star: M servers (198.18.0.1.., default 1) plus N workers; S accepts 25MB;\n"
 	"FRAC: coefficient of variation of the compute gap (default 0.05);\n"
 	"SEC accepts 300ms; --like takes what is not given from a real run;\n"
-	"--format hpcc writes the flow file of HPCC's ns-3 simulator\n";
+	"--format hpcc: HPCC ns-3's flow file; htsim: htsim's connection matrix\n"
+	"(--nodes N pads it to a topology's hosts, --closed-loop chains the steps);\n"
+	"chakra: Chakra traces OUT.<rank>.et for ASTRA-sim; --topology FILE writes\n"
+	"a matching one-switch topology (hpcc, htsim)\n";
 
 struct gen_opts {
 	dmls_gen_job job;
 	unsigned set;
-	const char *like, *out, *format;
+	const char *like, *out, *format, *topology;
 	int snaplen;
+	dmls_gen_htsim_opts htsim;
 };
 
 static int bad(const char *opt, const char *val)
@@ -58,6 +63,28 @@ static int parse_count(const char *s, uint64_t min, uint64_t max, uint64_t *v)
 	if (*end || errno || x < min || x > max)
 		return -1;
 	*v = x;
+	return 0;
+}
+
+/* The output's options: --format and the simulators'. */
+static int parse_sim(struct gen_opts *o, int c, const char *name, const char *arg)
+{
+	uint64_t v;
+	switch (c) {
+	case 'f':
+		if (strcmp(arg, "pcap") && strcmp(arg, "csv") && strcmp(arg, "hpcc") &&
+		    strcmp(arg, "htsim") && strcmp(arg, "chakra"))
+			return bad(name, arg);
+		o->format = arg;
+		break;
+	case 'N':
+		if (parse_count(arg, 1, 1u << 20, &v))
+			return bad(name, arg);
+		o->htsim.nodes = (size_t)v;
+		break;
+	case 'c': o->htsim.closed_loop = 1; break;
+	case 'T': o->topology = arg; break;
+	}
 	return 0;
 }
 
@@ -133,11 +160,7 @@ static int parse_one(struct gen_opts *o, int c, const char *name, const char *ar
 		break;
 	case 'l': o->like = arg; break;
 	case 'o': o->out = arg; break;
-	case 'f':
-		if (strcmp(arg, "pcap") && strcmp(arg, "csv") && strcmp(arg, "hpcc"))
-			return bad(name, arg);
-		o->format = arg;
-		break;
+	default: return parse_sim(o, c, name, arg);
 	}
 	return 0;
 }
@@ -159,6 +182,9 @@ static int parse_args(int argc, char **argv, struct gen_opts *o)
 		{"like", required_argument, NULL, 'l'},
 		{"output", required_argument, NULL, 'o'},
 		{"format", required_argument, NULL, 'f'},
+		{"nodes", required_argument, NULL, 'N'},
+		{"closed-loop", no_argument, NULL, 'c'},
+		{"topology", required_argument, NULL, 'T'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -241,23 +267,96 @@ static int calibrate(struct gen_opts *o, dmls_error *err, const char **hint)
 	return rc;
 }
 
-static int write_out(const dmls_gen_schedule *s, const struct gen_opts *o, const char *fmt,
-		     uint64_t *packets, dmls_error *err)
+typedef int (*text_writer)(const dmls_gen_schedule *s, const struct gen_opts *o, FILE *fp,
+			   dmls_error *err);
+
+static int w_csv(const dmls_gen_schedule *s, const struct gen_opts *o, FILE *fp,
+		 dmls_error *err)
 {
-	int to_stdout = !strcmp(o->out, "-");
-	if (!strcmp(fmt, "pcap"))
-		return to_stdout ? dmls_gen_write_pcap_fp(s, stdout, o->snaplen, packets, err)
-				 : dmls_gen_write_pcap(s, o->out, o->snaplen, packets, err);
-	FILE *fp = to_stdout ? stdout : fopen(o->out, "w");
+	return dmls_gen_write_csv(s, fp, err);
+}
+
+static int w_hpcc(const dmls_gen_schedule *s, const struct gen_opts *o, FILE *fp,
+		  dmls_error *err)
+{
+	return dmls_gen_write_hpcc(s, fp, err);
+}
+
+static int w_htsim(const dmls_gen_schedule *s, const struct gen_opts *o, FILE *fp,
+		   dmls_error *err)
+{
+	return dmls_gen_write_htsim(s, &o->htsim, fp, err);
+}
+
+static int w_hpcc_topo(const dmls_gen_schedule *s, const struct gen_opts *o, FILE *fp,
+		       dmls_error *err)
+{
+	return dmls_gen_write_hpcc_topology(s, fp, err);
+}
+
+static int w_htsim_topo(const dmls_gen_schedule *s, const struct gen_opts *o, FILE *fp,
+			dmls_error *err)
+{
+	return dmls_gen_write_htsim_topology(s, o->htsim.nodes, fp, err);
+}
+
+/* path ("-": standard output) written by w; a file the writer refused
+ * (usage error, nothing written) is removed again. */
+static int write_text(const char *path, text_writer w, const dmls_gen_schedule *s,
+		      const struct gen_opts *o, dmls_error *err)
+{
+	int to_stdout = !strcmp(path, "-");
+	FILE *fp = to_stdout ? stdout : fopen(path, "w");
 	if (!fp)
-		return dmls_fail(err, DMLS_EIO, "'%s': cannot open for writing", o->out);
-	int rc = !strcmp(fmt, "csv") ? dmls_gen_write_csv(s, fp, err)
-				     : dmls_gen_write_hpcc(s, fp, err);
+		return dmls_fail(err, DMLS_EIO, "'%s': cannot open for writing", path);
+	int rc = w(s, o, fp, err);
 	if (!to_stdout && fclose(fp) && !rc)
 		rc = DMLS_EIO;
 	if (rc == DMLS_EIO)
-		dmls_fail(err, DMLS_EIO, "'%s': cannot write", o->out);
+		dmls_fail(err, DMLS_EIO, "'%s': cannot write", path);
+	struct stat sb;
+	if (rc == DMLS_EUSAGE && !to_stdout && stat(path, &sb) == 0 && S_ISREG(sb.st_mode) &&
+	    sb.st_size == 0)
+		remove(path);
 	return rc;
+}
+
+static int write_out(const dmls_gen_schedule *s, const struct gen_opts *o, const char *fmt,
+		     uint64_t *packets, dmls_error *err)
+{
+	if (!strcmp(fmt, "pcap"))
+		return strcmp(o->out, "-") ? dmls_gen_write_pcap(s, o->out, o->snaplen, packets, err)
+					   : dmls_gen_write_pcap_fp(s, stdout, o->snaplen, packets,
+								    err);
+	if (!strcmp(fmt, "chakra"))
+		return dmls_gen_write_chakra(s, o->out, err);
+	int hpcc = !strcmp(fmt, "hpcc");
+	int rc = write_text(o->out, !strcmp(fmt, "csv") ? w_csv : hpcc ? w_hpcc : w_htsim, s, o,
+			    err);
+	if (!rc && o->topology)
+		rc = write_text(o->topology, hpcc ? w_hpcc_topo : w_htsim_topo, s, o, err);
+	return rc;
+}
+
+/* Options that only one format takes; 0 or prints why. */
+static int check_format(const struct gen_opts *o, const char *fmt)
+{
+	const char *opt = NULL, *want = NULL;
+	if (o->topology && strcmp(fmt, "hpcc") && strcmp(fmt, "htsim"))
+		opt = "--topology", want = "hpcc or htsim";
+	else if (o->htsim.nodes && strcmp(fmt, "htsim"))
+		opt = "--nodes", want = "htsim";
+	else if (o->htsim.closed_loop && strcmp(fmt, "htsim"))
+		opt = "--closed-loop", want = "htsim";
+	if (!opt && !strcmp(fmt, "chakra") && !strcmp(o->out, "-")) {
+		fprintf(stderr, "dmlscope generate: -o: chakra writes one file per rank, "
+				"OUT.<rank>.et; give a prefix, not standard output\n");
+		return DMLS_EUSAGE;
+	}
+	if (!opt)
+		return 0;
+	fprintf(stderr, "dmlscope generate: %s needs --format %s\n", opt, want);
+	return DMLS_EUSAGE;
 }
 
 /* The one line a person wants at the end: what was written where. */
@@ -292,9 +391,11 @@ int cmd_generate(int argc, char **argv)
 	const char *fmt = out_format(&o);
 	if (!fmt) {
 		fprintf(stderr, "dmlscope generate: '%s': name ends in .pcap or .csv, or give "
-				"--format pcap|csv|hpcc\n", o.out);
+				"--format pcap|csv|hpcc|htsim|chakra\n", o.out);
 		return DMLS_EUSAGE;
 	}
+	if ((rc = check_format(&o, fmt)))
+		return rc;
 	dmls_error err = {0};
 	dmls_gen_schedule s = {0};
 	const char *hint = ""; /* the library names values, not options */
@@ -302,6 +403,10 @@ int cmd_generate(int argc, char **argv)
 		rc = calibrate(&o, &err, &hint);
 	if (!rc && (rc = dmls_gen_schedule_build(&s, &o.job, &err)) == DMLS_EUSAGE)
 		hint = "; see 'dmlscope generate --help'";
+	if (!rc && !strcmp(fmt, "hpcc") && !dmls_gen_hpcc_rate_known(s.job.link_gbps))
+		fprintf(stderr, "dmlscope generate: warning: HPCC's INT header knows only 25, 50, "
+				"100, 200 and 400 Gbit/s, not %g (it prints 'IntHeader unknown rate' "
+				"and flows slow down); give --link-gbps\n", s.job.link_gbps);
 	uint64_t packets = 0;
 	if (!rc)
 		rc = write_out(&s, &o, fmt, &packets, &err);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli/cli_mpi.h"
 #include "cli/commands.h"
 #include "dmlscope/error.h"
 #include "dmlscope/version.h"
@@ -32,6 +33,21 @@ static void usage(FILE *fp)
 	fprintf(fp, "\n'dmlscope COMMAND --help' for a command's options; man dmlscope.\n");
 }
 
+/* Under mpirun (an MPI build, doc/mpi.md) analyze and compare spread over
+ * the ranks; any other command runs on rank 0 alone. */
+static int run_command(const struct command *c, int argc, char **argv)
+{
+	if (cli_mpi_init(&argc, &argv)) {
+		fprintf(stderr, "dmlscope: MPI did not start\n");
+		return 3;
+	}
+	int rc = 0;
+	if (cli_mpi_is_root() || !strcmp(c->name, "analyze") || !strcmp(c->name, "compare"))
+		rc = dmls_exit_code(c->run(argc - 1, argv + 1));
+	cli_mpi_finalize();
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -48,7 +64,7 @@ int main(int argc, char **argv)
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(argv[1], commands[i].name))
-			return dmls_exit_code(commands[i].run(argc - 1, argv + 1));
+			return run_command(&commands[i], argc, argv);
 	fprintf(stderr, "dmlscope: '%s' is not a command; see 'dmlscope --help'\n", argv[1]);
 	return 2;
 }

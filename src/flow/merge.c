@@ -44,6 +44,8 @@ static int merge_hosts(dmls_stats *dst, const dmls_stats *src, uint32_t *hmap)
 			return -1;
 		hmap[i] = (uint32_t)h;
 		dmls_host *d = &dst->hosts[h];
+		if (st_born_less(s->born, d->born))
+			d->born = s->born;
 		if (merge_series(dst, DMLS_CLASS_HOST, &d->tx_payload, d->tx_packets, d->first_ns,
 				 d->tx_payload_bytes, &s->tx_payload, s->tx_packets, s->first_ns,
 				 s->tx_payload_bytes))
@@ -71,6 +73,8 @@ static int merge_pairs(dmls_stats *dst, const dmls_stats *src, const uint32_t *h
 			return -1;
 		pmap[i] = (uint32_t)q;
 		dmls_pair *d = &dst->pairs[q];
+		if (st_born_less(s->born, d->born))
+			d->born = s->born;
 		if (merge_series(dst, DMLS_CLASS_PAIR, &d->series, d->packets, d->first_ns,
 				 d->wire_bytes, &s->series, s->packets, s->first_ns, s->wire_bytes))
 			return -1;
@@ -99,6 +103,8 @@ static int merge_flows(dmls_stats *dst, const dmls_stats *src, const uint32_t *h
 		if (f < 0)
 			return -1;
 		dmls_flow *d = &dst->flows[f];
+		if (st_born_less(s->born, d->born))
+			d->born = s->born;
 		if (merge_series(dst, DMLS_CLASS_FLOW, &d->activity, d->packets, d->first_ns,
 				 d->wire_bytes, &s->activity, s->packets, s->first_ns, s->wire_bytes))
 			return -1;
@@ -130,6 +136,7 @@ int st_tables_merge(dmls_stats *dst, const dmls_stats *src)
 	uint32_t *hmap = malloc((src->nhosts + 1) * sizeof(*hmap));
 	uint32_t *pmap = malloc((src->npairs + 1) * sizeof(*pmap));
 	uint64_t seen = dst->flows_seen, matched = 0;
+	dst->born_ts = INT64_MAX; /* entries made here take src's birth */
 	int rc = -1;
 	if (hmap && pmap && !merge_hosts(dst, src, hmap) && !merge_pairs(dst, src, hmap, pmap) &&
 	    !merge_flows(dst, src, hmap, pmap, &matched))

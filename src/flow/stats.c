@@ -429,6 +429,7 @@ int dmls_stats_add(dmls_stats *st, const dmls_pkt *p)
 		dmls_stats_set_origin(st, p->ts_ns);
 	if (st->oom)
 		return -1;
+	st->born_ts = p->ts_ns;
 	for (size_t i = 0; i < NSINKS; i++)
 		if (sinks[i].add(st, p)) {
 			st->oom = 1;
@@ -485,6 +486,8 @@ uint64_t dmls_stats_flow_quantile(const dmls_stats *st, double q)
  * flow size quantiles. */
 static int tables_finish(dmls_stats *st)
 {
+	if (st->merged && st_tables_order(st))
+		return -1;
 	for (size_t i = 0; i < st->nhosts; i++) {
 		dmls_host *h = &st->hosts[i];
 		dmls_addr_format(h->addr, h->name, sizeof(h->name));

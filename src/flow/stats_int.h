@@ -63,6 +63,23 @@ int st_entry_single(dmls_stats *st, int c, dmls_series *s, uint64_t count, int64
 /* merge.c: hosts, pairs and flows of src into dst (the tables sink). */
 int st_tables_merge(dmls_stats *dst, const dmls_stats *src);
 
+/* order.c: the tables of a merged state in the order one pass makes them
+ * (by dmls_born); 0, -1 out of memory. */
+int st_tables_order(dmls_stats *st);
+
+/* The birth of an entry made now (stats.h, dmls_born). */
+static inline dmls_born st_born(dmls_stats *st)
+{
+	dmls_born b = {st->born_ts,
+		       ((uint64_t)st->file_order << 40) | (st->born_next++ & ((1ULL << 40) - 1))};
+	return b;
+}
+
+static inline int st_born_less(dmls_born a, dmls_born b)
+{
+	return a.ts < b.ts || (a.ts == b.ts && a.seq < b.seq);
+}
+
 /* Bin of time ts on class c's grid: packets come in time order, many to a
  * bin, so the last bin's bounds answer most packets without a division. */
 static inline int64_t st_class_bin(dmls_stats *st, int c, int64_t ts)

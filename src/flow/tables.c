@@ -94,6 +94,7 @@ long st_host_get(dmls_stats *st, const uint8_t addr[16])
 	memcpy(h->addr, addr, 16); /* name: dmls_stats_finish, for the hosts kept */
 	h->first_ns = INT64_MAX;
 	h->last_ns = INT64_MIN;
+	h->born = st_born(st);
 	dmls_series_init(&h->tx_payload, st->t0_ns, st->cls[DMLS_CLASS_HOST].bin_ns,
 			 0);
 	return (long)st->nhosts++;
@@ -115,6 +116,7 @@ long st_pair_get(dmls_stats *st, uint32_t src, uint32_t dst)
 	p->dst = dst;
 	p->first_ns = INT64_MAX;
 	p->last_ns = INT64_MIN;
+	p->born = st_born(st);
 	dmls_series_init(&p->series, st->t0_ns, st->cls[DMLS_CLASS_PAIR].bin_ns, 0);
 	return (long)st->npairs++;
 }
@@ -138,6 +140,7 @@ long st_flow_new(dmls_stats *st, const flow_key *k, uint64_t hv, uint32_t s, uin
 	f->proto = k->proto;
 	f->first_ns = INT64_MAX;
 	f->last_ns = INT64_MIN;
+	f->born = st_born(st);
 	dmls_series_init(&f->activity, st->t0_ns, st->cls[DMLS_CLASS_FLOW].bin_ns,
 			 0);
 	st->flows_seen++;

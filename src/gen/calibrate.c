@@ -7,7 +7,10 @@
  * and clique S = b N / (2(N-1)), star S = b), the number of iterations and
  * the mean period, and how much the iteration durations vary (their robust
  * coefficient of variation becomes --jitter) and the link rate (below).
- * Options the user gave win over the run.
+ * Options the user gave win over the run.  A run scaled up (other ranks,
+ * S or link rate given) keeps its mean compute gap instead of its period:
+ * the new collective takes the time its size says, the compute does not
+ * change.
  */
 #include <math.h>
 
@@ -32,6 +35,86 @@ static double link_gbps(const dmls_analysis *a, double fallback)
 		return fallback;
 	double g = e * 8 / 1e-3 / 1e9 / busy;
 	return g < 0.1 ? 0.1 : g > 10000 ? 10000 : g;
+}
+
+/*
+ * The compute gap G of the run: its period minus the collective the
+ * generator lays out for the run as measured (its ranks, S and link rate,
+ * in run), so that G + the collective of the scaled job is the run's
+ * period again when nothing is scaled.  0 if that is not positive.
+ */
+static int64_t compute_gap_ns(const dmls_gen_job *run, double period_s)
+{
+	dmls_error err;
+	int64_t C, g = 0;
+	if (gen_collective_ns(run, &C, &err) == DMLS_OK)
+		g = (int64_t)llround(period_s * 1e9) - C - GEN_STEP_GAP_NS;
+	return g > 0 ? g : 0;
+}
+
+/*
+ * The shape of an iteration (--like keeps more than the means): the run's
+ * bursts (phases.c: 1 ms bins, on-stretches closer than the gap threshold
+ * merged) per iteration become gradient buckets, as DDP's buckets and
+ * buffer broadcasts go out while the backward pass runs.  Each bucket is a
+ * collective of its share of S spread over the mean burst duration, the
+ * buckets start the mean burst plus the median gap apart (the gaps between
+ * bursts of one iteration), capped so that an iteration's buckets fit in
+ * 90 % of the period.  Nothing changes for a run of one burst per iteration.
+ */
+static void keep_shape(dmls_gen_job *job, const dmls_analysis *a)
+{
+	const dmls_phases *ph = &a->phases;
+	size_t K = a->iter.count;
+	double T = a->iter.period_s;
+	if (K < 2 || !(T > 0) || !(ph->bursts.p50_s > 0) || !(ph->gaps.p50_s > 0) ||
+	    ph->bursts.n < K + K / 10)
+		return;
+	job->buckets = (double)ph->bursts.n / (double)K;
+	job->bucket_span_ns = (int64_t)llround(ph->bursts.p50_s * 1e9);
+	job->bucket_span_mean_ns = (int64_t)llround(ph->bursts.mean_s * 1e9);
+	job->bucket_gap_ns = (int64_t)llround(ph->gaps.p50_s * 1e9);
+	/* the share of an iteration's bytes in its busiest 10 ms: peak-to-mean
+	 * at 10 ms times 10 ms / T */
+	for (int i = 0; i < DMLS_NTAU; i++)
+		if (dmls_burst_tau_s[i] == 1e-2 && isfinite(a->burst_total.peak_to_mean[i]))
+			job->dense_fraction = fmin(0.95, a->burst_total.peak_to_mean[i] * 1e-2 / T);
+	/* the dense burst is short: the B - 1 others carry the run's time in
+	 * bursts, B x the mean burst (at most twice their own) */
+	double B = job->buckets, grow = B > 1 ? fmin(2, B / (B - 1)) : 1;
+	if (job->dense_fraction > 0) {
+		job->bucket_span_ns = (int64_t)llround(ph->bursts.p50_s * grow * 1e9);
+		job->bucket_span_mean_ns = (int64_t)llround(ph->bursts.mean_s * grow * 1e9);
+	}
+	/* room for the most spread buckets at their mean span and a gap before
+	 * each, within 75 % of the period (the rest: the dense burst and the
+	 * compute after the iteration's communication) */
+	double most = ceil(B) - (job->dense_fraction > 0);
+	double room = most * (double)(job->bucket_span_mean_ns + job->bucket_gap_ns);
+	job->bucket_room_ns = (int64_t)llround(fmin(room, 0.75 * T * 1e9));
+}
+
+/* Scaled (other ranks, S or link rate given): the collective changes, the
+ * compute between collectives does not: keep the gap, not T. */
+static void keep_gap(dmls_gen_job *job, unsigned set, const dmls_analysis *a, size_t hubs)
+{
+	const dmls_pattern *p = &a->pattern;
+	unsigned scaled = set & (DMLS_GEN_SET_WORKERS | DMLS_GEN_SET_GRADIENT | DMLS_GEN_SET_LINK);
+	if (!scaled || (set & DMLS_GEN_SET_PERIOD) || job->iteration_ns <= 0 ||
+	    job->pattern != p->kind)
+		return;
+	dmls_gen_job run = *job; /* the job as measured */
+	if (set & DMLS_GEN_SET_WORKERS)
+		run.workers = p->ranks - hubs;
+	if ((set & DMLS_GEN_SET_GRADIENT) && isfinite(a->gradient_bytes) && a->gradient_bytes >= 1)
+		run.gradient_bytes = (uint64_t)llround(a->gradient_bytes);
+	if (set & DMLS_GEN_SET_LINK)
+		run.link_gbps = link_gbps(a, 10);
+	int64_t g = compute_gap_ns(&run, a->iter.period_s);
+	if (g > 0) {
+		job->compute_gap_ns = g;
+		job->iteration_ns = 0;
+	}
 }
 
 int dmls_gen_calibrate(dmls_gen_job *job, unsigned set, const struct dmls_analysis *a,
@@ -79,5 +162,8 @@ int dmls_gen_calibrate(dmls_gen_job *job, unsigned set, const struct dmls_analys
 		job->jitter = a->iter.duration_cv < 2 ? a->iter.duration_cv : 2;
 	if (!(set & DMLS_GEN_SET_LINK))
 		job->link_gbps = link_gbps(a, job->link_gbps);
+	if (job->pattern == p->kind)
+		keep_shape(job, a);
+	keep_gap(job, set, a, hubs);
 	return DMLS_OK;
 }

@@ -11,11 +11,17 @@
  *
  * HPCC's ns-3 simulator (dmls_gen_write_hpcc; Li et al., "HPCC: High
  * Precision Congestion Control", SIGCOMM 2019, and its traffic_gen/README:
- * alibaba-edu/High-Precision-Congestion-Control), read by many data-center
- * simulators derived from it: the number of flows on the first line, then
+ * alibaba-edu/High-Precision-Congestion-Control; read in scratch/third.cc):
+ * the number of flows on the first line, then
  * `<src host> <dst host> 3 <dst port> <bytes> <start s>` with hosts as node
- * numbers from 0 (our host index) and priority group 3.  Start times are
- * shifted by 2 s, as HPCC's own generator does, so routing has settled.
+ * numbers from 0 (our host index) and priority group 3, sorted by start.
+ * Start times are shifted by 2 s, as HPCC's own generator does, so routing
+ * has settled.  HPCC reads the size into 32 bits: 4 GiB or more is refused.
+ * The node ids are those of the topology file: hosts must be nodes
+ * 0..N-1, which dmls_gen_write_hpcc_topology writes (hosts first, then one
+ * switch, node N; HPCC's own mix/topology.txt numbers its switch 0 and
+ * cannot take this flow file).  Other simulators derived from HPCC read
+ * other fields (ConWeave's reader takes five): not this file.
  */
 #include <inttypes.h>
 
@@ -43,6 +49,9 @@ int dmls_gen_write_csv(const dmls_gen_schedule *s, FILE *fp, dmls_error *err)
 
 int dmls_gen_write_hpcc(const dmls_gen_schedule *s, FILE *fp, dmls_error *err)
 {
+	int rc = gen_check_sizes(s, "HPCC", UINT32_MAX, "an unsigned 32-bit int", err);
+	if (rc)
+		return rc;
 	fprintf(fp, "%zu\n", s->nmsgs);
 	for (size_t i = 0; i < s->nmsgs; i++) {
 		const dmls_gen_msg *m = &s->msgs[i];
@@ -54,5 +63,28 @@ int dmls_gen_write_hpcc(const dmls_gen_schedule *s, FILE *fp, dmls_error *err)
 	}
 	if (fflush(fp) || ferror(fp))
 		return dmls_fail(err, DMLS_EIO, "cannot write the flow list");
+	return DMLS_OK;
+}
+
+int dmls_gen_hpcc_rate_known(double gbps)
+{
+	/* the rates HPCC's IntHop knows (src/point-to-point/model/int-header.cc) */
+	static const double known[] = {25, 50, 100, 200, 400};
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (gbps == known[i])
+			return 1;
+	return 0;
+}
+
+/* HPCC's topology (scratch/third.cc): `nodes switches links`, the switch
+ * ids, then `a b rate delay error_rate` per link. */
+int dmls_gen_write_hpcc_topology(const dmls_gen_schedule *s, FILE *fp, dmls_error *err)
+{
+	size_t n = s->nhosts;
+	fprintf(fp, "%zu 1 %zu\n%zu\n", n + 1, n, n);
+	for (size_t h = 0; h < n; h++)
+		fprintf(fp, "%zu %zu %gGbps 0.001ms 0\n", n, h, s->job.link_gbps);
+	if (fflush(fp) || ferror(fp))
+		return dmls_fail(err, DMLS_EIO, "cannot write the topology");
 	return DMLS_OK;
 }

@@ -28,6 +28,20 @@ typedef struct gen_plan {
  * of memory.  p is reused across calls; free p->x when done. */
 int gen_plan_iteration(gen_plan *p, const dmls_gen_job *job, uint32_t k);
 
+/* C, the longest collective of job's iterations as the schedule lays it
+ * out (dmls_gen_schedule's collective_ns), without laying out the job. */
+int gen_collective_ns(const dmls_gen_job *job, int64_t *C, dmls_error *err);
+
+/* DMLS_EUSAGE naming the first message larger than max bytes, which the
+ * simulator who reads as why (htsim.c). */
+int gen_check_sizes(const dmls_gen_schedule *s, const char *who, uint64_t max,
+		    const char *why, dmls_error *err);
+
+/* first[k], end[k]: when iteration k's collective starts (its first
+ * message) and ends as planned (its last segment received and
+ * acknowledged), ns; INT64_MAX and 0 for an iteration without messages. */
+void gen_iteration_bounds(const dmls_gen_schedule *s, int64_t *first, int64_t *end);
+
 /* Bytes of chunk c when S is cut into n chunks that differ by at most one
  * byte (as MPI and NCCL cut a buffer). */
 static inline uint64_t gen_chunk(uint64_t S, uint64_t n, uint64_t c)

@@ -272,7 +272,15 @@ int dmls_gen_write_pcap(const dmls_gen_schedule *s, const char *path, int snaple
 	FILE *fp = fopen(path, "wb");
 	if (!fp)
 		return dmls_fail(err, DMLS_EIO, "'%s': cannot open for writing", path);
+	/* stdio's default buffer (4 KiB) made generation one write(2) per 4
+	 * KiB, most of its system time: 1 MiB writes instead.  setvbuf before
+	 * any I/O; glibc ignores the size unless given the buffer, which must
+	 * outlive the fclose (pcap_dump_close in dmls_gen_write_pcap_fp). */
+	char *iobuf = malloc(1 << 20);
+	if (iobuf)
+		setvbuf(fp, iobuf, _IOFBF, 1 << 20);
 	int rc = dmls_gen_write_pcap_fp(s, fp, snaplen, packets, err);
+	free(iobuf);
 	if (rc == DMLS_EIO)
 		return dmls_fail(err, DMLS_EIO, "'%s': cannot write", path);
 	return rc;

@@ -29,6 +29,17 @@
  *   once, then a ring all-reduce of S across the group leaders (the first
  *   rank of each group), then each leader passes S down its group's chain
  *   (leader -> 2nd -> 3rd ...).
+ * butterfly (Rabenseifner's all-reduce: recursive halving reduce-scatter,
+ *   then recursive doubling all-gather; Thakur, Rabenseifner & Gropp 2005
+ *   sec. 4.4, as MPICH does it): for p = N a power of two, S is cut into
+ *   p chunks; in reduce-scatter step s rank r exchanges with r XOR 2^s
+ *   the half of its current chunk range it gives away (S/2, S/4 ... S/p),
+ *   then the all-gather undoes the steps in reverse order, sending the
+ *   range it holds (S/p ... S/2).  log2 p partners, volumes halving; each
+ *   rank sends and receives 2(p-1)/p S.  N not a power of two: the r = N - p
+ *   extra ranks p..N-1 first send S to core rank (extra - p), the core
+ *   ranks do the butterfly, then send S back (MPICH's way, with the extras
+ *   last in rank order).
  * pairwise (asynchronous pair averaging, KungFu's PairAveraging, Mai et
  *   al., OSDI 2020): in iteration k each rank exchanges S with one partner
  *   (S each way); partners follow the round-robin ("circle") tournament, so
@@ -186,6 +197,50 @@ static int plan_pairwise(gen_plan *p, const dmls_gen_job *job, uint32_t k)
 	return 0;
 }
 
+/* Bytes of chunks [lo, hi) of S cut into n. */
+static uint64_t chunk_range(uint64_t S, uint64_t n, uint64_t lo, uint64_t hi)
+{
+	return (uint64_t)(((unsigned __int128)S * hi) / n - ((unsigned __int128)S * lo) / n);
+}
+
+/* Butterfly: see the top of the file. */
+static int plan_butterfly(gen_plan *p, const dmls_gen_job *job)
+{
+	uint32_t n = (uint32_t)job->workers, P = 1, L = 0;
+	while (P * 2 <= n)
+		P *= 2, L++;
+	uint64_t S = job->gradient_bytes;
+	uint32_t s0 = n > P, last = s0 + 2 * L;
+	for (uint32_t x = P; x < n; x++)
+		if (add(p, 0, x, x - P, S, DMLS_GEN_REDUCE) ||
+		    add(p, last, x - P, x, S, DMLS_GEN_BROADCAST))
+			return -1;
+	for (uint32_t r = 0; r < P; r++) {
+		uint32_t lo = 0, hi = P, los[32], his[32];
+		for (uint32_t s = 0; s < L; s++) {
+			uint32_t m = 1u << s, half = (hi - lo) / 2;
+			los[s] = lo, his[s] = hi;
+			int upper = (r & m) != 0; /* keeps the upper half */
+			uint64_t b = upper ? chunk_range(S, P, lo, lo + half)
+					   : chunk_range(S, P, lo + half, hi);
+			if (add(p, s0 + s, r, r ^ m, b, DMLS_GEN_REDUCE_SCATTER))
+				return -1;
+			if (upper)
+				lo += half;
+			else
+				hi -= half;
+		}
+		for (uint32_t t = 0; t < L; t++) {
+			uint32_t s = L - 1 - t;
+			if (add(p, s0 + L + t, r, r ^ (1u << s), chunk_range(S, P, lo, hi),
+				DMLS_GEN_ALL_GATHER))
+				return -1;
+			lo = los[s], hi = his[s];
+		}
+	}
+	return 0;
+}
+
 static int by_step(const void *a, const void *b)
 {
 	const gen_xfer *x = a, *y = b;
@@ -218,6 +273,7 @@ int gen_plan_iteration(gen_plan *p, const dmls_gen_job *job, uint32_t k)
 	case DMLS_PAT_TREE: rc = plan_tree(p, job); break;
 	case DMLS_PAT_HIERARCHICAL: rc = plan_hier(p, job); break;
 	case DMLS_PAT_PAIRWISE: rc = plan_pairwise(p, job, k); break;
+	case DMLS_PAT_BUTTERFLY: rc = plan_butterfly(p, job); break;
 	default: return -1;
 	}
 	if (rc == 0)

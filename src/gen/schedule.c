@@ -13,8 +13,9 @@
  * the K - 1 gaps add up to exactly (K - 1) G.  So collectives never
  * overlap, steps jitter as much as asked, and the mean period, (last start
  * - first start) / (K - 1), is T to the nanosecond.  Without
- * --iteration-time, T = 2.5 C rounded up to 1 ms (communication 40 % of an
- * iteration).
+ * --iteration-time, T = C + the job's compute gap when it has one (a run
+ * scaled up by --like keeps its measured gap), else 2.5 C rounded up to
+ * 1 ms (communication 40 % of an iteration).
  *
  * Pacing.  A step's transfers share links the way TCP shares them (fair
  * share, Jain et al. 1984): a transfer from a host sending f messages at
@@ -56,7 +57,8 @@ const char *dmls_gen_phase_name(int phase)
 int dmls_gen_pattern_parse(const char *name)
 {
 	static const int kinds[] = {DMLS_PAT_RING, DMLS_PAT_TREE, DMLS_PAT_STAR,
-				    DMLS_PAT_CLIQUE, DMLS_PAT_HIERARCHICAL, DMLS_PAT_PAIRWISE};
+				    DMLS_PAT_CLIQUE, DMLS_PAT_HIERARCHICAL, DMLS_PAT_PAIRWISE,
+				    DMLS_PAT_BUTTERFLY};
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
 		if (!strcmp(name, dmls_pattern_name(kinds[i])))
 			return kinds[i];
@@ -82,7 +84,7 @@ static size_t auto_group(size_t n)
 static int check_job(dmls_gen_job *job, size_t *nhosts, dmls_error *err)
 {
 	int star = job->pattern == DMLS_PAT_STAR;
-	if (dmls_pattern_name(job->pattern)[0] == 'u' || job->pattern == DMLS_PAT_BUTTERFLY)
+	if (dmls_pattern_name(job->pattern)[0] == 'u')
 		return dmls_fail(err, DMLS_EUSAGE, "pattern %d cannot be generated", job->pattern);
 	size_t min = job->pattern == DMLS_PAT_HIERARCHICAL ? 4 : star ? 1 : 2;
 	if (job->workers < min)
@@ -106,7 +108,7 @@ static int check_job(dmls_gen_job *job, size_t *nhosts, dmls_error *err)
 		return dmls_fail(err, DMLS_EUSAGE, "the link rate must be in (0, 10000] Gbit/s");
 	if (!(job->jitter >= 0 && job->jitter <= 2))
 		return dmls_fail(err, DMLS_EUSAGE, "the jitter must be in [0, 2]");
-	if (job->iteration_ns < 0)
+	if (job->iteration_ns < 0 || job->compute_gap_ns < 0)
 		return dmls_fail(err, DMLS_EUSAGE, "the iteration time must be positive");
 	if (job->pattern == DMLS_PAT_HIERARCHICAL) {
 		if (job->group_size == 0)
@@ -206,10 +208,15 @@ static int64_t lay_step(layout *L, const gen_xfer *x, size_t n, uint32_t k, int6
 	return end;
 }
 
-/* Lay out iteration k's collective from t0; returns its end or -1. */
-static int64_t lay_iteration(layout *L, gen_plan *p, uint32_t k, int64_t t0, int store)
+/* Lay out the collective of S = bytes (bucket b of iteration k) from t0,
+ * its steps numbered from step0, with extra ns between steps; returns its
+ * end or -1. */
+static int64_t lay_collective(layout *L, gen_plan *p, uint32_t k, uint64_t bytes, uint32_t step0,
+			      int64_t t0, int64_t extra, int store)
 {
-	if (gen_plan_iteration(p, &L->s->job, k))
+	dmls_gen_job job = L->s->job;
+	job.gradient_bytes = bytes;
+	if (gen_plan_iteration(p, &job, k))
 		return -1;
 	int64_t t = t0;
 	for (size_t i = 0; i < p->n;) {
@@ -217,13 +224,122 @@ static int64_t lay_iteration(layout *L, gen_plan *p, uint32_t k, int64_t t0, int
 		while (j < p->n && p->x[j].step == p->x[i].step)
 			j++;
 		if (i > 0)
-			t += step_gap_ns(L->s, k, p->x[i].step, p->x[i].phase);
+			t += step_gap_ns(L->s, k, step0 + p->x[i].step, p->x[i].phase) + extra;
+		for (size_t m = i; m < j; m++)
+			p->x[m].step += step0;
 		t = lay_step(L, p->x + i, j - i, k, t, store);
 		if (t < 0)
 			return -1;
 		i = j;
 	}
 	return t;
+}
+
+/* Buckets of iteration k: floor or ceil of job->buckets, drawn so that
+ * their mean is job->buckets. */
+static uint32_t buckets_of(const dmls_gen_job *job, uint32_t k)
+{
+	double B = job->buckets < 1 ? 1 : job->buckets, f = floor(B);
+	return (uint32_t)f + (gen_u01(job->seed, GEN_R_ITER, k, 2) < B - f);
+}
+
+/* The spans of the B buckets of iteration k (ns, into span[]): lognormal
+ * with the job's median and mean, shrunk with the gaps after them (*gap)
+ * so that they fit in room ns.  Returns their sum. */
+static double bucket_spans(const dmls_gen_job *job, uint32_t k, uint32_t B, double room,
+			   double *span, double *gap)
+{
+	double med = (double)job->bucket_span_ns, mean = (double)job->bucket_span_mean_ns;
+	double sigma = mean > med ? sqrt(2 * log(mean / med)) : 0, sum = 0;
+	for (uint32_t b = 0; b < B; b++) {
+		double u1 = gen_u01(job->seed, GEN_R_ITER, k, 16 + 2 * b);
+		double u2 = gen_u01(job->seed, GEN_R_ITER, k, 17 + 2 * b);
+		double z = sqrt(-2 * log1p(-u1)) * cos(2 * M_PI * u2);
+		span[b] = med * exp(sigma * z);
+		sum += span[b];
+	}
+	double all = sum + B * (double)job->bucket_gap_ns;
+	*gap = (double)job->bucket_gap_ns;
+	if (B && all > room) {
+		for (uint32_t b = 0; b < B; b++)
+			span[b] *= room / all;
+		sum *= room / all;
+		*gap *= room / all;
+	}
+	return sum;
+}
+
+/* Lay a bucket: bytes from start, paced slower to last span (0: at line
+ * rate; a gradient bucket goes out as the backward pass computes it);
+ * returns its end or -1; *step0 advances past its steps. */
+static int64_t lay_bucket(layout *L, gen_plan *p, uint32_t k, uint64_t bytes, uint32_t *step0,
+			  int64_t start, int64_t span, int store)
+{
+	double frame = L->frame_ns;
+	int64_t c = lay_collective(L, p, k, bytes, *step0, start, 0, 0);
+	uint32_t nsteps = p->nsteps;
+	if (c < 0)
+		return -1;
+	if (span && c - start > 0 && span > c - start)
+		L->frame_ns *= (double)span / (double)(c - start);
+	int64_t e = lay_collective(L, p, k, bytes, *step0, start, 0, store);
+	L->frame_ns = frame;
+	*step0 += nsteps;
+	return e;
+}
+
+/*
+ * Lay out iteration k's communication from t0; returns its end or -1.
+ * One collective of S, or (job->buckets > 1) the gradient in buckets, as
+ * data-parallel frameworks send it while the backward pass runs: bucket
+ * spans are lognormal (bucket_spans), each bucket's collective paced to
+ * last its span, a gap between buckets.  With a dense bucket
+ * (dense_fraction of S at line rate, the burst that makes the run's 10 ms
+ * peak) first, the spread buckets share the rest of S in proportion to
+ * their spans and are placed to end at the same offset in every iteration,
+ * so iterations start and end as regularly as the run's.  One bucket (B =
+ * 1) is the dense part and its spread part back to back: one burst.
+ */
+static int64_t lay_iteration(layout *L, gen_plan *p, uint32_t k, int64_t t0, int store)
+{
+	const dmls_gen_job *job = &L->s->job;
+	uint32_t B = buckets_of(job, k), step0 = 0;
+	if (job->buckets <= 1)
+		return lay_collective(L, p, k, job->gradient_bytes, 0, t0, 0, store);
+	B = B > 64 ? 64 : B;
+	double f = job->dense_fraction, S = (double)job->gradient_bytes, span[64];
+	uint32_t nspread = f > 0 ? (B > 1 ? B - 1 : 1) : B;
+	double A = (double)job->bucket_room_ns; /* the spread buckets' room */
+	double gap, sum = bucket_spans(job, k, nspread, A, span, &gap), done = 0;
+	if (f > 0 && B == 1)
+		gap = 0;
+	int64_t start = t0, end = t0;
+	uint64_t sent = 0, spread = (uint64_t)llround((f > 0 ? 1 - f : 1) * S);
+	if (f > 0) {
+		uint64_t dense = job->gradient_bytes - spread;
+		int64_t e = lay_bucket(L, p, k, dense, &step0, t0, 0, store);
+		if (e < 0)
+			return -1;
+		/* the spread block ends at t0 + dense + A, whatever its spans */
+		int64_t lead = (int64_t)(A - sum - nspread * gap);
+		start = e + (int64_t)gap + (B > 1 && lead > 0 ? lead : 0);
+		end = e;
+	}
+	for (uint32_t b = 0; b < nspread; b++) {
+		done += span[b];
+		double share = sum > 0 ? done / sum : (double)(b + 1) / nspread; /* spans of 0 */
+		uint64_t bytes = (uint64_t)llround((double)spread * share) - sent;
+		if (b + 1 == nspread)
+			bytes = spread - sent;
+		sent += bytes;
+		int64_t e = bytes ? lay_bucket(L, p, k, bytes, &step0, start, (int64_t)span[b], store)
+				  : start;
+		if (e < 0)
+			return -1;
+		end = e > end ? e : end;
+		start = e + (int64_t)gap;
+	}
+	return end;
 }
 
 static int by_start(const void *a, const void *b)
@@ -249,7 +365,9 @@ static int size_period(layout *L, gen_plan *p, dmls_error *err)
 		C = c > C ? c : C;
 	}
 	s->collective_ns = C;
-	if (s->job.iteration_ns == 0)
+	if (s->job.iteration_ns == 0 && s->job.compute_gap_ns > 0)
+		s->job.iteration_ns = C + GEN_STEP_GAP_NS + s->job.compute_gap_ns;
+	else if (s->job.iteration_ns == 0)
 		s->job.iteration_ns = (int64_t)ceil(2.5 * (double)C / 1e6) * 1000000;
 	double T = (double)s->job.iteration_ns;
 	if ((double)(C + GEN_STEP_GAP_NS) >= T)
@@ -294,7 +412,8 @@ static int lay_all(layout *L, gen_plan *p, dmls_error *err)
 	return DMLS_OK;
 }
 
-int dmls_gen_schedule_build(dmls_gen_schedule *s, const dmls_gen_job *job, dmls_error *err)
+/* Build s from job; only the period (pass 1) when lay is 0. */
+static int build(dmls_gen_schedule *s, const dmls_gen_job *job, int lay, dmls_error *err)
 {
 	memset(s, 0, sizeof(*s));
 	s->job = *job;
@@ -311,13 +430,29 @@ int dmls_gen_schedule_build(dmls_gen_schedule *s, const dmls_gen_job *job, dmls_
 	} else {
 		memset(L.conn_of, 0xff, s->nhosts * s->nhosts * sizeof(*L.conn_of));
 		rc = size_period(&L, &p, err);
-		if (!rc)
+		if (!rc && lay)
 			rc = lay_all(&L, &p, err);
 	}
 	free(p.x);
 	free(L.conn_of);
 	free(L.fan_out);
 	free(L.fan_in);
+	return rc;
+}
+
+int dmls_gen_schedule_build(dmls_gen_schedule *s, const dmls_gen_job *job, dmls_error *err)
+{
+	return build(s, job, 1, err);
+}
+
+int gen_collective_ns(const dmls_gen_job *job, int64_t *C, dmls_error *err)
+{
+	dmls_gen_schedule s;
+	dmls_gen_job j = *job;
+	j.iteration_ns = INT64_MAX / 4; /* any T longer than the collective */
+	int rc = build(&s, &j, 0, err);
+	*C = s.collective_ns;
+	dmls_gen_schedule_release(&s);
 	return rc;
 }
 

@@ -328,15 +328,16 @@ int dmls_compare_add(dmls_compare *c, const dmls_result *res, dmls_error *err)
 	return fill(c, r, res, err);
 }
 
-static int analyze_one(dmls_compare *c, const char *path, const char *name,
-		       const dmls_job_opts *opts, dmls_error *err)
+/* Analyze run i into its entry (a run that failed to be found keeps its
+ * error). */
+static int analyze_into(dmls_compare *c, size_t i, const dmls_job_opts *opts, dmls_error *err)
 {
-	dmls_compare_run *r = push(c, path, name);
-	if (!r)
-		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
+	dmls_compare_run *r = &c->runs[i];
+	if (r->error.status || r->row)
+		return DMLS_OK;
 	dmls_job job;
 	dmls_error e;
-	const char *in[1] = {path};
+	const char *in[1] = {r->path};
 	int rc = DMLS_OK;
 	if (dmls_job_analyze(&job, in, 1, opts, &e)) {
 		set_error(c, r, &e);
@@ -353,6 +354,20 @@ static int analyze_one(dmls_compare *c, const char *path, const char *name,
 	return rc;
 }
 
+/* A run's entry, analyzed now or (plan) later. */
+static int analyze_one(dmls_compare *c, const char *path, const char *name,
+		       const dmls_job_opts *opts, int now, dmls_error *err)
+{
+	if (!push(c, path, name))
+		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
+	return now ? analyze_into(c, c->n - 1, opts, err) : DMLS_OK;
+}
+
+int dmls_compare_run_one(dmls_compare *c, size_t i, const dmls_job_opts *opts, dmls_error *err)
+{
+	return i < c->n ? analyze_into(c, i, opts, err) : DMLS_OK;
+}
+
 /* The last component of path, without trailing slashes. */
 static void base_name(const char *path, char *out, size_t cap)
 {
@@ -367,7 +382,7 @@ static void base_name(const char *path, char *out, size_t cap)
 
 /* A dataset folder: each of its runs, named by its path below dir. */
 static int expand_dataset(dmls_compare *c, const char *dir, const dmls_job_opts *opts,
-			  dmls_error *err)
+			  int now, dmls_error *err)
 {
 	dmls_runlist rl;
 	dmls_runlist_init(&rl);
@@ -387,14 +402,14 @@ static int expand_dataset(dmls_compare *c, const char *dir, const dmls_job_opts 
 		const char *rel = rl.paths[i] + strlen(dir);
 		while (*rel == '/')
 			rel++;
-		rc = analyze_one(c, rl.paths[i], rel, opts, err);
+		rc = analyze_one(c, rl.paths[i], rel, opts, now, err);
 	}
 	dmls_runlist_release(&rl);
 	return rc;
 }
 
-int dmls_compare_runs(dmls_compare *c, const char *const *inputs, size_t n,
-		      const dmls_job_opts *opts, dmls_error *err)
+static int add_inputs(dmls_compare *c, const char *const *inputs, size_t n,
+		      const dmls_job_opts *opts, int now, dmls_error *err)
 {
 	int rc = DMLS_OK;
 	for (size_t i = 0; !rc && i < n; i++) {
@@ -403,9 +418,20 @@ int dmls_compare_runs(dmls_compare *c, const char *const *inputs, size_t n,
 		base_name(inputs[i], name, sizeof(name));
 		if (stat(inputs[i], &sb) == 0 && S_ISDIR(sb.st_mode) &&
 		    !dmls_has_captures(inputs[i]))
-			rc = expand_dataset(c, inputs[i], opts, err);
+			rc = expand_dataset(c, inputs[i], opts, now, err);
 		else
-			rc = analyze_one(c, inputs[i], name, opts, err);
+			rc = analyze_one(c, inputs[i], name, opts, now, err);
 	}
 	return rc;
+}
+
+int dmls_compare_runs(dmls_compare *c, const char *const *inputs, size_t n,
+		      const dmls_job_opts *opts, dmls_error *err)
+{
+	return add_inputs(c, inputs, n, opts, 1, err);
+}
+
+int dmls_compare_plan(dmls_compare *c, const char *const *inputs, size_t n, dmls_error *err)
+{
+	return add_inputs(c, inputs, n, NULL, 0, err);
 }

@@ -64,6 +64,12 @@ int dmls_job_analyze(dmls_job *job, const char *const *inputs, size_t n,
 	rc = read_packets(job, opts, err);
 	if (rc)
 		return rc;
+	return dmls_job_run_analysis(job, err);
+}
+
+int dmls_job_run_analysis(dmls_job *job, dmls_error *err)
+{
+	int rc;
 	if (job->run.log_path) {
 		dmls_error lerr;
 		if (dmls_trainlog_load(&job->log, job->run.log_path, &lerr) == DMLS_OK)

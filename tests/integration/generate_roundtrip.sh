@@ -4,7 +4,7 @@
 # (3 %).  Same seed, same bytes; another seed, other bytes.  The CSV and
 # HPCC flow lists add up; tshark sees clean TCP.  Bad options exit 2 with
 # one line; an unwritable output exits 3.  --like copies a real run (the
-# bundled samples).
+# bundled samples), its means and the shape of its iterations.
 set -u
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 fail=0
@@ -56,6 +56,8 @@ roundtrip clique4 clique 4 4MB 4 4000000
 roundtrip tree7 tree 7 2MB 7 null
 roundtrip hier8 hierarchical 8 2MB 8 null
 roundtrip pairwise4 pairwise 4 4MB 4 4000000
+roundtrip butterfly8 butterfly 8 2MB 8 2000000
+roundtrip butterfly6 butterfly 6 3MB 6 3000000
 
 # Determinism
 gen() { "$DMLSCOPE" generate --pattern star --workers 3 --gradient-bytes 1MB --iterations 4 "$@"; }
@@ -125,7 +127,7 @@ expect() {
 ok=(--pattern ring --workers 4 --gradient-bytes 1MB --iterations 2)
 expect no_output 2 "${ok[@]}"
 expect no_workers 2 --pattern ring --gradient-bytes 1MB --iterations 2 -o "$tmp/x.pcap"
-expect bad_pattern 2 --pattern butterfly --workers 4 --gradient-bytes 1MB --iterations 2 -o "$tmp/x.pcap"
+expect bad_pattern 2 --pattern mesh --workers 4 --gradient-bytes 1MB --iterations 2 -o "$tmp/x.pcap"
 expect zero_workers 2 --pattern ring --workers 0 --gradient-bytes 1MB --iterations 2 -o "$tmp/x.pcap"
 expect bad_size 2 --pattern ring --workers 4 --gradient-bytes 12XB --iterations 2 -o "$tmp/x.pcap"
 expect bad_ext 2 "${ok[@]}" -o "$tmp/x.txt"
@@ -136,7 +138,7 @@ expect unwritable 3 "${ok[@]}" -o "$tmp/no/such/dir/x.pcap"
 expect like_missing 3 --like "$tmp/no-such-run" -o "$tmp/x.pcap"
 
 # --like: the bundled real runs, generated again, analyze the same
-for run in "$SRCDIR"/samples/*-ring "$SRCDIR"/samples/*-star; do
+for run in "$SRCDIR"/samples/*-ring "$SRCDIR"/samples/*-star "$SRCDIR"/samples/*-butterfly; do
 	[ -d "$run" ] || continue
 	name=$(basename "$run")
 	if ! "$DMLSCOPE" generate --like "$run" --seed 3 --snaplen 100 -o "$tmp/like.pcap" 2>"$tmp/err"; then
@@ -153,8 +155,24 @@ for k in ("kind", "ranks"):
 if a["iterations"]["count"] != b["iterations"]["count"]: bad.append("count")
 if abs(b["iterations"]["period_s"] / a["iterations"]["period_s"] - 1) > 0.03: bad.append("period")
 if abs(b["model"]["gradient_bytes"] / a["model"]["gradient_bytes"] - 1) > 0.03: bad.append("gradient")
-print(("FAIL like %s: %s" % (sys.argv[3], bad)) if bad else "ok   like %s: %s %d ranks, period %.4f, S %.0f" % (
-    sys.argv[3], b["pattern"]["kind"], b["pattern"]["ranks"], b["iterations"]["period_s"], b["model"]["gradient_bytes"]))
+# the shape within an iteration (doc/generate.md): bursts per iteration and
+# the 10 ms peak-to-mean within 30 %, the duty cycle within 35 %; the 1 ms and
+# 100 ms peak-to-mean too, except for the star (its run's 1 ms peak is both
+# directions at once and its 100 ms peak more than one iteration's bytes,
+# which the generator's iterations do not have)
+def shape(d):
+    ptm = dict(zip(d["burstiness"]["timescales_s"], d["burstiness"]["peak_to_mean"]))
+    return {"bursts_per_iteration": d["phases"]["bursts"]["count"] / d["iterations"]["count"],
+            "duty_cycle": d["phases"]["duty_cycle"], "ptm_10ms": ptm[0.01],
+            "ptm_1ms": ptm[0.001], "ptm_100ms": ptm[0.1]}
+sa, sb = shape(a), shape(b)
+tol = {"bursts_per_iteration": 0.3, "duty_cycle": 0.35, "ptm_10ms": 0.3}
+if a["pattern"]["kind"] != "star": tol.update(ptm_1ms=0.3, ptm_100ms=0.3)
+for k, t in tol.items():
+    if abs(sb[k] / sa[k] - 1) > t: bad.append("%s %.3g (run %.3g)" % (k, sb[k], sa[k]))
+print(("FAIL like %s: %s" % (sys.argv[3], bad)) if bad else "ok   like %s: %s %d ranks, period %.4f, S %.0f; %s" % (
+    sys.argv[3], b["pattern"]["kind"], b["pattern"]["ranks"], b["iterations"]["period_s"], b["model"]["gradient_bytes"],
+    ", ".join("%s %.3g (run %.3g)" % (k, sb[k], sa[k]) for k in sorted(sa))))
 sys.exit(1 if bad else 0)
 PY
 done

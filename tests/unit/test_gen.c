@@ -82,6 +82,72 @@ static void test_ring_uneven(void **state)
 	dmls_gen_schedule_release(&s);
 }
 
+/* Butterfly: N = 8, log2 N = 3 partners at XOR distance 1, 2, 4, volumes
+ * halving (S/2, S/4, S/8, then back up), 2(N-1)/N S each way per rank, in
+ * 6 steps.  N = 6: extras 4 and 5 send S to ranks 0 and 1 and get it back;
+ * the 4 core ranks add 2(4-1)/4 S. */
+static void test_butterfly(void **state)
+{
+	(void)state;
+	uint64_t S = 8 * MB;
+	dmls_gen_schedule s = build(DMLS_PAT_BUTTERFLY, 8, S, 2, 1);
+	expect_all(&s, 0, 8, 2 * 7 * S / 8, 2 * 7 * S / 8);
+	for (size_t i = 0; i < s.nmsgs; i++) {
+		const dmls_gen_msg *m = &s.msgs[i];
+		uint32_t d = m->src ^ m->dst, st = m->step < 3 ? m->step : 5 - m->step;
+		assert_int_equal(d, 1u << st);
+		assert_int_equal(m->bytes, S >> (st + 1));
+	}
+	dmls_gen_schedule_release(&s);
+	s = build(DMLS_PAT_BUTTERFLY, 6, S, 2, 1);
+	expect_all(&s, 4, 6, S, S);
+	expect_all(&s, 0, 2, S + 2 * 3 * S / 4, S + 2 * 3 * S / 4);
+	expect_all(&s, 2, 4, 2 * 3 * S / 4, 2 * 3 * S / 4);
+	dmls_gen_schedule_release(&s);
+}
+
+/* The shape of --like: 3 buckets per iteration, the first dense (half of
+ * S at line rate), the two others spread; the iteration still moves
+ * 2(N-1) S in all, in 3 x 6 ring steps, the spread block ends at the same
+ * offset from the iteration's start every time, and the mean period is T. */
+static void test_buckets(void **state)
+{
+	(void)state;
+	uint64_t S = 12 * MB;
+	dmls_gen_job job = {.pattern = DMLS_PAT_RING, .workers = 4, .gradient_bytes = S,
+			    .iterations = 5, .seed = 2, .jitter = 0.1,
+			    .iteration_ns = 200000000, .buckets = 3,
+			    .bucket_span_ns = 12000000, .bucket_span_mean_ns = 14000000,
+			    .bucket_gap_ns = 10000000, .dense_fraction = 0.5,
+			    .bucket_room_ns = 60000000};
+	dmls_gen_schedule s;
+	dmls_error err = {0};
+	assert_int_equal(dmls_gen_schedule_build(&s, &job, &err), DMLS_OK);
+	int64_t first[5], last[5]; /* first start, last planned end */
+	uint64_t bytes[5] = {0};
+	uint32_t steps[5] = {0};
+	for (int k = 0; k < 5; k++)
+		first[k] = INT64_MAX, last[k] = 0;
+	for (size_t i = 0; i < s.nmsgs; i++) {
+		const dmls_gen_msg *m = &s.msgs[i];
+		bytes[m->iteration] += m->bytes;
+		steps[m->iteration] = m->step + 1 > steps[m->iteration] ? m->step + 1 : steps[m->iteration];
+		first[m->iteration] = m->start_ns < first[m->iteration] ? m->start_ns : first[m->iteration];
+		int64_t end = m->start_ns + (int64_t)((m->bytes + DMLS_GEN_MSS - 1) / DMLS_GEN_MSS + 1) * m->gap_ns;
+		last[m->iteration] = end > last[m->iteration] ? end : last[m->iteration];
+	}
+	for (int k = 0; k < 5; k++) {
+		assert_int_equal(bytes[k], 2 * 3 * S);
+		assert_int_equal(steps[k], 18);
+		/* the spread block ends at the same offset, to 1 ms (step gaps
+		 * and start jitter are not stretched; the spans vary by ~10 ms) */
+		assert_true(llabs((last[k] - first[k]) - (last[0] - first[0])) < 1000000);
+	}
+	double period = (double)(first[4] - first[0]) / 4;
+	assert_true(fabs(period / 2e8 - 1) < 1e-3);
+	dmls_gen_schedule_release(&s);
+}
+
 /* Parameter server: a worker pushes S and pulls S; the server receives and
  * sends W S (incast). */
 static void test_star(void **state)
@@ -252,8 +318,7 @@ static void test_bad_jobs(void **state)
 	assert_int_equal(dmls_gen_schedule_build(&s, &hier3, &err), DMLS_EUSAGE);
 	dmls_gen_schedule_release(&s);
 	dmls_gen_job fly = ring1;
-	fly.pattern = DMLS_PAT_BUTTERFLY;
-	fly.workers = 4;
+	fly.pattern = DMLS_PAT_BUTTERFLY; /* of one rank */
 	assert_int_equal(dmls_gen_schedule_build(&s, &fly, &err), DMLS_EUSAGE);
 	dmls_gen_schedule_release(&s);
 	dmls_gen_job zero = ring1;
@@ -268,7 +333,8 @@ static void test_bad_jobs(void **state)
 	assert_int_equal(dmls_gen_schedule_build(&s, &shaky, &err), DMLS_EUSAGE);
 	dmls_gen_schedule_release(&s);
 	assert_int_equal(dmls_gen_pattern_parse("ring"), DMLS_PAT_RING);
-	assert_int_equal(dmls_gen_pattern_parse("butterfly"), -1);
+	assert_int_equal(dmls_gen_pattern_parse("butterfly"), DMLS_PAT_BUTTERFLY);
+	assert_int_equal(dmls_gen_pattern_parse("mesh"), -1);
 }
 
 /* The capture of a schedule, in memory. */
@@ -359,7 +425,7 @@ static void test_calibrate(void **state)
 	assert_int_equal(job.iteration_ns, 250000000);
 	assert_true(fabs(job.jitter - 0.2) < 1e-12);
 	assert_true(fabs(job.link_gbps - 10) < 1e-9); /* 1.25 MB in 1 ms, one server link */
-	a.pattern.kind = DMLS_PAT_BUTTERFLY;
+	a.pattern.kind = DMLS_PAT_UNKNOWN;
 	assert_int_equal(dmls_gen_calibrate(&job, 0, &a, "run", &err), DMLS_EBAD);
 	assert_non_null(strstr(err.msg, "give the pattern"));
 	assert_null(strstr(err.msg, "--"));
@@ -381,6 +447,8 @@ int main(void)
 		cmocka_unit_test(test_tree),
 		cmocka_unit_test(test_hierarchical),
 		cmocka_unit_test(test_pairwise),
+		cmocka_unit_test(test_butterfly),
+		cmocka_unit_test(test_buckets),
 		cmocka_unit_test(test_timing),
 		cmocka_unit_test(test_bad_jobs),
 		cmocka_unit_test(test_pcap_deterministic),
