@@ -27,6 +27,7 @@
 #   BENCH_DIR=build/bench           captures, their truth (F.json), outputs
 #   BENCH_SHORT=0 BENCH_LONG=0 BENCH_CONCAT=0 BENCH_FLOOD=0   skip input 1, 2, 3, 4
 #   BENCH_WATCH=0                   skip section 5, watch's live capture rate
+#   BENCH_GENERATE=0                skip section 6, generate's Gbit/s per CPU-second
 #                                   (bench/watch.sh: root, tcpreplay, namespaces)
 #   BENCH_MPI=0                     skip bench/mpi.sh (mpirun scaling, merge cost)
 #   BENCH_STUDY=0                   skip the study pipeline (one run of tshark +
@@ -306,6 +307,24 @@ if [ "${BENCH_WATCH:-1}" != 0 ]; then
 	section "5. live: dmlscope watch on a veth fed by tcpreplay, beside tcpdump -w /dev/null (bench/watch.sh)"
 	DMLSCOPE="$dmls" BENCH_DIR="$dir" BENCH_TCPDUMP="$tcpdump" bash bench/watch.sh ||
 		echo "bench/watch.sh failed"
+fi
+
+# generate: Gbit/s of generated traffic (payload) per CPU-second, writing a
+# snaplen-100 capture (issue 11's target: 40)
+if [ "${BENCH_GENERATE:-1}" != 0 ]; then
+	section "6. generate: a ring of 8, 25 MB, 10 iterations, snaplen 100, to a file"
+	read -r t c m st < <(measure "$dir/gen.txt" "$dmls" generate --pattern ring --workers 8 \
+		--gradient-bytes 25MB --iterations 10 --iteration-time 300ms --snaplen 100 \
+		-o "$dir/gen.pcap")
+	if [ "$st" = 0 ]; then
+		payload_bits=$((8 * 2 * 7 * 25000000 * 10)) # 2(N-1) S per iteration (doc/generate.md)
+		awk -v b="$payload_bits" -v c="$c" -v t="$t" -v m="$m" 'BEGIN{
+			printf "wall %.2f s, cpu %.2f s, %d MiB: %.1f Gbit/s of payload per CPU-second (target 40)\n",
+				t, c, m / 1024, b / 1e9 / (c > 0 ? c : 0.001)}'
+	else
+		echo "generate failed (exit $st): $(head -1 "$dir/stderr.txt")"
+	fi
+	rm -f "$dir/gen.pcap"
 fi
 
 if [ "${BENCH_STUDY:-1}" != 0 ]; then

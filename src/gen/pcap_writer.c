@@ -25,6 +25,7 @@
 #include "gen/tcp_seg.h"
 
 #define WINDOW 0x01f5 /* 501 x 128 (window scale 7) = 64 KB */
+#define REC_HDR 16    /* a pcap record header: seconds, nanoseconds, caplen, len */
 
 typedef struct stream {
 	int64_t t;
@@ -44,7 +45,8 @@ typedef struct writer {
 	stream *heap;         /* streams in flight, earliest first */
 	size_t nheap, heap_cap;
 	uint64_t packets;     /* frames written */
-	uint8_t buf[GEN_FRAME_MAX];
+	FILE *fp;             /* the dumper's stream: records written as one fwrite */
+	uint8_t rec[REC_HDR + GEN_FRAME_MAX]; /* record header, then the frame */
 } writer;
 
 static uint32_t tsval(const writer *w, uint32_t host, int64_t t)
@@ -58,14 +60,15 @@ static void emit(writer *w, int64_t t, gen_tcp_pkt *pk)
 	pk->tsval = tsval(w, pk->src, t);
 	pk->tsecr = pk->flags & GEN_TCP_ACK ? tsval(w, pk->dst, t - 50000) : 0;
 	pk->window = pk->flags & GEN_TCP_SYN ? 64240 : WINDOW; /* SYN: unscaled */
-	size_t len = gen_tcp_frame(w->buf, pk);
-	struct pcap_pkthdr h;
+	size_t len = gen_tcp_frame(w->rec + REC_HDR, pk, (size_t)w->snaplen);
+	size_t cap = (size_t)w->snaplen < len ? (size_t)w->snaplen : len;
 	int64_t ts = GEN_EPOCH_S * 1000000000LL + t;
-	h.ts.tv_sec = (time_t)(ts / 1000000000LL);
-	h.ts.tv_usec = (suseconds_t)(ts % 1000000000LL); /* nanoseconds: see pcap_open */
-	h.len = (bpf_u_int32)len;
-	h.caplen = (bpf_u_int32)((size_t)w->snaplen < len ? (size_t)w->snaplen : len);
-	pcap_dump((u_char *)w->d, &h, w->buf);
+	/* the record header of a nanosecond pcap, host byte order (as
+	 * pcap_dump writes it), then the frame: one fwrite */
+	uint32_t h[4] = {(uint32_t)(ts / 1000000000LL), (uint32_t)(ts % 1000000000LL),
+			 (uint32_t)cap, (uint32_t)len};
+	memcpy(w->rec, h, REC_HDR);
+	fwrite(w->rec, 1, REC_HDR + cap, w->fp);
 	w->packets++;
 }
 
@@ -245,6 +248,7 @@ int dmls_gen_write_pcap_fp(const dmls_gen_schedule *s, FILE *fp, int snaplen,
 		pcap_close(pd);
 		return dmls_fail(err, DMLS_EIO, "cannot write the capture header");
 	}
+	w.fp = pcap_dump_file(w.d);
 	w.nxt = calloc(s->nconns + 1, sizeof(*w.nxt));
 	w.acked = calloc(s->nconns + 1, sizeof(*w.acked));
 	w.ip_id = calloc(s->nhosts + 1, sizeof(*w.ip_id));

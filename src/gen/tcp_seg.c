@@ -73,7 +73,7 @@ static size_t put_options(uint8_t *o, const gen_tcp_pkt *pk)
 	return 12;
 }
 
-size_t gen_tcp_frame(uint8_t *buf, const gen_tcp_pkt *pk)
+size_t gen_tcp_frame(uint8_t *buf, const gen_tcp_pkt *pk, size_t keep)
 {
 	uint8_t *eth = buf, *ip = buf + 14, *tcp = buf + 34;
 	put_mac(eth, pk->dst);
@@ -105,6 +105,9 @@ size_t gen_tcp_frame(uint8_t *buf, const gen_tcp_pkt *pk)
 	/* pseudo header (RFC 9293 3.1): addresses, protocol, TCP length */
 	uint32_t acc = sum16(ip + 12, 8, 0) + 6 + (uint32_t)tcp_len;
 	put16(tcp + 16, fold(sum16(tcp, thl, acc)));
-	memset(tcp + thl, 0, pk->payload);
-	return 34 + tcp_len;
+	size_t end = 34 + tcp_len, from = 34 + thl;
+	keep = keep < end ? keep : end;
+	if (keep > from) /* zeros do not change the checksum: only what is kept */
+		memset(tcp + thl, 0, keep - from);
+	return end;
 }

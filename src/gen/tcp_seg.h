@@ -25,8 +25,9 @@ typedef struct gen_tcp_pkt {
 	uint8_t flags;
 } gen_tcp_pkt;
 
-/* Write the whole frame of pk into buf (GEN_FRAME_MAX bytes); returns its
- * length. */
-size_t gen_tcp_frame(uint8_t *buf, const gen_tcp_pkt *pk);
+/* Write the frame of pk into buf (GEN_FRAME_MAX bytes); returns its
+ * length.  The payload (zeros) is written only up to byte keep of the
+ * frame: a capture cut at the snap length never reads the rest. */
+size_t gen_tcp_frame(uint8_t *buf, const gen_tcp_pkt *pk, size_t keep);
 
 #endif
