@@ -96,8 +96,10 @@ static void iterations_text(const dmls_result *r, FILE *fp)
 		mb(r->iter.bytes_per_worker, b1, sizeof(b1)),
 		isfinite(r->iter.bytes_spread) ? 100 * r->iter.bytes_spread : 0.0,
 		mb(r->model.gradient_bytes, b2, sizeof(b2)));
-	fprintf(fp, "  (regularity = mean of autocorrelation at the period, 1 - CV of iteration\n"
-		    "   durations, 1 - CV of bytes per iteration; CV = 1.4826 MAD / median)\n");
+	if (r->job.id == 0) /* once, under the top level's job */
+		fprintf(fp, "  (regularity = mean of autocorrelation at the period, 1 - CV of "
+			    "iteration\n   durations, 1 - CV of bytes per iteration; CV = 1.4826 MAD / "
+			    "median)\n");
 }
 
 static void burst_text(const dmls_result *r, FILE *fp)
