@@ -202,6 +202,13 @@ static int stage_mode(stage_ctx *c, dmls_error *err)
 	const dmls_pattern *p = &a->pattern;
 	const size_t *r = p->partial ? p->observed : p->members;
 	size_t n = p->partial ? p->nobserved : p->ranks;
+	if (a->hub_one_at_a_time) { /* its sending mixes paces: no clock of its own */
+		memset(&a->mode, 0, sizeof(a->mode));
+		a->mode.period_spread = a->mode.phase_spread = a->mode.step_lock = NAN;
+		a->mode.why = "one sender to many, one at a time: its own steps are not seen apart";
+		a->iter_found = a->iter.count;
+		return 0;
+	}
 	dmls_exchanges ex = {0};
 	int have_ex = p->kind == DMLS_PAT_PAIRWISE && !p->partial && n <= DMLS_MODE_MAX_RANKS &&
 		      dmls_exchanges_find(&ex, c->st, r, n) == 0;

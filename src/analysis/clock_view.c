@@ -19,6 +19,7 @@
 #define ACK_MIN_WIRE 1024.0  /* bytes of acknowledgements that make a reply */
 #define ACK_MAX_BINS (1 << 24)
 #define INITIAL_PULL_SHARE 0.5 /* workers' bytes in a pull-only first iteration, of a step's */
+#define ONE_SHARE 0.1 /* a data peer served in an iteration: this share of an even split */
 
 typedef struct range_sum {
 	int64_t a, b;
@@ -123,12 +124,14 @@ static int initial_pull(const dmls_analysis *a, const dmls_stats *st, const size
 	return first < INITIAL_PULL_SHARE * rest / (double)(it->count - 2);
 }
 
-/* A star seen from its hub alone: does the hub answer its spokes all in
- * the same iteration (a synchronous server, a root broadcasting), or one
- * at a time (an asynchronous server answering each worker at its own pace,
- * a gossiping rank pushing to one random peer)?  Per iteration, the spokes
- * that got at least half their share (the hub's bytes / spokes); 1 when
- * the median count is below the number of spokes. */
+/* One sender seen alone with two data peers or more: does it serve them
+ * all in each iteration (a synchronous server, a butterfly's or a tree's
+ * rank), or one at a time (an asynchronous server answering each worker
+ * at its own pace, a rank gossiping or averaging with a random peer, whose
+ * sending mixes its own steps with answers to others)?  Per iteration, the
+ * peers that got at least ONE_SHARE of an even split of its bytes (a
+ * butterfly's farthest partner gets S/2, its nearest 2S/N: all count); 1
+ * when the median count is below the number of peers. */
 static int one_at_a_time(const dmls_analysis *a, const dmls_stats *st)
 {
 	const dmls_pattern *p = &a->pattern;
@@ -141,9 +144,9 @@ static int one_at_a_time(const dmls_analysis *a, const dmls_stats *st)
 	int r = 0;
 	if (!pk || !cnt || !sent)
 		goto out;
-	for (size_t i = 0; i < p->ranks; i++)
-		if (p->members[i] != hub)
-			pk[ns++] = dmls_stats_find_pair(st, (uint32_t)hub, (uint32_t)p->members[i]);
+	for (size_t i = 0; i < p->npairs && ns < p->ranks; i++) /* its data edges */
+		if (st->pairs[p->pairs[i]].src == hub)
+			pk[ns++] = (long)p->pairs[i];
 	for (size_t k = 0; k + 1 < it->count; k++) {
 		double total = 0;
 		for (size_t j = 0; j < ns; j++) {
@@ -160,7 +163,7 @@ static int one_at_a_time(const dmls_analysis *a, const dmls_stats *st)
 		}
 		size_t got = 0;
 		for (size_t j = 0; j < ns; j++)
-			got += total > 0 && sent[j] >= 0.5 * total / (double)ns;
+			got += total > 0 && sent[j] >= ONE_SHARE * total / (double)ns;
 		cnt[k] = (double)got;
 	}
 	r = ns >= 2 && dmls_median(cnt, it->count - 1) < (double)ns;
@@ -211,7 +214,8 @@ int dmls_find_iterations(dmls_analysis *a, dmls_stats *st, const size_t *jpairs,
 		dmls_iterations_drop_first(&a->iter);
 		a->pulled_first = 1;
 	}
-	if (rc == 0 && hub_only && (a->hub_one_at_a_time = one_at_a_time(a, st)))
+	if (rc == 0 && p->partial && p->nobserved == 1 &&
+	    (a->hub_one_at_a_time = one_at_a_time(a, st)))
 		a->iter.period_s = a->iter.period_median_s = NAN; /* the spokes' paces merged */
 	free(workers);
 	return rc;
