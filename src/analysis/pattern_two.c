@@ -49,37 +49,58 @@ static double answer_delay(const double *x, const double *y, size_t n)
 	return w > 0 ? sum / w : INFINITY;
 }
 
+/* sa and sb dense over the bins either holds (*a, *b of *n bins, the
+ * caller frees); -1 when either is empty, they are on other grids, or the
+ * span passes TWO_MAX_BINS. */
+static int dense_both(const dmls_series *sa, const dmls_series *sb, double **a, double **b,
+		      size_t *n)
+{
+	*a = *b = NULL;
+	if (dmls_series_empty(sa) || dmls_series_empty(sb) || sa->bin_ns != sb->bin_ns ||
+	    sa->t0_ns != sb->t0_ns)
+		return -1;
+	int64_t from = sa->min_bin < sb->min_bin ? sa->min_bin : sb->min_bin;
+	int64_t to = sa->max_bin > sb->max_bin ? sa->max_bin : sb->max_bin;
+	if (to - from + 1 > (int64_t)TWO_MAX_BINS)
+		return -1;
+	*n = (size_t)(to - from + 1);
+	*a = malloc(*n * sizeof(double));
+	*b = malloc(*n * sizeof(double));
+	if (!*a || !*b)
+		return -1;
+	dmls_series_dense(sa, from, *n, 1, *a);
+	dmls_series_dense(sb, from, *n, 1, *b);
+	return 0;
+}
+
+/* sum_k min(a_k, b_k) / min(sum a, sum b) */
+static double overlap(const double *a, const double *b, size_t n)
+{
+	double both = 0, ta = 0, tb = 0;
+	for (size_t k = 0; k < n; k++) {
+		both += a[k] < b[k] ? a[k] : b[k];
+		ta += a[k];
+		tb += b[k];
+	}
+	return both / (ta < tb ? ta : tb);
+}
+
 void dmls_pattern_check_two(dmls_pattern *p, const dmls_stats *st)
 {
 	if (p->ranks != 2 || p->kind != DMLS_PAT_RING)
 		return;
-	const dmls_series *sa = &st->hosts[p->members[0]].tx_payload;
-	const dmls_series *sb = &st->hosts[p->members[1]].tx_payload;
-	if (dmls_series_empty(sa) || dmls_series_empty(sb))
-		return;
-	int64_t from = sa->min_bin < sb->min_bin ? sa->min_bin : sb->min_bin;
-	int64_t to = sa->max_bin > sb->max_bin ? sa->max_bin : sb->max_bin;
-	if (to - from + 1 > (int64_t)TWO_MAX_BINS)
-		return;
-	size_t n = (size_t)(to - from + 1);
-	double *a = malloc(n * sizeof(double)), *b = malloc(n * sizeof(double));
-	if (a && b) {
-		dmls_series_dense(sa, from, n, 1, a);
-		dmls_series_dense(sb, from, n, 1, b);
-		double both = 0, ta = 0, tb = 0;
-		for (size_t k = 0; k < n; k++) {
-			both += a[k] < b[k] ? a[k] : b[k];
-			ta += a[k];
-			tb += b[k];
-		}
-		double overlap = both / (ta < tb ? ta : tb);
-		if (overlap < TWO_OVERLAP) {
+	double *a, *b;
+	size_t n;
+	if (dense_both(&st->hosts[p->members[0]].tx_payload, &st->hosts[p->members[1]].tx_payload,
+		       &a, &b, &n) == 0) {
+		double o = overlap(a, b, n);
+		if (o < TWO_OVERLAP) {
 			int b_answers = answer_delay(a, b, n) < answer_delay(b, a, n);
 			p->kind = DMLS_PAT_STAR;
 			p->hubs[0] = p->members[b_answers ? 1 : 0];
 			p->nhubs = 1;
 			p->norder = 0;
-			p->confidence = 0.6 + 0.4 * (1 - overlap / TWO_OVERLAP);
+			p->confidence = 0.6 + 0.4 * (1 - o / TWO_OVERLAP);
 		}
 	}
 	free(a);
@@ -91,29 +112,11 @@ static double pair_overlap(const dmls_stats *st, size_t a, size_t b)
 {
 	long k1 = dmls_stats_find_pair(st, (uint32_t)a, (uint32_t)b);
 	long k2 = dmls_stats_find_pair(st, (uint32_t)b, (uint32_t)a);
-	if (k1 < 0 || k2 < 0)
-		return 0;
-	const dmls_series *sa = &st->pairs[k1].series, *sb = &st->pairs[k2].series;
-	if (dmls_series_empty(sa) || dmls_series_empty(sb) || sa->bin_ns != sb->bin_ns ||
-	    sa->t0_ns != sb->t0_ns)
-		return 0;
-	int64_t from = sa->min_bin < sb->min_bin ? sa->min_bin : sb->min_bin;
-	int64_t to = sa->max_bin > sb->max_bin ? sa->max_bin : sb->max_bin;
-	if (to - from + 1 > (int64_t)TWO_MAX_BINS)
-		return 0;
-	size_t n = (size_t)(to - from + 1);
-	double *x = malloc(n * sizeof(double)), *y = malloc(n * sizeof(double)), o = 0;
-	if (x && y) {
-		dmls_series_dense(sa, from, n, 1, x);
-		dmls_series_dense(sb, from, n, 1, y);
-		double both = 0, tx = 0, ty = 0;
-		for (size_t k = 0; k < n; k++) {
-			both += x[k] < y[k] ? x[k] : y[k];
-			tx += x[k];
-			ty += y[k];
-		}
-		o = both / (tx < ty ? tx : ty);
-	}
+	double *x = NULL, *y = NULL, o = 0;
+	size_t n;
+	if (k1 >= 0 && k2 >= 0 &&
+	    dense_both(&st->pairs[k1].series, &st->pairs[k2].series, &x, &y, &n) == 0)
+		o = overlap(x, y, n);
 	free(x);
 	free(y);
 	return o;
