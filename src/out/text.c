@@ -8,10 +8,12 @@
 
 #include "out/text_int.h"
 
-static const char *fmt_bytes(double v, char *buf, size_t n)
+const char *dmls_fmt_bytes(double v, char *buf, size_t n)
 {
 	static const char *unit[] = {"B", "kB", "MB", "GB", "TB", "PB"};
 	int u = 0;
+	if (!isfinite(v))
+		return "n/a";
 	while (v >= 1000 && u < 5) {
 		v /= 1000;
 		u++;
@@ -20,10 +22,12 @@ static const char *fmt_bytes(double v, char *buf, size_t n)
 	return buf;
 }
 
-static const char *fmt_bps(double v, char *buf, size_t n)
+const char *dmls_fmt_bps(double v, char *buf, size_t n)
 {
 	static const char *unit[] = {"bit/s", "kbit/s", "Mbit/s", "Gbit/s", "Tbit/s"};
 	int u = 0;
+	if (!isfinite(v))
+		return "n/a";
 	while (v >= 1000 && u < 4) {
 		v /= 1000;
 		u++;
@@ -60,8 +64,8 @@ static void hosts(const dmls_result *r, FILE *fp)
 	for (size_t k = 0; k < r->nshown; k++) {
 		const dmls_host *h = &st->hosts[r->shown[k]];
 		fprintf(fp, "  %-39s %-8s %-13s %-12s %llu\n", h->name, dmls_role_name(h->role),
-			fmt_bytes((double)h->tx_wire_bytes, a, sizeof(a)),
-			fmt_bytes((double)h->rx_wire_bytes, b, sizeof(b)),
+			dmls_fmt_bytes((double)h->tx_wire_bytes, a, sizeof(a)),
+			dmls_fmt_bytes((double)h->rx_wire_bytes, b, sizeof(b)),
 			(unsigned long long)h->tx_retransmissions);
 	}
 	if (st->nhosts > r->nshown)
@@ -82,7 +86,7 @@ static void top_pairs(const dmls_result *r, FILE *fp)
 		snprintf(label, sizeof(label), "%s -> %s", st->hosts[p->src].name,
 			 st->hosts[p->dst].name);
 		fprintf(fp, "  %-44s %-12s %5.1f %%\n", label,
-			fmt_bytes((double)p->wire_bytes, a, sizeof(a)), r->top_pair_percent[i]);
+			dmls_fmt_bytes((double)p->wire_bytes, a, sizeof(a)), r->top_pair_percent[i]);
 	}
 }
 
@@ -100,7 +104,7 @@ static void folded(const dmls_result *r, FILE *fp)
 			fprintf(fp, "folded: %lld %s (%s, %lld packets) into other, past the "
 				    "cap of %lld\n",
 				(long long)t[i].f->folded, t[i].what,
-				fmt_bytes((double)t[i].f->wire_bytes, a, sizeof(a)),
+				dmls_fmt_bytes((double)t[i].f->wire_bytes, a, sizeof(a)),
 				(long long)t[i].f->packets, (long long)t[i].f->cap);
 	if (r->limits.pairs_coarsened || r->limits.hosts_coarsened)
 		fprintf(fp, "series coarsened to stay in memory: pairs %g ms, hosts %g ms bins\n",
@@ -111,15 +115,15 @@ static void flows_and_rate(const dmls_result *r, FILE *fp)
 {
 	char a[32], b[32], c[32], d[32];
 	fprintf(fp, "\nflows: %lld (5-tuples, one per direction), size p50 %s, p90 %s, max %s\n",
-		(long long)r->flows.count, fmt_bytes((double)r->flows.p50, a, sizeof(a)),
-		fmt_bytes((double)r->flows.p90, b, sizeof(b)),
-		fmt_bytes((double)r->flows.max, c, sizeof(c)));
+		(long long)r->flows.count, dmls_fmt_bytes((double)r->flows.p50, a, sizeof(a)),
+		dmls_fmt_bytes((double)r->flows.p90, b, sizeof(b)),
+		dmls_fmt_bytes((double)r->flows.max, c, sizeof(c)));
 	fprintf(fp, "volume: %s on the wire, %s payload; throughput mean %s, peak %s (%g ms bins)\n",
-		fmt_bytes((double)r->input.wire_bytes, a, sizeof(a)),
-		fmt_bytes((double)r->input.payload_bytes, b, sizeof(b)),
-		isfinite(r->throughput.mean_bps) ? fmt_bps(r->throughput.mean_bps, c, sizeof(c))
+		dmls_fmt_bytes((double)r->input.wire_bytes, a, sizeof(a)),
+		dmls_fmt_bytes((double)r->input.payload_bytes, b, sizeof(b)),
+		isfinite(r->throughput.mean_bps) ? dmls_fmt_bps(r->throughput.mean_bps, c, sizeof(c))
 						 : "n/a",
-		fmt_bps(r->throughput.peak_bps, d, sizeof(d)), r->throughput.bin_s * 1e3);
+		dmls_fmt_bps(r->throughput.peak_bps, d, sizeof(d)), r->throughput.bin_s * 1e3);
 	if (r->flows.retransmissions)
 		fprintf(fp, "retransmissions: %lld TCP segments\n",
 			(long long)r->flows.retransmissions);

@@ -14,34 +14,9 @@
 #include <time.h>
 
 #include "dmlscope/render.h"
+#include "out/text_int.h"
 
 #define SCREEN_EVENTS 6
-
-static const char *fmt_bytes(double v, char *buf, size_t n)
-{
-	static const char *unit[] = {"B", "kB", "MB", "GB", "TB", "PB"};
-	int u = 0;
-	while (v >= 1000 && u < 5) {
-		v /= 1000;
-		u++;
-	}
-	snprintf(buf, n, u ? "%.1f %s" : "%.0f %s", v, unit[u]);
-	return buf;
-}
-
-static const char *fmt_bps(double v, char *buf, size_t n)
-{
-	static const char *unit[] = {"bit/s", "kbit/s", "Mbit/s", "Gbit/s", "Tbit/s"};
-	int u = 0;
-	if (!isfinite(v))
-		return "n/a";
-	while (v >= 1000 && u < 4) {
-		v /= 1000;
-		u++;
-	}
-	snprintf(buf, n, "%.1f %s", v, unit[u]);
-	return buf;
-}
 
 /* hh:mm:ss.mmm UTC of a capture time */
 static const char *fmt_clock(int64_t ts_ns, char *buf, size_t n)
@@ -205,13 +180,13 @@ static void screen_view(const dmls_watch *w, const dmls_result *v, FILE *fp)
 	if (isfinite(v->model.observed_iteration_bytes) || isfinite(v->iter.bytes_per_worker))
 		fprintf(fp, "per iter    %s all ranks, %s per worker; gradient %s\n",
 			isfinite(v->model.observed_iteration_bytes)
-				? fmt_bytes(v->model.observed_iteration_bytes, a, sizeof(a))
+				? dmls_fmt_bytes(v->model.observed_iteration_bytes, a, sizeof(a))
 				: "n/a",
 			isfinite(v->iter.bytes_per_worker)
-				? fmt_bytes(v->iter.bytes_per_worker, b, sizeof(b))
+				? dmls_fmt_bytes(v->iter.bytes_per_worker, b, sizeof(b))
 				: "n/a",
 			isfinite(v->model.gradient_bytes)
-				? fmt_bytes(v->model.gradient_bytes, c, sizeof(c))
+				? dmls_fmt_bytes(v->model.gradient_bytes, c, sizeof(c))
 				: "n/a");
 }
 
@@ -225,7 +200,7 @@ static void screen_pairs(const dmls_result *v, FILE *fp)
 		snprintf(label, sizeof(label), "%s -> %s", st->hosts[p->src].name,
 			 st->hosts[p->dst].name);
 		fprintf(fp, "%-11s %-40s %-10s %5.1f %%\n", i ? "" : "top pairs", label,
-			fmt_bytes((double)p->wire_bytes, a, sizeof(a)), v->top_pair_percent[i]);
+			dmls_fmt_bytes((double)p->wire_bytes, a, sizeof(a)), v->top_pair_percent[i]);
 	}
 }
 
@@ -252,8 +227,8 @@ void dmls_render_watch_screen(const dmls_watch_frame *f, FILE *fp)
 		(double)(w->last_tick_ns - w->start_ns) / 1e9, w->view_span_s);
 	screen_view(w, f->view, fp);
 	fprintf(fp, "throughput  %s now (%llu packets in %.1f s); total %s, %llu packets\n",
-		fmt_bps(w->throughput_bps, a, sizeof(a)), (unsigned long long)w->interval_packets,
-		w->interval_s, fmt_bytes((double)st->wire_bytes, b, sizeof(b)),
+		dmls_fmt_bps(w->throughput_bps, a, sizeof(a)), (unsigned long long)w->interval_packets,
+		w->interval_s, dmls_fmt_bytes((double)st->wire_bytes, b, sizeof(b)),
 		(unsigned long long)st->packets);
 	screen_pairs(f->view, fp);
 	fprintf(fp, "loss        %llu TCP retransmissions (%.2f %% of packets)\n",
