@@ -187,6 +187,10 @@ static void analysis(dmls_result *r, const dmls_analysis *a)
 	r->model.expected_iteration_bytes = a->expected_iter_bytes;
 	r->model.observed_iteration_bytes = a->observed_iter_bytes;
 	r->model.server_iteration_bytes = a->server_bytes;
+	r->job.id = (int64_t)a->job_id;
+	r->job.start_s = a->job_start_s;
+	r->job.duration_s = a->job_end_s - a->job_start_s;
+	r->job.wire_bytes = a->job_wire_bytes;
 	r->iter.mode = dmls_mode_name(a->mode.mode);
 	r->iter.mode_evidence = a->mode.why;
 	r->iter.rank_period_spread = a->mode.period_spread;
@@ -219,7 +223,7 @@ static void unknown(dmls_result *r)
 		&r->model.server_iteration_bytes, &r->burst.mean_bps, &r->burst.ptm_5ms,
 		&r->phases.duty_cycle, &r->log.mean_step_s, &r->log.median_step_s,
 		&r->log.mb_per_step, &r->log.detected_period_s, &r->log.period_error,
-		&r->log.final_accuracy,
+		&r->log.final_accuracy, &r->job.start_s, &r->job.duration_s, &r->job.wire_bytes,
 	};
 	for (size_t i = 0; i < sizeof(nan_fields) / sizeof(nan_fields[0]); i++)
 		*nan_fields[i] = NAN;
@@ -233,18 +237,10 @@ static void job_part(dmls_result *jr, const dmls_stats *st, const dmls_analysis 
 	jr->analysis = a;
 	unknown(jr);
 	analysis(jr, a);
-	jr->job.id = (int64_t)a->job_id;
-	jr->job.start_s = a->job_start_s;
-	jr->job.duration_s = a->job_end_s - a->job_start_s;
-	jr->job.wire_bytes = a->job_wire_bytes;
 }
 
 static int jobs(dmls_result *r, const dmls_stats *st, const dmls_analysis *a)
 {
-	r->job.id = 0;
-	r->job.start_s = a->job_start_s;
-	r->job.duration_s = a->job_end_s - a->job_start_s;
-	r->job.wire_bytes = a->job_wire_bytes;
 	if (a->njobs == 0)
 		return 0;
 	r->jobs = calloc(a->njobs, sizeof(*r->jobs));
@@ -264,7 +260,6 @@ static int compute(dmls_result *r, const dmls_stats *st, const dmls_analysis *a)
 	r->version = DMLS_VERSION;
 	r->run.name = "capture";
 	unknown(r);
-	r->job.start_s = r->job.duration_s = r->job.wire_bytes = NAN;
 	traffic(r, st);
 	if (a) {
 		analysis(r, a);
