@@ -24,6 +24,7 @@
 
 #include "analysis/period.h"
 #include "dmlscope/analysis.h"
+#include "util/grow.h"
 
 #define BURST_SHARE 0.1
 #define BURST_JOIN 10
@@ -125,8 +126,8 @@ void dmls_exchanges_release(dmls_exchanges *x)
 }
 
 /* Label the bursts of one pair (sorted): requests appended per rank. */
-static void label(dmls_exchanges *x, const size_t *local, burst *b, size_t n, size_t *bursts_n,
-		  size_t *paired)
+static int label(dmls_exchanges *x, size_t *cap, const size_t *local, burst *b, size_t n,
+		 size_t *bursts_n, size_t *paired)
 {
 	for (size_t k = 0; k < n; k++) {
 		*bursts_n += 1;
@@ -135,8 +136,9 @@ static void label(dmls_exchanges *x, const size_t *local, burst *b, size_t n, si
 			       fabs(b[k + 1].bytes - b[k].bytes) <= SIZE_TOL * b[k].bytes;
 		size_t r = local[b[k].src];
 		if (r < x->n) {
-			size_t c = x->count[r]++;
-			x->t[r][c] = b[k].t0;
+			if (dmls_grow((void **)&x->t[r], &cap[r], x->count[r], sizeof(double), 64))
+				return -1;
+			x->t[r][x->count[r]++] = b[k].t0;
 			x->bytes[r] += b[k].bytes;
 		}
 		if (answered) {
@@ -145,6 +147,7 @@ static void label(dmls_exchanges *x, const size_t *local, burst *b, size_t n, si
 			k++;
 		}
 	}
+	return 0;
 }
 
 int dmls_exchanges_find(dmls_exchanges *x, const dmls_stats *st, const size_t *ranks, size_t n)
@@ -155,46 +158,39 @@ int dmls_exchanges_find(dmls_exchanges *x, const dmls_stats *st, const size_t *r
 	x->bytes = calloc(n ? n : 1, sizeof(double));
 	x->count = calloc(n ? n : 1, sizeof(size_t));
 	size_t *local = malloc(st->nhosts * sizeof(size_t));
+	size_t *cap = calloc(n ? n : 1, sizeof(size_t)); /* of each x->t[i] */
 	bursts bs = {0};
 	int rc = -1;
-	if (!x->t || !x->bytes || !x->count || !local)
+	if (!x->t || !x->bytes || !x->count || !local || !cap)
 		goto out;
 	for (size_t i = 0; i < st->nhosts; i++)
 		local[i] = n;
 	for (size_t i = 0; i < n; i++)
 		local[ranks[i]] = i;
-	size_t total = 0, paired = 0, per_rank_cap = 0;
-	for (size_t pass = 0; pass < 2; pass++) { /* 1: sizes, 2: labels */
-		for (size_t i = 0; i < n; i++)
-			for (size_t j = i + 1; j < n; j++) {
-				bs.n = 0;
-				pair_bursts(&bs, st, dmls_stats_find_pair(st, (uint32_t)ranks[i],
-									  (uint32_t)ranks[j]));
-				pair_bursts(&bs, st, dmls_stats_find_pair(st, (uint32_t)ranks[j],
-									  (uint32_t)ranks[i]));
-				if (bs.oom)
-					goto out;
-				if (pass == 0) {
-					per_rank_cap += bs.n;
-					continue;
-				}
-				qsort(bs.b, bs.n, sizeof(burst), cmp_t0);
-				label(x, local, bs.b, bs.n, &total, &paired);
-			}
-		if (pass == 0)
-			for (size_t i = 0; i < n; i++)
-				if (!(x->t[i] = malloc((per_rank_cap ? per_rank_cap : 1) *
-						       sizeof(double))))
-					goto out;
-	}
+	size_t total = 0, paired = 0;
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = i + 1; j < n; j++) {
+			bs.n = 0;
+			pair_bursts(&bs, st,
+				    dmls_stats_find_pair(st, (uint32_t)ranks[i], (uint32_t)ranks[j]));
+			pair_bursts(&bs, st,
+				    dmls_stats_find_pair(st, (uint32_t)ranks[j], (uint32_t)ranks[i]));
+			if (bs.oom)
+				goto out;
+			qsort(bs.b, bs.n, sizeof(burst), cmp_t0);
+			if (label(x, cap, local, bs.b, bs.n, &total, &paired))
+				goto out;
+		}
 	x->paired_share = total ? (double)paired / (double)total : NAN;
 	for (size_t i = 0; i < n; i++) {
-		qsort(x->t[i], x->count[i], sizeof(double), cmp_double_asc);
+		if (x->count[i])
+			qsort(x->t[i], x->count[i], sizeof(double), cmp_double_asc);
 		x->bytes[i] = x->count[i] ? x->bytes[i] / (double)x->count[i] : NAN;
 	}
 	rc = 0;
 out:
 	free(local);
+	free(cap);
 	free(bs.b);
 	if (rc)
 		dmls_exchanges_release(x);

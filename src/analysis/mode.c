@@ -194,7 +194,8 @@ static int event_clocks(dmls_mode *m, const dmls_exchanges *ex, const size_t *ra
 		c->period_s = k >= 2 ? (ex->t[i][k - 1] - ex->t[i][0]) / (double)(k - 1) : NAN;
 		c->bytes_per_exchange = ex->bytes[i];
 		c->end_off = m->nends;
-		memcpy(m->ends + m->nends, ex->t[i], k * sizeof(double));
+		if (k)
+			memcpy(m->ends + m->nends, ex->t[i], k * sizeof(double));
 		m->nends += k;
 	}
 	return 0;
