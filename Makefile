@@ -73,7 +73,8 @@ fuzz: deps-test
 # Run the ingest fuzzer briefly (FUZZ_SECONDS), seeded from the samples and,
 # when present, tcpdump's test captures (DMLS_CORPUS, else
 # ../shared/corpus/tcpdump-tests beside the source tree; optional); new
-# inputs go to a temporary dir.
+# inputs go to a temporary dir.  fuzz_serial replays tests/data/fuzz_serial
+# (inputs that once failed) before it fuzzes.
 FUZZ_SECONDS ?= 30
 FUZZ_SERIAL_SECONDS ?= 10
 SRCDIR := $(patsubst %/,%,$(dir $(abspath $(lastword $(MAKEFILE_LIST)))))
@@ -82,12 +83,16 @@ fuzz-smoke: fuzz
 	@tmp=$$(mktemp -d); seeds="$$(ls -d samples/*/ tests/data 2>/dev/null)"; \
 	if [ -d "$(DMLS_CORPUS)" ]; then seeds="$$seeds $(DMLS_CORPUS)"; \
 	else echo "fuzz-smoke: no corpus at '$(DMLS_CORPUS)' (set DMLS_CORPUS): samples only"; fi; \
+	log=$$tmp.log; \
 	./build-fuzz/fuzz_ingest -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 -timeout=10 \
-	  -print_final_stats=1 $$tmp $$seeds 2>&1 | tail -4; rc=$${PIPESTATUS[0]}; rm -rf $$tmp; \
-	[ $$rc = 0 ] || exit $$rc; \
+	  -artifact_prefix=$$tmp.ingest- -print_final_stats=1 $$tmp $$seeds >$$log 2>&1; rc=$$?; \
+	if [ $$rc = 0 ]; then tail -4 $$log; else grep -v -E '^#[0-9]+' $$log | tail -40; fi; \
+	rm -rf $$tmp/*; [ $$rc = 0 ] || { rm -rf $$tmp $$log; exit $$rc; }; \
 	echo "fuzz-smoke: serialized states (an MPI rank's input), $(FUZZ_SERIAL_SECONDS) s"; \
 	./build-fuzz/fuzz_serial -max_total_time=$(FUZZ_SERIAL_SECONDS) -rss_limit_mb=2048 -timeout=10 \
-	  -print_final_stats=1 2>&1 | tail -4; exit $${PIPESTATUS[0]}
+	  -artifact_prefix=$$tmp.serial- -print_final_stats=1 $$tmp tests/data/fuzz_serial >$$log 2>&1; rc=$$?; \
+	if [ $$rc = 0 ]; then tail -4 $$log; else grep -v -E '^#[0-9]+' $$log | tail -40; fi; \
+	rm -rf $$tmp $$log; exit $$rc
 
 # tcpdump is the yardstick, tcpreplay feeds watch: installed when root (skipped when missing)
 bench: build

@@ -392,8 +392,9 @@ static int get_head(rbuf *r, dmls_stats *st, const dmls_stats_limits *lim)
 		dmls_series_class *k = &st->cls[c];
 		int64_t base = GETI64(r, "class bin"), now = GETI64(r, "class bin");
 		uint32_t co = GET32(r, "class bin");
-		if (!need(r, base == k->base_bin_ns && co < 40 && now == (base << co) &&
-				     now <= DMLS_MAX_BIN_NS * 2,
+		/* the shift is tried only where it cannot overflow */
+		if (!need(r, base == k->base_bin_ns && base > 0 && co < 40 &&
+				     base <= (DMLS_MAX_BIN_NS * 2) >> co && now == (base << co),
 			  "class bin (made with another --bin)"))
 			return 0;
 		k->bin_ns = now, k->coarsened = co;
