@@ -30,12 +30,37 @@
 
 #include "analysis/period.h"
 
+/*
+ * Plans by size, kept for the life of the process: making an FFTW plan
+ * computes its trigonometric tables, which costs as much as a transform, and
+ * every search of the iterations (one per job, per part) asks for the same
+ * few power-of-two sizes.  A plan is made on the first buffers of its size
+ * and run on any other (fftw_execute_dft_r2c: the buffers come from
+ * fftw_alloc, so their alignment is the plan's).  Sizes above 2^PLAN_KEEP_LOG2
+ * are planned and dropped per dmls_fft.  Not thread-safe, like FFTW's
+ * planner itself.
+ */
+#define PLAN_KEEP_LOG2 24
+static struct {
+	fftw_plan fwd, inv;
+} kept[PLAN_KEEP_LOG2 + 1];
+
+static int log2_of(size_t m)
+{
+	int k = 0;
+	while (((size_t)1 << k) < m)
+		k++;
+	return k;
+}
+
 void dmls_fft_release(dmls_fft *f)
 {
-	if (f->fwd)
-		fftw_destroy_plan(f->fwd);
-	if (f->inv)
-		fftw_destroy_plan(f->inv);
+	if (f->m && log2_of(f->m) > PLAN_KEEP_LOG2) {
+		if (f->fwd)
+			fftw_destroy_plan(f->fwd);
+		if (f->inv)
+			fftw_destroy_plan(f->inv);
+	}
 	fftw_free(f->d);
 	fftw_free(f->c);
 	*f = (dmls_fft){0};
@@ -53,12 +78,25 @@ static int fft_ready(dmls_fft *f, size_t m)
 	f->c = fftw_alloc_complex(m / 2 + 1);
 	if (!f->d || !f->c)
 		return dmls_fft_release(f), -1;
+	int k = log2_of(m);
+	if (k <= PLAN_KEEP_LOG2 && kept[k].fwd && kept[k].inv) {
+		f->fwd = kept[k].fwd, f->inv = kept[k].inv;
+		f->m = m;
+		return 0;
+	}
 	/* FFTW_ESTIMATE plans without touching the arrays */
-	f->fwd = fftw_plan_dft_r2c_1d((int)m, f->d, f->c, FFTW_ESTIMATE);
-	f->inv = fftw_plan_dft_c2r_1d((int)m, f->c, f->d, FFTW_ESTIMATE);
-	if (!f->fwd || !f->inv)
+	fftw_plan fwd = fftw_plan_dft_r2c_1d((int)m, f->d, f->c, FFTW_ESTIMATE);
+	fftw_plan inv = fftw_plan_dft_c2r_1d((int)m, f->c, f->d, FFTW_ESTIMATE);
+	if (!fwd || !inv) {
+		if (fwd)
+			fftw_destroy_plan(fwd);
+		if (inv)
+			fftw_destroy_plan(inv);
 		return dmls_fft_release(f), -1;
-	f->m = m;
+	}
+	f->fwd = fwd, f->inv = inv, f->m = m;
+	if (k <= PLAN_KEEP_LOG2)
+		kept[k].fwd = f->fwd, kept[k].inv = f->inv;
 	return 0;
 }
 
@@ -81,12 +119,12 @@ int dmls_autocorr(dmls_fft *fft, const double *x, size_t n, double *r)
 	for (size_t i = 0; i < n; i++)
 		d[i] = x[i] - mean;
 	memset(d + n, 0, (m - n) * sizeof(double));
-	fftw_execute(f->fwd);
+	fftw_execute_dft_r2c(f->fwd, d, c);
 	for (size_t i = 0; i <= m / 2; i++) {
 		c[i][0] = c[i][0] * c[i][0] + c[i][1] * c[i][1];
 		c[i][1] = 0;
 	}
-	fftw_execute(f->inv);
+	fftw_execute_dft_c2r(f->inv, c, d);
 	if (d[0] > 0) {
 		for (size_t k = 0; k < n; k++)
 			r[k] = d[k] / d[0];

@@ -4,10 +4,11 @@
 
 #include <stddef.h>
 
-/* The transforms' plans and buffers, kept from one autocorrelation to the
- * next of the same size (an FFTW plan computes its trigonometric tables
- * when made, which cost as much as the transform): one per search of the
- * iterations.  Zero-initialize; dmls_fft_release frees. */
+/* The transforms' buffers, kept from one autocorrelation to the next of
+ * the same size, one per search of the iterations, and its plans (kept by
+ * size for the whole process: an FFTW plan computes its trigonometric
+ * tables when made, which cost as much as the transform).
+ * Zero-initialize; dmls_fft_release frees the buffers. */
 typedef struct dmls_fft {
 	size_t m;           /* transform size of the plans, 0 when none */
 	void *fwd, *inv;    /* fftw_plan */

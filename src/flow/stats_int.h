@@ -98,7 +98,8 @@ static inline int64_t st_class_bin(dmls_stats *st, int c, int64_t ts)
  * last, which may allocate, then the budget. */
 int st_class_add_slow(dmls_stats *st, int c, dmls_series *s, int64_t bin, uint64_t bytes);
 
-static inline int st_class_add(dmls_stats *st, int c, dmls_series *s, int64_t ts, uint64_t bytes)
+static inline __attribute__((always_inline)) int st_class_add(dmls_stats *st, int c, dmls_series *s,
+							    int64_t ts, uint64_t bytes)
 {
 	int64_t bin = st_class_bin(st, c, ts);
 	if (dmls_series_add_fast(s, bin, bytes))

@@ -68,8 +68,14 @@ struct dmls_reader {
 };
 
 /* Make n bytes available at buf + start.  Returns the bytes available
- * (>= n, or fewer at the end of the file), or -1 on a read error (err set). */
-int64_t dmls_rd_fill(dmls_reader *r, size_t n, dmls_error *err);
+ * (>= n, or fewer at the end of the file), or -1 on a read error (err set).
+ * Bytes already buffered (nearly every call) are answered inline. */
+int64_t dmls_rd_refill(dmls_reader *r, size_t n, dmls_error *err);
+static inline int64_t dmls_rd_fill(dmls_reader *r, size_t n, dmls_error *err)
+{
+	size_t have = r->end - r->start;
+	return have >= n ? (int64_t)have : dmls_rd_refill(r, n, err);
+}
 /* At the start of a stream: when its first bytes are gzip's or xz's magic,
  * read it through the decompressor from now on.  0, or -1 with err. */
 int dmls_rd_gzip_start(dmls_reader *r, dmls_error *err);

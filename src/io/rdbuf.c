@@ -181,7 +181,7 @@ void dmls_rd_gzip_free(dmls_reader *r)
 	r->mem_fp = NULL;
 }
 
-int64_t dmls_rd_fill(dmls_reader *r, size_t n, dmls_error *err)
+int64_t dmls_rd_refill(dmls_reader *r, size_t n, dmls_error *err)
 {
 	size_t have = r->end - r->start;
 	if (have >= n || !r->fp || r->eof)
