@@ -43,10 +43,10 @@ void dmls_clock_compare(const double *ref, size_t nr, const double *e, size_t n,
 			double *spread, double *lock);
 
 /* Helpers shared by the analysis files (stats_util.c). */
-double dmls_median(double *v, size_t n);            /* sorts v; NAN if n == 0 */
 double dmls_quantile(double *v, size_t n, double q); /* sorts v; NAN if n == 0 */
 /* The same value in O(n), v reordered but not sorted. */
 double dmls_quantile_select(double *v, size_t n, double q);
+double dmls_median(double *v, size_t n); /* by selection: v reordered; NAN if n == 0 */
 double dmls_robust_cv(const double *v, size_t n);    /* 1.4826 MAD / median */
 
 #endif

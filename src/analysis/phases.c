@@ -62,13 +62,15 @@ static void dist_of(dmls_dist *d, double *v, size_t n)
 	d->mean_s = d->p50_s = d->p90_s = d->max_s = NAN;
 	if (n == 0)
 		return;
-	double sum = 0;
-	for (size_t i = 0; i < n; i++)
+	double sum = 0, max = v[0];
+	for (size_t i = 0; i < n; i++) {
 		sum += v[i];
+		max = v[i] > max ? v[i] : max;
+	}
 	d->mean_s = sum / (double)n;
-	d->p90_s = dmls_quantile(v, n, 0.9);
-	d->p50_s = dmls_quantile(v, n, 0.5);
-	d->max_s = v[n - 1];
+	d->p90_s = dmls_quantile_select(v, n, 0.9);
+	d->p50_s = dmls_quantile_select(v, n, 0.5);
+	d->max_s = max;
 }
 
 void dmls_phases_compute(dmls_phases *ph, const dmls_series *s, double gap_threshold_s)

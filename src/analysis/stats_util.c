@@ -85,7 +85,7 @@ double dmls_quantile_select(double *v, size_t n, double q)
 
 double dmls_median(double *v, size_t n)
 {
-	return dmls_quantile(v, n, 0.5);
+	return dmls_quantile_select(v, n, 0.5);
 }
 
 double dmls_robust_cv(const double *v, size_t n)

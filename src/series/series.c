@@ -228,11 +228,15 @@ static int add_scaled(dmls_series *dst, const dmls_series *src, int64_t ratio)
 {
 	for (size_t r = 0; r < src->nruns; r++) {
 		const dmls_series_run *u = &src->runs[r];
+		/* bin first + j lands in k, at position m within it: no division
+		 * per bin */
+		int64_t k = floor_div(u->first, ratio), m = u->first - k * ratio;
 		for (uint32_t j = 0; j < u->len; j++) {
 			uint64_t v = src->v[u->off + j];
-			int64_t k = floor_div(u->first + j, ratio);
 			if (v && !dmls_series_add_fast(dst, k, v) && dmls_series_add_bin(dst, k, v))
 				return -1;
+			if (++m == ratio)
+				m = 0, k++;
 		}
 	}
 	if (!dmls_series_empty(src)) { /* bins of zero bytes still hold traffic */
