@@ -3,7 +3,8 @@
  *
  * Series: the payload the job's hosts send, summed, in 1 ms bins (their
  * tx_payload series; other hosts and other jobs are left out), coarsened
- * when the capture is long so that at most 2^21 bins are held (35 minutes at 1 ms; an hour at 2 ms).
+ * when the capture is long so that at most 2^19 bins (4 MiB) are held
+ * (8.7 minutes at 1 ms; an hour at 8 ms, still 125 bins to a 1 s step).
  *
  * Period guide T: the autocorrelation (period.c) of that series, itself
  * coarsened to at most 2^17 bins.
@@ -71,7 +72,7 @@
 #include "analysis/period.h"
 #include "dmlscope/analysis.h"
 
-#define MAX_BINS (1u << 21)
+#define MAX_BINS (1u << 19)
 #define MAX_ACF_BINS (1u << 17)
 #define ON_FRACTION 0.02
 #define TRACK_LO 0.7
