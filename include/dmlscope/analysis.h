@@ -143,6 +143,10 @@ typedef struct dmls_iterations {
 				   * when over half the cells agree) */
 	double duration_cv;       /* robust CV of comm-end-to-comm-end intervals */
 	double regularity;        /* [0,1], see iterations.c */
+	double stretch_share;     /* share of the job's bytes in the stretch searched:
+				   * 1, or less when idle gaps (idle_gap_s, the
+				   * longest) cut sessions away (iterations.c) */
+	double idle_gap_s;        /* 0 when nothing was cut */
 } dmls_iterations;
 
 /* Synchronous or not (mode.c): each rank's own clock, compared. */
