@@ -63,6 +63,13 @@
 #define FIRST_WIN 0.05 /* the first anchor: within this share of B of the phase */
 #define FIRST_SHARE 0.25 /* the first anchor: at least this share of the family's median gap */
 #define JITTER 0.01 /* bytes per iteration vary by this much (retransmissions) */
+/* A pause (a checkpoint, an evaluation, a stall of minutes) is one gap
+ * thousands of steps long: weighed by its length it would be the whole
+ * histogram, and its autocorrelation no period.  Weights stop at this many
+ * times the gaps' 99th percentile (a step's compute gap, even where a step
+ * holds a dozen shorter gaps: an MPI ring's phases). */
+#define PAUSE_CAP 8.0
+#define PAUSE_QUANTILE 0.99
 /* B from the anchors' spacing past this many steps: the histogram's bin
  * (1/lag of B, lag ~ bins / iterations) drifts the fold by ~n^2 / bins of B
  * over n iterations, which matters from a few dozen on, while over a few
@@ -71,6 +78,8 @@
 
 typedef struct bgap {
 	double pos, len;
+	double w;   /* its weight in the histogram and the fold: len, at most
+		     * PAUSE_CAP times the gaps' PAUSE_QUANTILE */
 	size_t bin; /* first on bin after the gap */
 } bgap;
 
@@ -84,7 +93,7 @@ static size_t collect_gaps(const double *x, size_t n, double thr, bgap *g, doubl
 		if (!(x[k] >= thr && x[k] > 0))
 			continue;
 		if (prev != n && k > prev + 1)
-			g[ng++] = (bgap){cum_on, (double)(k - prev - 1), k};
+			g[ng++] = (bgap){cum_on, (double)(k - prev - 1), (double)(k - prev - 1), k};
 		prev = k;
 		cum_on = cum;
 	}
@@ -106,7 +115,7 @@ static double fold_phase(const bgap *g, size_t ng, double B, double end_on)
 	double f[FOLD_BINS] = {0}, sm[FOLD_BINS], best = -1, phi = 0;
 	for (size_t i = 0; i < ng; i++) {
 		int j = (int)(fmod(g[i].pos, B) / B * FOLD_BINS);
-		f[j < 0 ? 0 : j % FOLD_BINS] += g[i].len;
+		f[j < 0 ? 0 : j % FOLD_BINS] += g[i].w;
 	}
 	int w = FOLD_BINS / 50; /* +-2 % */
 	for (int j = 0; j < FOLD_BINS; j++) {
@@ -139,7 +148,7 @@ static void histogram(const bgap *g, size_t ng, double d, long w, double *h, siz
 		long j = (long)(g[i].pos / d);
 		for (long o = -w + 1; o < w; o++)
 			if (j + o >= 0 && j + o < (long)m)
-				h[j + o] += g[i].len * (double)(w - labs(o));
+				h[j + o] += g[i].w * (double)(w - labs(o));
 	}
 }
 
@@ -246,6 +255,15 @@ size_t dmls_byteclock_starts(dmls_fft *fft, const double *x, size_t n, double th
 	double total = 0;
 	double end_on = 0;
 	size_t ng = g ? collect_gaps(x, n, thr, g, &total, &end_on) : 0, ns = 0;
+	double *len = ng ? malloc(ng * sizeof(double)) : NULL;
+	if (len) {
+		for (size_t i = 0; i < ng; i++)
+			len[i] = g[i].len;
+		double cap_len = PAUSE_CAP * dmls_quantile_select(len, ng, PAUSE_QUANTILE);
+		for (size_t i = 0; i < ng; i++)
+			g[i].w = fmin(g[i].len, cap_len);
+		free(len);
+	}
 	size_t m = 4096;
 	while (m < 64 * ng && m < ((size_t)1 << 17))
 		m <<= 1;

@@ -220,6 +220,37 @@ static int job_series_build(job_series *js, const dmls_stats *st, const dmls_ser
 	return 0;
 }
 
+/*
+ * js decimated by f into y[0..m) (calloc'd; NULL when out of memory).  A
+ * burst shorter than a bin falls in one bin or the next as the period's
+ * phase drifts over the bins: a step of 31.25 bins puts bursts 31, 31, 31
+ * and 32 bins apart, and the autocorrelation then peaks higher at 4 steps
+ * (exactly 125 bins) than at one.  So when f > 1 each bin is spread by a
+ * triangle over +-2 bins (1 2 3 2 1): a burst a bin off still overlaps.
+ */
+static double *decimated(const job_series *js, size_t f, size_t m)
+{
+	double *y = calloc(m, sizeof(double));
+	if (!y)
+		return NULL;
+	for (size_t k = 0; k < js->n; k++)
+		y[k / f] += js->x[k];
+	if (f == 1)
+		return y;
+	double *z = calloc(m, sizeof(double));
+	if (!z)
+		return free(y), NULL;
+	static const double tri[5] = {1, 2, 3, 2, 1};
+	for (size_t i = 0; i < m; i++)
+		for (int o = -2; o <= 2; o++) {
+			long j = (long)i + o;
+			if (j >= 0 && j < (long)m)
+				z[j] += y[i] * tri[o + 2] / 9;
+		}
+	free(y);
+	return z;
+}
+
 /* ACF period in bins of js (0 if none). */
 static double acf_period(job_series *js, double *peak)
 {
@@ -227,11 +258,9 @@ static double acf_period(job_series *js, double *peak)
 	while ((js->n + f - 1) / f > MAX_ACF_BINS)
 		f *= 2;
 	size_t m = (js->n + f - 1) / f;
-	double *y = calloc(m, sizeof(double));
+	double *y = decimated(js, f, m);
 	if (!y)
 		return 0;
-	for (size_t k = 0; k < js->n; k++)
-		y[k / f] += js->x[k];
 	double lag = dmls_period_acf(&js->fft, y, m, peak);
 	free(y);
 	return lag * (double)f;
@@ -265,11 +294,9 @@ static double acf_at(const job_series *js, double period_s)
 	size_t m = (js->n + f - 1) / f;
 	double lag = period_s / (js->bin_s * (double)f), v = NAN;
 	size_t k = isfinite(lag) && lag > 0 ? (size_t)llround(lag) : 0;
-	double *y = calloc(m, sizeof(double));
-	if (y && k > 0 && k < m) {
+	double *y = k > 0 && k < m ? decimated(js, f, m) : NULL;
+	if (y) {
 		double mean = 0, c0 = 0, ck = 0;
-		for (size_t i = 0; i < js->n; i++)
-			y[i / f] += js->x[i];
 		for (size_t i = 0; i < m; i++)
 			mean += y[i];
 		mean /= (double)m;

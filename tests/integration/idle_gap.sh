@@ -5,7 +5,8 @@
 # gradient size of one step), with a note saying the rest was cut away.
 # A pause that is long (15 minutes) but shorter than half the span (two
 # 20-minute sessions around it) is part of the job: every iteration of both
-# sessions is counted and nothing is cut.
+# sessions is counted and nothing is cut, with bursts of 40 ms or of one
+# packet (shorter than a bin of the decimated series).
 set -u
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 fail=0
@@ -71,9 +72,25 @@ $py - "$tmp/pause.json" <<'PY' || fail=1
 import json, sys
 d = json.load(open(sys.argv[1])); it = d["iterations"]
 noted = any("busiest stretch" in n for n in d["notes"])
-ok = it["count"] == 2400 and abs(it["period_median_s"] - 1.0) <= 0.01 and not noted
-print("ok  " if ok else "FAIL", "pause: count", it["count"], "median period", it["period_median_s"],
-      "cut note", noted)
+ok = (it["count"] == 2400 and abs(it["period_median_s"] - 1.0) <= 0.01 and not noted and
+      abs(it["acf_period_s"] - 1.0) <= 0.01)
+print("ok  " if ok else "FAIL", "pause:", it["method"], "count", it["count"], "median period",
+      it["period_median_s"], "autocorrelation period", it["acf_period_s"], "cut note", noted)
+sys.exit(0 if ok else 1)
+PY
+# Single-packet bursts (shorter than a bin of the decimated series) and the
+# same pause: the byte clock must not drown in the pause's length, and the
+# time autocorrelation must give the step, not 4 steps.
+$py "$tmp/gen.py" "$tmp/spiky.pcap" 1 1 0.0005 0:1200 2100:1200
+"$DMLSCOPE" analyze "$tmp/spiky.pcap" --quiet --json "$tmp/spiky.json" ||
+	{ echo "FAIL spiky: exit $?"; fail=1; }
+$py - "$tmp/spiky.json" <<'PY' || fail=1
+import json, sys
+it = json.load(open(sys.argv[1]))["iterations"]
+ok = (it["method"] == "byte-clock" and it["count"] == 2400 and
+      abs(it["acf_period_s"] - 1.0) <= 0.01)
+print("ok  " if ok else "FAIL", "spiky: ", it["method"], "count", it["count"], "autocorrelation period",
+      it["acf_period_s"])
 sys.exit(0 if ok else 1)
 PY
 [ $fail = 0 ] && echo "idle_gap: sessions a week apart cut to the busiest, a long pause kept"
