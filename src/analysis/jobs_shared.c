@@ -36,25 +36,31 @@
 #define DMLS_SHARED_PERIOD 0.03
 #define DMLS_SHARED_LOCK 0.9
 #define DMLS_SHARED_PHASE 0.10
+#define DMLS_SHARED_MAX_SPLITS 16       /* splits over all jobs */
+#define DMLS_SHARED_LONE_MAX 8          /* lone spokes given a clock, per cut vertex */
+#define DMLS_SHARED_LONE_REGULARITY 0.5 /* a lone spoke's clock that may split */
 
 typedef struct part_clock {
 	size_t count;
 	double period_s;
+	double regularity;
 	double *ends;
 } part_clock;
 
-/* The clock of hosts[0..n): their sending's iterations. */
+/* The clock of hosts[0..n): their sending's iterations, or (np > 0) the
+ * iterations of the pairs st->pairs[pairs[0..np)] alone. */
 static int clock_of(part_clock *c, const dmls_stats *st, const size_t *hosts, size_t n,
-		    dmls_error *err)
+		    const size_t *pairs, size_t np, dmls_error *err)
 {
 	dmls_iterations it;
 	memset(c, 0, sizeof(*c));
-	c->period_s = NAN;
-	int rc = dmls_iterations_find(&it, st, hosts, n, hosts, n, err);
+	c->period_s = c->regularity = NAN;
+	int rc = dmls_iterations_find_pairs(&it, st, hosts, n, hosts, n, pairs, np, err);
 	if (rc)
 		return rc;
 	c->count = it.count;
 	c->period_s = it.period_s;
+	c->regularity = it.regularity;
 	c->ends = it.comm_end_s; /* taken over */
 	it.comm_end_s = NULL;
 	dmls_iterations_release(&it);
@@ -73,6 +79,19 @@ static int same_step(const part_clock *a, const part_clock *b)
 	double spread, lock;
 	dmls_clock_compare(a->ends, a->count, b->ends, b->count, P, &spread, &lock);
 	return !(lock < DMLS_SHARED_LOCK || spread > DMLS_SHARED_PHASE);
+}
+
+/* 1 when a lone spoke's clock (its edge to the cut vertex) is a job's
+ * step of its own beside part b: steady (DMLS_SHARED_LONE_REGULARITY) and
+ * either not b's step or b has no step at all (an asynchronous job). */
+static int lone_apart(const part_clock *spoke, const part_clock *b)
+{
+	if (spoke->count < DMLS_SHARED_MIN_STEPS || !isfinite(spoke->period_s) ||
+	    !(spoke->regularity >= DMLS_SHARED_LONE_REGULARITY))
+		return 0;
+	if (b->count < DMLS_SHARED_MIN_STEPS || !isfinite(b->period_s))
+		return 1;
+	return !same_step(spoke, b);
 }
 
 typedef struct graph_ctx {
@@ -109,18 +128,42 @@ static size_t parts_without(graph_ctx *g, size_t h)
 	return np;
 }
 
-/* Try host h of the job: fills hosts of each separate job (local ids into
- * out, offsets into start) and returns how many jobs (1: no split). */
-static size_t try_split(graph_ctx *g, size_t h, size_t *out, size_t *start, int *rc,
-			size_t *tried, dmls_error *err)
+/* The two pair indexes between st hosts a and b (-1 where absent) and
+ * their payload. */
+static double edge(const dmls_stats *st, size_t a, size_t b, size_t *pairs, size_t *np)
 {
-	size_t np = parts_without(g, h), nbig = 0;
+	long k[2] = {dmls_stats_find_pair(st, (uint32_t)a, (uint32_t)b),
+		     dmls_stats_find_pair(st, (uint32_t)b, (uint32_t)a)};
+	double bytes = 0;
+	*np = 0;
+	for (int i = 0; i < 2; i++)
+		if (k[i] >= 0) {
+			pairs[(*np)++] = (size_t)k[i];
+			bytes += (double)st->pairs[k[i]].payload_bytes;
+		}
+	return bytes;
+}
+
+/* Try host h of the job: fills hosts of each separate job (local ids into
+ * out, offsets into start) and returns how many jobs (1: no split).
+ * Parts of two hosts or more get the clock of their sending; a lone spoke
+ * (a part of one host) gets the clock of its edge to h, for the
+ * DMLS_SHARED_LONE_MAX heaviest: a 2-rank job sharing a host with a larger
+ * job is one edge.  It leaves the big parts' job only when its clock is
+ * steady and no big part keeps its step (lone_apart); around a hub with
+ * nothing but spokes (a parameter server, synchronous or not) nothing is
+ * split. */
+static size_t try_split(graph_ctx *g, size_t h, int lone, size_t *out, size_t *start, int *rc,
+			size_t *tried, double *score, dmls_error *err)
+{
+	size_t np = parts_without(g, h), nbig = 0, nlone = 0;
 	if (np < 2)
 		return 1;
 	size_t *size = calloc(np, sizeof(size_t));
 	part_clock *clk = calloc(np, sizeof(part_clock));
-	size_t *hosts = malloc(g->n * sizeof(size_t)), njobs = 1;
-	if (!size || !clk || !hosts) {
+	size_t *hosts = malloc((g->n > np ? g->n : np) * sizeof(size_t)), njobs = 1;
+	double *vol = calloc(np, sizeof(double));
+	if (!size || !clk || !hosts || !vol) {
 		*rc = dmls_fail(err, DMLS_ENOMEM, "out of memory");
 		goto out;
 	}
@@ -129,22 +172,48 @@ static size_t try_split(graph_ctx *g, size_t h, size_t *out, size_t *start, int 
 			size[g->part[i]]++;
 	for (size_t p = 0; p < np; p++)
 		nbig += size[p] >= 2;
-	if (nbig < 2)
+	if (nbig == 0)
+		goto out;
+	/* the heaviest lone spokes, by their edge to h */
+	size_t pairs[2], npairs;
+	for (size_t i = 0; i < g->n; i++)
+		if (i != h && size[g->part[i]] == 1)
+			vol[g->part[i]] = edge(g->st, g->job->hosts[i], g->job->hosts[h], pairs, &npairs);
+	for (size_t p = 0; p < np; p++) {
+		if (size[p] != 1)
+			continue;
+		size_t heavier = 0;
+		for (size_t q = 0; q < np; q++)
+			heavier += size[q] == 1 && (vol[q] > vol[p] || (vol[q] == vol[p] && q < p));
+		if (lone && heavier < DMLS_SHARED_LONE_MAX)
+			nlone++;
+		else
+			vol[p] = -1; /* no clock */
+	}
+	if (nbig < 2 && nlone == 0)
 		goto out;
 	(*tried)++;
 	for (size_t p = 0; p < np && *rc == 0; p++) {
-		if (size[p] < 2)
+		if (size[p] == 1) {
+			if (vol[p] < 0)
+				continue;
+			size_t i = 0;
+			while (g->part[i] != p || i == h)
+				i++;
+			edge(g->st, g->job->hosts[i], g->job->hosts[h], pairs, &npairs);
+			*rc = clock_of(&clk[p], g->st, &g->job->hosts[i], 1, pairs, npairs, err);
 			continue;
+		}
 		size_t k = 0;
 		for (size_t i = 0; i < g->n; i++)
 			if (i != h && g->part[i] == p)
 				hosts[k++] = g->job->hosts[i];
-		*rc = clock_of(&clk[p], g->st, hosts, k, err);
+		*rc = clock_of(&clk[p], g->st, hosts, k, NULL, 0, err);
 	}
 	if (*rc)
 		goto out;
 	/* the big parts in groups that keep one step; the first big part's
-	 * group takes the lone spokes */
+	 * group takes the lone spokes, except those apart from every big part */
 	size_t *group = hosts; /* reused: group per part */
 	size_t ng = 0, first = np;
 	for (size_t p = 0; p < np; p++) {
@@ -158,11 +227,31 @@ static size_t try_split(graph_ctx *g, size_t h, size_t *out, size_t *start, int 
 		if (group[p] == SIZE_MAX)
 			group[p] = ng++;
 	}
+	for (size_t p = 0; p < np; p++) {
+		if (size[p] != 1)
+			continue;
+		int apart = vol[p] >= 0;
+		for (size_t q = 0; q < np && apart; q++)
+			apart = size[q] < 2 || lone_apart(&clk[p], &clk[q]);
+		if (!apart) {
+			group[p] = group[first];
+			continue;
+		}
+		for (size_t q = 0; q < p && group[p] == SIZE_MAX; q++)
+			if (size[q] == 1 && group[q] != group[first] && same_step(&clk[q], &clk[p]))
+				group[p] = group[q];
+		if (group[p] == SIZE_MAX)
+			group[p] = ng++;
+	}
 	if (ng < 2)
 		goto out;
+	/* how clean the split is: the least regular clock among the big parts
+	 * and the spokes set apart (a part that mixes two jobs' sending has
+	 * none worth the name) */
+	*score = 1;
 	for (size_t p = 0; p < np; p++)
-		if (size[p] < 2)
-			group[p] = group[first];
+		if (size[p] >= 2 || group[p] != group[first])
+			*score = fmin(*score, isfinite(clk[p].regularity) ? clk[p].regularity : 0);
 	size_t k = 0;
 	for (size_t j = 0; j < ng; j++) {
 		start[j] = k;
@@ -179,6 +268,7 @@ out:
 	free(clk);
 	free(size);
 	free(hosts);
+	free(vol);
 	return njobs;
 }
 
@@ -193,8 +283,9 @@ static int split_one(const dmls_stats *st, const dmls_job_scope *job, dmls_job_s
 		       malloc(n * sizeof(size_t))};
 	size_t *local = malloc(st->nhosts * sizeof(size_t));
 	size_t *ids = malloc(2 * n * sizeof(size_t)), *start = malloc((n + 1) * sizeof(size_t));
+	size_t *ids2 = malloc(2 * n * sizeof(size_t)), *start2 = malloc((n + 1) * sizeof(size_t));
 	int rc = 0;
-	if (!g.adj || !g.part || !g.stack || !local || !ids || !start) {
+	if (!g.adj || !g.part || !g.stack || !local || !ids || !start || !ids2 || !start2) {
 		rc = dmls_fail(err, DMLS_ENOMEM, "out of memory");
 		goto out;
 	}
@@ -208,11 +299,30 @@ static int split_one(const dmls_stats *st, const dmls_job_scope *job, dmls_job_s
 		if (u < n && v < n && u != v && (double)pr->payload_bytes >= job->thr)
 			g.adj[u * n + v] = g.adj[v * n + u] = 1;
 	}
-	size_t tried = 0;
-	for (size_t h = 0; h < n && rc == 0 && *parts == 1 && tried < DMLS_SHARED_MAX_TRIES; h++) {
-		size_t nj = try_split(&g, h, ids, start, &rc, &tried, err);
-		if (rc || nj < 2)
+	/* cut vertices between parts of two hosts or more first (a host that
+	 * is a rank of two jobs), the first that splits; only then lone spokes
+	 * (a parameter server's workers are lone spokes too, and a job beside
+	 * it runs its own step), the cleanest split of all (try_split's score:
+	 * with a 2-rank ring between a gossip job's rank and an asynchronous
+	 * server's worker, setting the server's other worker apart leaves the
+	 * ring mixed with the server's traffic) */
+	size_t tried = 0, nj = 0;
+	double best = -1;
+	for (size_t t = 0; t < 2 * n && rc == 0 && tried < DMLS_SHARED_MAX_TRIES; t++) {
+		if (t == n && nj >= 2)
+			break; /* split without lone spokes */
+		double score = 0;
+		size_t got = try_split(&g, t % n, t >= n, ids2, start2, &rc, &tried, &score, err);
+		if (rc || got < 2 || !(score > best))
 			continue;
+		best = score, nj = got;
+		size_t *swap = ids;
+		ids = ids2, ids2 = swap;
+		swap = start, start = start2, start2 = swap;
+		if (t < n)
+			break; /* the first split between big parts */
+	}
+	if (rc == 0 && nj >= 2) {
 		for (size_t j = 0; j < nj && rc == 0; j++) {
 			size_t m = start[j + 1] - start[j];
 			out[j] = (dmls_job_scope){m, malloc(m * sizeof(size_t)), job->thr, 0};
@@ -248,17 +358,24 @@ out:
 	free(local);
 	free(ids);
 	free(start);
+	free(ids2);
+	free(start2);
 	return rc;
 }
 
 int dmls_jobs_split_shared(dmls_job_scope **jobs, size_t *njobs, const dmls_stats *st,
 			   dmls_error *err)
 {
-	size_t n0 = *njobs;
-	for (size_t j = 0; j < n0; j++) {
+	/* a job split off may share a host with a third job: each job is
+	 * tried again until it stays whole (every split leaves fewer hosts in
+	 * each part, so this ends), DMLS_SHARED_MAX_SPLITS at most */
+	size_t splits = 0;
+	for (size_t j = 0; j < *njobs && splits < DMLS_SHARED_MAX_SPLITS;) {
 		const dmls_job_scope *job = &(*jobs)[j];
-		if (job->n < 4 || job->n > DMLS_SHARED_MAX_HOSTS)
+		if (job->n < 4 || job->n > DMLS_SHARED_MAX_HOSTS) {
+			j++;
 			continue;
+		}
 		dmls_job_scope *parts = malloc(job->n * sizeof(*parts));
 		size_t np = 1;
 		if (!parts)
@@ -276,7 +393,10 @@ int dmls_jobs_split_shared(dmls_job_scope **jobs, size_t *njobs, const dmls_stat
 				grown[j] = parts[0];
 				for (size_t i = 1; i < np; i++)
 					grown[(*njobs)++] = parts[i];
+				splits++;
 			}
+		} else {
+			j++;
 		}
 		free(parts);
 		if (rc)
