@@ -12,16 +12,22 @@
  *
  * So, for each host h of a job (jobs of DMLS_SHARED_MAX_HOSTS hosts or
  * fewer: the search is quadratic), the parts of the job without h that
- * hold two hosts or more (a lone spoke has no clock of its own: it stays
- * with the first part) each get a clock: the iterations (iterations.c) of
- * their hosts' sending, h left out (h's sending mixes both jobs).  Two
+ * hold two hosts or more each get a clock: the iterations (iterations.c)
+ * of their hosts' sending, h left out (h's sending mixes both jobs).  Two
  * parts are one job when their periods agree within DMLS_SHARED_PERIOD and
  * their steps lock (dmls_clock_compare, mode.c: one end of the other part
  * in at least DMLS_SHARED_LOCK of the first part's steps, offsets steady
  * within DMLS_SHARED_PHASE of the period).  Otherwise each part with h is a
- * job of its own; h is in both.  One split per job, and at most
- * DMLS_SHARED_MAX_TRIES cut vertices tried (each costs a clock per part:
- * a search over the capture; a 64-rank tree has 31 inner nodes).
+ * job of its own; h is in both.  The first h that splits so wins.
+ *
+ * A 2-rank job beside a larger one is one edge, its other rank a lone
+ * spoke of h.  When no h splits between big parts, lone spokes get the
+ * clock of their edge to h, and one that is steady and apart from every
+ * big part (lone_apart) is a job with h; of the hosts where that happens,
+ * the cleanest split wins (try_split's score).  A job split off is tried
+ * again (a chain of three jobs), DMLS_SHARED_MAX_SPLITS splits in all, and
+ * at most DMLS_SHARED_MAX_TRIES cut vertices per job (each costs a clock
+ * per part: a search over the capture; a 64-rank tree has 31 inner nodes).
  */
 #include <math.h>
 #include <stdlib.h>
