@@ -83,6 +83,20 @@ typedef struct dmls_gen_job {
 				    * (not spread); 0 = spans share S */
 	int64_t bucket_room_ns;    /* the spread buckets and their gaps fit in
 				    * this (shrunk if not) */
+	double push_groups;     /* star, >= 1: the workers push in this many
+				 * groups per iteration (mean; floor or ceil
+				 * each), as workers whose compute ends at
+				 * different times do: each group's pushes
+				 * paced to last a bucket span, a bucket gap
+				 * after each, then the server's replies at
+				 * line rate; 0 = all at once */
+	int64_t lead_ns;        /* the first collective starts no earlier than
+				 * this after the capture's start (a run's
+				 * start-up before its first iteration); 0 =
+				 * one compute gap after the handshakes */
+	int64_t tail_ns;        /* > 0: this long after the last message the
+				 * connections close (FIN, ACK), as a run's
+				 * capture ends; 0 = no close */
 } dmls_gen_job;
 
 /* Parse a --pattern name ("ring", ...); returns the kind or -1. */

@@ -53,6 +53,26 @@ static int64_t compute_gap_ns(const dmls_gen_job *run, double period_s)
 }
 
 /*
+ * A parameter server's iteration: the workers push when their own compute
+ * ends, not together, and the server answers them all once it has every
+ * push and has applied the update.  Of the run's B bursts per iteration
+ * the last is the server's replies, the B - 1 others the workers' pushes
+ * (push_groups); a push lasts a burst (the run's median and mean burst),
+ * the median gap separates pushes and precedes the replies, all within 75
+ * % of the period.  The replies go out at line rate (the run's 1 ms peak).
+ */
+static void keep_star_shape(dmls_gen_job *job, double T)
+{
+	double B = job->buckets;
+	job->buckets = 0;
+	if (B < 1.5)
+		return;
+	job->push_groups = B - 1;
+	double room = ceil(B - 1) * (double)(job->bucket_span_mean_ns + job->bucket_gap_ns);
+	job->bucket_room_ns = (int64_t)llround(fmin(room, 0.75 * T * 1e9));
+}
+
+/*
  * The shape of an iteration (--like keeps more than the means): the run's
  * bursts (phases.c: 1 ms bins, on-stretches closer than the gap threshold
  * merged) per iteration become gradient buckets, as DDP's buckets and
@@ -74,11 +94,18 @@ static void keep_shape(dmls_gen_job *job, const dmls_analysis *a)
 	job->bucket_span_ns = (int64_t)llround(ph->bursts.p50_s * 1e9);
 	job->bucket_span_mean_ns = (int64_t)llround(ph->bursts.mean_s * 1e9);
 	job->bucket_gap_ns = (int64_t)llround(ph->gaps.p50_s * 1e9);
-	/* the share of an iteration's bytes in its busiest 10 ms: peak-to-mean
-	 * at 10 ms times 10 ms / T */
+	if (job->pattern == DMLS_PAT_STAR) {
+		keep_star_shape(job, T);
+		return;
+	}
+	/* the share of an iteration's bytes in its busiest 10 ms: the most
+	 * bytes of any 10 ms over the iteration's bytes (not peak-to-mean x 10
+	 * ms / T: the capture's mean counts its quiet start and end too) */
+	double it = isfinite(a->observed_iter_bytes) ? a->observed_iter_bytes : a->iter.iter_bytes;
 	for (int i = 0; i < DMLS_NTAU; i++)
-		if (dmls_burst_tau_s[i] == 1e-2 && isfinite(a->burst_total.peak_to_mean[i]))
-			job->dense_fraction = fmin(0.95, a->burst_total.peak_to_mean[i] * 1e-2 / T);
+		if (dmls_burst_tau_s[i] == 1e-2 && isfinite(a->burst_total.max_window_bytes[i]) &&
+		    it > 0)
+			job->dense_fraction = fmin(0.95, a->burst_total.max_window_bytes[i] / it);
 	/* the dense burst is short: the B - 1 others carry the run's time in
 	 * bursts, B x the mean burst (at most twice their own) */
 	double B = job->buckets, grow = B > 1 ? fmin(2, B / (B - 1)) : 1;
@@ -92,6 +119,25 @@ static void keep_shape(dmls_gen_job *job, const dmls_analysis *a)
 	double most = ceil(B) - (job->dense_fraction > 0);
 	double room = most * (double)(job->bucket_span_mean_ns + job->bucket_gap_ns);
 	job->bucket_room_ns = (int64_t)llround(fmin(room, 0.75 * T * 1e9));
+}
+
+/*
+ * The run's quiet start and end: a capture opens well before the first
+ * iteration (processes start, connections open, the first parameters go
+ * out) and closes after the last (shut-down).  Both are part of the
+ * capture's mean rate, and so of its peak-to-mean at every timescale; the
+ * generated capture keeps them (lead: the first iteration's start from the
+ * job's first packet; tail: the job's last packet after the last byte of
+ * its iterations).
+ */
+static void keep_quiet(dmls_gen_job *job, const dmls_analysis *a)
+{
+	const dmls_iterations *it = &a->iter;
+	double t0 = isfinite(a->job_start_s) ? a->job_start_s : 0;
+	if (it->count >= 1 && it->starts_s && isfinite(it->starts_s[0]) && it->starts_s[0] > t0)
+		job->lead_ns = (int64_t)llround(fmin(it->starts_s[0] - t0, 86400) * 1e9);
+	if (isfinite(a->job_end_s) && isfinite(it->end_s) && a->job_end_s > it->end_s)
+		job->tail_ns = (int64_t)llround(fmin(a->job_end_s - it->end_s, 86400) * 1e9);
 }
 
 /* Scaled (other ranks, S or link rate given): the collective changes, the
@@ -164,6 +210,7 @@ int dmls_gen_calibrate(dmls_gen_job *job, unsigned set, const struct dmls_analys
 		job->link_gbps = link_gbps(a, job->link_gbps);
 	if (job->pattern == p->kind)
 		keep_shape(job, a);
+	keep_quiet(job, a);
 	keep_gap(job, set, a, hubs);
 	return DMLS_OK;
 }

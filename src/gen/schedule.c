@@ -5,7 +5,9 @@
  * (one long-lived connection per pair of hosts that talk, as Gloo, NCCL and
  * parameter servers keep them; never one per iteration), 30 us apart, then
  * 1 ms of quiet: together H.  Every iteration is a compute gap, then the
- * collective (plan.c).  C is the longest collective of the job (plus 20
+ * collective (plan.c); a job with a lead (--like: the run's start-up) starts
+ * its first collective no earlier than that, and one with a tail closes its
+ * connections that long after its last message (pcap_writer.c).  C is the longest collective of the job (plus 20
  * us), T the period, G = T - C the mean compute gap.  The first collective
  * starts at H + G; each next one C + G x_k after the one before, where x_k
  * is lognormal with mean 1 and coefficient of variation --jitter (step
@@ -110,6 +112,13 @@ static int check_job(dmls_gen_job *job, size_t *nhosts, dmls_error *err)
 		return dmls_fail(err, DMLS_EUSAGE, "the jitter must be in [0, 2]");
 	if (job->iteration_ns < 0 || job->compute_gap_ns < 0)
 		return dmls_fail(err, DMLS_EUSAGE, "the iteration time must be positive");
+	if (!(job->push_groups >= 0 && job->push_groups <= DMLS_GEN_MAX_HOSTS))
+		return dmls_fail(err, DMLS_EUSAGE, "the push groups must be in [0, %d]",
+				 DMLS_GEN_MAX_HOSTS);
+	if (job->lead_ns < 0 || job->tail_ns < 0 || job->lead_ns > GEN_MAX_QUIET_NS ||
+	    job->tail_ns > GEN_MAX_QUIET_NS)
+		return dmls_fail(err, DMLS_EUSAGE, "the quiet before the first iteration and "
+				 "after the last must be in [0, 1 day]");
 	if (job->pattern == DMLS_PAT_HIERARCHICAL) {
 		if (job->group_size == 0)
 			job->group_size = auto_group(job->workers);
@@ -235,12 +244,18 @@ static int64_t lay_collective(layout *L, gen_plan *p, uint32_t k, uint64_t bytes
 	return t;
 }
 
-/* Buckets of iteration k: floor or ceil of job->buckets, drawn so that
- * their mean is job->buckets. */
+/* Floor or ceil of x for iteration k, drawn so that the mean is x. */
+static uint32_t count_of(const dmls_gen_job *job, double x, uint32_t k)
+{
+	double f = floor(x);
+	return (uint32_t)f + (gen_u01(job->seed, GEN_R_ITER, k, 2) < x - f);
+}
+
+/* Buckets of iteration k: floor or ceil of job->buckets, their mean
+ * job->buckets. */
 static uint32_t buckets_of(const dmls_gen_job *job, uint32_t k)
 {
-	double B = job->buckets < 1 ? 1 : job->buckets, f = floor(B);
-	return (uint32_t)f + (gen_u01(job->seed, GEN_R_ITER, k, 2) < B - f);
+	return count_of(job, job->buckets < 1 ? 1 : job->buckets, k);
 }
 
 /* The spans of the B buckets of iteration k (ns, into span[]): lognormal
@@ -288,6 +303,71 @@ static int64_t lay_bucket(layout *L, gen_plan *p, uint32_t k, uint64_t bytes, ui
 	return e;
 }
 
+/* Lay the steps x[0..n) of iteration k from t0 as step number step, paced
+ * slower to last span ns (0: at line rate); returns the end or -1. */
+static int64_t lay_paced(layout *L, gen_xfer *x, size_t n, uint32_t k, uint32_t step,
+			 int64_t t0, double span, int store)
+{
+	double frame = L->frame_ns;
+	for (size_t i = 0; i < n; i++)
+		x[i].step = step;
+	int64_t c = lay_step(L, x, n, k, t0, 0);
+	if (c < 0)
+		return -1;
+	if (span > 0 && c - t0 > 0 && span > (double)(c - t0))
+		L->frame_ns *= span / (double)(c - t0);
+	int64_t e = lay_step(L, x, n, k, t0, store);
+	L->frame_ns = frame;
+	return e;
+}
+
+/*
+ * Iteration k of a star whose workers push at different times (--like: a
+ * run whose pushes came as push_groups bursts, its workers' compute ending
+ * at different times): the W workers in G groups (floor or ceil of
+ * push_groups, at most W), which worker in which group turning every
+ * iteration; each group's pushes paced to last a bucket span, a gap after
+ * each (bucket_spans: they fit in the room); the server's replies to every
+ * worker go out together at line rate one gap (its update) after the last
+ * push.  Steps: the groups, then the replies.
+ */
+static int64_t lay_star_iteration(layout *L, gen_plan *p, uint32_t k, int64_t t0, int store)
+{
+	const dmls_gen_job *job = &L->s->job;
+	uint32_t W = (uint32_t)job->workers, hubs = (uint32_t)job->servers;
+	double span[64], gap;
+	uint32_t G = count_of(job, job->push_groups, k);
+	G = G < 1 ? 1 : G > W ? W : G > 64 ? 64 : G;
+	bucket_spans(job, k, G, (double)job->bucket_room_ns, span, &gap);
+	if (gen_plan_iteration(p, job, k))
+		return -1;
+	size_t npush = 0, i = 0;
+	while (npush < p->n && p->x[npush].phase == DMLS_GEN_PUSH)
+		npush++;
+	uint64_t off = gen_hash(job->seed, GEN_R_ITER, k, 3) % W;
+	int64_t t = t0;
+	for (uint32_t g = 0; g < G; g++) {
+		size_t first = i; /* group g's pushes to the front of the rest */
+		for (size_t m = i; m < npush; m++) {
+			uint64_t w = (p->x[m].src - hubs + off) % W;
+			if ((uint32_t)(w * G / W) == g) {
+				gen_xfer x = p->x[m];
+				p->x[m] = p->x[i];
+				p->x[i++] = x;
+			}
+		}
+		if (i == first)
+			continue;
+		t = lay_paced(L, p->x + first, i - first, k, g, t, span[g], store);
+		if (t < 0)
+			return -1;
+		t += (int64_t)gap;
+	}
+	if ((int64_t)gap < GEN_SERVER_UPDATE_NS)
+		t += GEN_SERVER_UPDATE_NS - (int64_t)gap;
+	return lay_paced(L, p->x + npush, p->n - npush, k, G, t, 0, store);
+}
+
 /*
  * Lay out iteration k's communication from t0; returns its end or -1.
  * One collective of S, or (job->buckets > 1) the gradient in buckets, as
@@ -304,6 +384,8 @@ static int64_t lay_iteration(layout *L, gen_plan *p, uint32_t k, int64_t t0, int
 {
 	const dmls_gen_job *job = &L->s->job;
 	uint32_t B = buckets_of(job, k), step0 = 0;
+	if (job->pattern == DMLS_PAT_STAR && job->push_groups >= 1)
+		return lay_star_iteration(L, p, k, t0, store);
 	if (job->buckets <= 1)
 		return lay_collective(L, p, k, job->gradient_bytes, 0, t0, 0, store);
 	B = B > 64 ? 64 : B;
@@ -396,6 +478,7 @@ static int lay_all(layout *L, gen_plan *p, dmls_error *err)
 	for (uint32_t k = 1; k < K; k++)
 		sum += gap_factor(s->job.seed, k, s->job.jitter);
 	int64_t t0 = GEN_QUIET_NS + (int64_t)s->nconns * GEN_HANDSHAKE_NS + (T - C);
+	t0 = s->job.lead_ns > t0 ? s->job.lead_ns : t0;
 	for (uint32_t k = 0; k < K; k++) {
 		if (k > 0) /* normalized: the K - 1 gaps add up to (K - 1) G */
 			t0 += C + llround(G * gap_factor(s->job.seed, k, s->job.jitter) *
