@@ -13,6 +13,8 @@
  * change.
  */
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "dmlscope/analysis.h"
 #include "gen/gen_int.h"
@@ -140,6 +142,46 @@ static void keep_quiet(dmls_gen_job *job, const dmls_analysis *a)
 		job->tail_ns = (int64_t)llround(fmin(a->job_end_s - it->end_s, 86400) * 1e9);
 }
 
+static int by_value(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * How the run's iterations vary, not only how much: its periods (comm end
+ * to comm end, as iterations.c measures the mean period) over their mean,
+ * as DMLS_GEN_NQ quantiles (linear between order statistics).  Each
+ * generated iteration draws its period from them, so a run whose steps
+ * take 0.14 to 0.31 s keeps that range, skew and all.  Needs 4 periods,
+ * and periods that vary (robust CV 5 % or more): a run of steady steps
+ * and one outlier keeps the lognormal of its robust CV, since an outlier
+ * drawn into a short run squeezes every other gap (the mean period is
+ * exact) until iterations touch.
+ */
+static void keep_periods(dmls_gen_job *job, const dmls_analysis *a)
+{
+	const dmls_iterations *it = &a->iter;
+	double v[64], T = it->period_s;
+	if (!it->comm_end_s || it->count < 5 || !(T > 0) || !(it->duration_cv >= 0.05))
+		return;
+	size_t ni = it->count - 1, take = ni < 64 ? ni : 64, n = 0;
+	for (size_t m = 0; m < take; m++) { /* at most 64, evenly spread */
+		size_t i = 1 + m * ni / take;
+		double d = it->comm_end_s[i] - it->comm_end_s[i - 1];
+		if (isfinite(d) && d > 0)
+			v[n++] = fmin(d / T, 50);
+	}
+	if (n < 4)
+		return;
+	qsort(v, n, sizeof(*v), by_value);
+	for (int q = 0; q < DMLS_GEN_NQ; q++) {
+		double x = (double)q / (DMLS_GEN_NQ - 1) * (double)(n - 1);
+		size_t i = (size_t)x < n - 1 ? (size_t)x : n - 2;
+		job->period_q[q] = v[i] + (x - (double)i) * (v[i + 1] - v[i]);
+	}
+}
+
 /* Scaled (other ranks, S or link rate given): the collective changes, the
  * compute between collectives does not: keep the gap, not T. */
 static void keep_gap(dmls_gen_job *job, unsigned set, const dmls_analysis *a, size_t hubs)
@@ -160,6 +202,8 @@ static void keep_gap(dmls_gen_job *job, unsigned set, const dmls_analysis *a, si
 	if (g > 0) {
 		job->compute_gap_ns = g;
 		job->iteration_ns = 0;
+		/* the run's periods over T mean nothing for another T */
+		memset(job->period_q, 0, sizeof(job->period_q));
 	}
 }
 
@@ -206,6 +250,8 @@ int dmls_gen_calibrate(dmls_gen_job *job, unsigned set, const struct dmls_analys
 	 * than that of the compute gaps; with compute most of T, take it as is */
 	if (!(set & DMLS_GEN_SET_JITTER) && isfinite(a->iter.duration_cv))
 		job->jitter = a->iter.duration_cv < 2 ? a->iter.duration_cv : 2;
+	if (!(set & (DMLS_GEN_SET_JITTER | DMLS_GEN_SET_PERIOD)))
+		keep_periods(job, a);
 	if (!(set & DMLS_GEN_SET_LINK))
 		job->link_gbps = link_gbps(a, job->link_gbps);
 	if (job->pattern == p->kind)

@@ -11,7 +11,9 @@
  * us), T the period, G = T - C the mean compute gap.  The first collective
  * starts at H + G; each next one C + G x_k after the one before, where x_k
  * is lognormal with mean 1 and coefficient of variation --jitter (step
- * times are skewed: a few slow steps, never a negative gap), normalized so
+ * times are skewed: a few slow steps, never a negative gap), or, for a job
+ * with a run's period quantiles (--like), (T q - C) / G for a period T q
+ * drawn from them (at least 0: a period shorter than C), normalized so
  * the K - 1 gaps add up to exactly (K - 1) G.  So collectives never
  * overlap, steps jitter as much as asked, and the mean period, (last start
  * - first start) / (K - 1), is T to the nanosecond.  Without
@@ -112,6 +114,10 @@ static int check_job(dmls_gen_job *job, size_t *nhosts, dmls_error *err)
 		return dmls_fail(err, DMLS_EUSAGE, "the jitter must be in [0, 2]");
 	if (job->iteration_ns < 0 || job->compute_gap_ns < 0)
 		return dmls_fail(err, DMLS_EUSAGE, "the iteration time must be positive");
+	for (int i = 0; i < DMLS_GEN_NQ; i++)
+		if (!(job->period_q[i] >= (i ? job->period_q[i - 1] : 0) && job->period_q[i] < 100))
+			return dmls_fail(err, DMLS_EUSAGE, "the period quantiles must be "
+					 "non-decreasing, in [0, 100)");
 	if (!(job->push_groups >= 0 && job->push_groups <= DMLS_GEN_MAX_HOSTS))
 		return dmls_fail(err, DMLS_EUSAGE, "the push groups must be in [0, %d]",
 				 DMLS_GEN_MAX_HOSTS);
@@ -469,6 +475,20 @@ static double gap_factor(uint64_t seed, uint32_t k, double cv)
 	return exp(sqrt(sigma2) * z - sigma2 / 2);
 }
 
+/* The compute gap before iteration k over the mean gap G: lognormal of
+ * the job's jitter, or (period_q given) the gap that makes a period drawn
+ * from the run's quantiles (linear between them), T q - C, at least 0. */
+static double gap_of(const dmls_gen_job *job, uint32_t k, double T, double C)
+{
+	const double *q = job->period_q;
+	if (!(q[DMLS_GEN_NQ - 1] > 0) || !(T > C))
+		return gap_factor(job->seed, k, job->jitter);
+	double x = gen_u01(job->seed, GEN_R_ITER, k, 0) * (DMLS_GEN_NQ - 1);
+	int i = (int)x < DMLS_GEN_NQ - 2 ? (int)x : DMLS_GEN_NQ - 2;
+	double period = T * (q[i] + (x - i) * (q[i + 1] - q[i]));
+	return period > C ? (period - C) / (T - C) : 0;
+}
+
 static int lay_all(layout *L, gen_plan *p, dmls_error *err)
 {
 	dmls_gen_schedule *s = L->s;
@@ -476,13 +496,16 @@ static int lay_all(layout *L, gen_plan *p, dmls_error *err)
 	int64_t T = s->job.iteration_ns, C = s->collective_ns + GEN_STEP_GAP_NS;
 	double G = (double)(T - C), sum = 0;
 	for (uint32_t k = 1; k < K; k++)
-		sum += gap_factor(s->job.seed, k, s->job.jitter);
+		sum += gap_of(&s->job, k, (double)T, (double)C);
+	if (!(sum > 0)) /* every drawn period shorter than the collective */
+		sum = 0;
 	int64_t t0 = GEN_QUIET_NS + (int64_t)s->nconns * GEN_HANDSHAKE_NS + (T - C);
 	t0 = s->job.lead_ns > t0 ? s->job.lead_ns : t0;
 	for (uint32_t k = 0; k < K; k++) {
 		if (k > 0) /* normalized: the K - 1 gaps add up to (K - 1) G */
-			t0 += C + llround(G * gap_factor(s->job.seed, k, s->job.jitter) *
-					  (double)(K - 1) / sum);
+			t0 += C + llround(sum > 0 ? G * gap_of(&s->job, k, (double)T, (double)C) *
+						    (double)(K - 1) / sum
+						  : G);
 		int64_t end = lay_iteration(L, p, k, t0, 1);
 		if (end < 0)
 			return dmls_fail(err, DMLS_ENOMEM, "out of memory");

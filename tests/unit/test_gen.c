@@ -208,6 +208,43 @@ static void test_star_groups(void **state)
 	dmls_gen_schedule_release(&s);
 }
 
+/* Periods drawn from a run's quantiles (0.5 T to 1.5 T, uniform): they
+ * spread as the run's, their mean is T, collectives never overlap. */
+static void test_period_quantiles(void **state)
+{
+	(void)state;
+	enum { K = 41 };
+	dmls_gen_job job = {.pattern = DMLS_PAT_RING, .workers = 4, .gradient_bytes = MB,
+			    .iterations = K, .seed = 9, .iteration_ns = 100000000};
+	for (int i = 0; i < DMLS_GEN_NQ; i++)
+		job.period_q[i] = 0.5 + (double)i / (DMLS_GEN_NQ - 1);
+	dmls_gen_schedule s;
+	dmls_error err = {0};
+	assert_int_equal(dmls_gen_schedule_build(&s, &job, &err), DMLS_OK);
+	int64_t first[K], last[K];
+	for (int k = 0; k < K; k++)
+		first[k] = INT64_MAX, last[k] = 0;
+	for (size_t i = 0; i < s.nmsgs; i++) {
+		const dmls_gen_msg *m = &s.msgs[i];
+		first[m->iteration] = m->start_ns < first[m->iteration] ? m->start_ns : first[m->iteration];
+		last[m->iteration] = m->start_ns > last[m->iteration] ? m->start_ns : last[m->iteration];
+	}
+	int64_t lo = INT64_MAX, hi = 0;
+	for (int k = 1; k < K; k++) {
+		int64_t d = first[k] - first[k - 1];
+		lo = d < lo ? d : lo;
+		hi = d > hi ? d : hi;
+		assert_true(first[k] > last[k - 1]);
+	}
+	/* to the messages' start jitter (2 us) */
+	assert_true(llabs(first[K - 1] - first[0] - (int64_t)(K - 1) * 100000000) < 5000);
+	assert_true(lo < 65000000 && hi > 135000000); /* spread, not a clock */
+	dmls_gen_schedule_release(&s);
+	job.period_q[3] = 0.1; /* not non-decreasing */
+	assert_int_equal(dmls_gen_schedule_build(&s, &job, &err), DMLS_EUSAGE);
+	dmls_gen_schedule_release(&s);
+}
+
 /* Parameter server: a worker pushes S and pulls S; the server receives and
  * sends W S (incast). */
 static void test_star(void **state)
@@ -541,6 +578,26 @@ static void test_calibrate(void **state)
 	assert_true(ring.push_groups == 0);
 	assert_true(fabs(ring.buckets - 3.2) < 1e-12);
 	assert_true(fabs(ring.dense_fraction - 12.5e6 / (4 * 8995308.4)) < 1e-12);
+	/* the run's periods as quantiles: comm ends 0.2, 0.3 and 0.1 s apart,
+	 * 0.2 s on average; a run of steady periods (robust CV < 5 %) keeps
+	 * the lognormal */
+	double ends[5] = {1.0, 1.2, 1.5, 1.6, 1.8};
+	a.iter.count = 5;
+	a.iter.comm_end_s = ends;
+	a.iter.period_s = 0.2;
+	a.iter.duration_cv = 0.3;
+	dmls_gen_job per = {0};
+	assert_int_equal(dmls_gen_calibrate(&per, 0, &a, "run", &err), DMLS_OK);
+	assert_true(fabs(per.period_q[0] - 0.5) < 1e-9);
+	assert_true(fabs(per.period_q[DMLS_GEN_NQ - 1] - 1.5) < 1e-9);
+	assert_true(fabs(per.period_q[(DMLS_GEN_NQ - 1) / 2] - 1.0) < 1e-9);
+	for (int i = 1; i < DMLS_GEN_NQ; i++)
+		assert_true(per.period_q[i] >= per.period_q[i - 1]);
+	a.iter.duration_cv = 0.02;
+	dmls_gen_job steady = {0};
+	assert_int_equal(dmls_gen_calibrate(&steady, 0, &a, "run", &err), DMLS_OK);
+	assert_true(steady.period_q[DMLS_GEN_NQ - 1] == 0);
+	a.iter.comm_end_s = NULL;
 	a.iter.starts_s = NULL;
 	a.pattern.kind = DMLS_PAT_UNKNOWN;
 	assert_int_equal(dmls_gen_calibrate(&job, 0, &a, "run", &err), DMLS_EBAD);
@@ -560,6 +617,7 @@ int main(void)
 		cmocka_unit_test(test_ring_uneven),
 		cmocka_unit_test(test_star),
 		cmocka_unit_test(test_star_groups),
+		cmocka_unit_test(test_period_quantiles),
 		cmocka_unit_test(test_star_shards),
 		cmocka_unit_test(test_clique),
 		cmocka_unit_test(test_tree),
