@@ -13,7 +13,7 @@
  * is lognormal with mean 1 and coefficient of variation --jitter (step
  * times are skewed: a few slow steps, never a negative gap), or, for a job
  * with a run's period quantiles (--like), (T q - C) / G for a period T q
- * drawn from them (at least 0: a period shorter than C), normalized so
+ * drawn from them (at least G / 2), normalized so
  * the K - 1 gaps add up to exactly (K - 1) G.  So collectives never
  * overlap, steps jitter as much as asked, and the mean period, (last start
  * - first start) / (K - 1), is T to the nanosecond.  Without
@@ -477,7 +477,11 @@ static double gap_factor(uint64_t seed, uint32_t k, double cv)
 
 /* The compute gap before iteration k over the mean gap G: lognormal of
  * the job's jitter, or (period_q given) the gap that makes a period drawn
- * from the run's quantiles (linear between them), T q - C, at least 0. */
+ * from the run's quantiles (linear between them), T q - C, but at least
+ * G / 2: a run's short periods come with short communication, and the
+ * generated iteration's may be longer (a bucket layout fills up to 75 %
+ * of T), so the drawn period alone could leave two iterations touching
+ * (the analysis then sees one). */
 static double gap_of(const dmls_gen_job *job, uint32_t k, double T, double C)
 {
 	const double *q = job->period_q;
@@ -486,7 +490,7 @@ static double gap_of(const dmls_gen_job *job, uint32_t k, double T, double C)
 	double x = gen_u01(job->seed, GEN_R_ITER, k, 0) * (DMLS_GEN_NQ - 1);
 	int i = (int)x < DMLS_GEN_NQ - 2 ? (int)x : DMLS_GEN_NQ - 2;
 	double period = T * (q[i] + (x - i) * (q[i + 1] - q[i]));
-	return period > C ? (period - C) / (T - C) : 0;
+	return fmax((period - C) / (T - C), GEN_MIN_GAP_FACTOR);
 }
 
 static int lay_all(layout *L, gen_plan *p, dmls_error *err)
