@@ -279,6 +279,13 @@ static double bucket_spans(const dmls_gen_job *job, uint32_t k, uint32_t B, doub
 		span[b] = med * exp(sigma * z);
 		sum += span[b];
 	}
+	/* an iteration's spans add up to B mean spans: the buckets split a
+	 * backward pass that takes about as long every step, so the drawn
+	 * spans vary the split, not the iteration's rate (a few short draws
+	 * would send an iteration's spread bytes at line rate) */
+	for (uint32_t b = 0; b < B && sum > 0 && mean > 0; b++)
+		span[b] *= B * mean / sum;
+	sum = sum > 0 && mean > 0 ? B * mean : sum;
 	double all = sum + B * (double)job->bucket_gap_ns;
 	*gap = (double)job->bucket_gap_ns;
 	if (B && all > room) {
