@@ -123,11 +123,11 @@ static void test_buckets(void **state)
 	dmls_gen_schedule s;
 	dmls_error err = {0};
 	assert_int_equal(dmls_gen_schedule_build(&s, &job, &err), DMLS_OK);
-	int64_t first[5], last[5]; /* first start, last planned end */
+	int64_t first[5], last[5], spread[5]; /* first start, last planned end */
 	uint64_t bytes[5] = {0};
 	uint32_t steps[5] = {0};
 	for (int k = 0; k < 5; k++)
-		first[k] = INT64_MAX, last[k] = 0;
+		first[k] = spread[k] = INT64_MAX, last[k] = 0;
 	for (size_t i = 0; i < s.nmsgs; i++) {
 		const dmls_gen_msg *m = &s.msgs[i];
 		bytes[m->iteration] += m->bytes;
@@ -135,10 +135,16 @@ static void test_buckets(void **state)
 		first[m->iteration] = m->start_ns < first[m->iteration] ? m->start_ns : first[m->iteration];
 		int64_t end = m->start_ns + (int64_t)((m->bytes + DMLS_GEN_MSS - 1) / DMLS_GEN_MSS + 1) * m->gap_ns;
 		last[m->iteration] = end > last[m->iteration] ? end : last[m->iteration];
+		if (m->step >= 6) /* the spread buckets' */
+			spread[m->iteration] = m->start_ns < spread[m->iteration] ? m->start_ns
+										 : spread[m->iteration];
 	}
 	for (int k = 0; k < 5; k++) {
 		assert_int_equal(bytes[k], 2 * 3 * S);
 		assert_int_equal(steps[k], 18);
+		/* and starts there too: an iteration's spans add up to the same
+		 * total (2 mean spans), only their split varies */
+		assert_true(llabs((spread[k] - first[k]) - (spread[0] - first[0])) < 1000000);
 		/* the spread block ends at the same offset, to 1 ms (step gaps
 		 * and start jitter are not stretched; the spans vary by ~10 ms) */
 		assert_true(llabs((last[k] - first[k]) - (last[0] - first[0])) < 1000000);
