@@ -36,6 +36,7 @@
 #define DMLS_GEN_MAX_HOSTS 1024
 #define DMLS_GEN_MAX_MSGS 50000000u
 #define DMLS_GEN_JITTER 0.05     /* the CLI's --jitter: compute gaps vary 5 % */
+#define DMLS_GEN_NQ 17           /* quantiles of a run's periods (--like) */
 
 enum dmls_gen_phase {
 	DMLS_GEN_REDUCE_SCATTER = 0,
@@ -83,6 +84,25 @@ typedef struct dmls_gen_job {
 				    * (not spread); 0 = spans share S */
 	int64_t bucket_room_ns;    /* the spread buckets and their gaps fit in
 				    * this (shrunk if not) */
+	double period_q[DMLS_GEN_NQ]; /* the last > 0: a run's periods (start to
+				 * start over their mean), quantiles 0, 1/16,
+				 * ..., 1, non-decreasing; each iteration's
+				 * compute gap is drawn from them (the mean
+				 * period stays T) instead of from jitter */
+	double push_groups;     /* star, >= 1: the workers push in this many
+				 * groups per iteration (mean; floor or ceil
+				 * each), as workers whose compute ends at
+				 * different times do: each group's pushes
+				 * paced to last a bucket span, a bucket gap
+				 * after each, then the server's replies at
+				 * line rate; 0 = all at once */
+	int64_t lead_ns;        /* the first collective starts no earlier than
+				 * this after the capture's start (a run's
+				 * start-up before its first iteration); 0 =
+				 * one compute gap after the handshakes */
+	int64_t tail_ns;        /* > 0: this long after the last message the
+				 * connections close (FIN, ACK), as a run's
+				 * capture ends; 0 = no close */
 } dmls_gen_job;
 
 /* Parse a --pattern name ("ring", ...); returns the kind or -1. */

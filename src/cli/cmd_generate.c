@@ -401,6 +401,10 @@ int cmd_generate(int argc, char **argv)
 	const char *hint = ""; /* the library names values, not options */
 	if (o.like)
 		rc = calibrate(&o, &err, &hint);
+	/* the run's quiet start and end belong to a capture of it (pcap, CSV);
+	 * a simulator would only spend simulated time on them */
+	if (strcmp(fmt, "pcap") && strcmp(fmt, "csv"))
+		o.job.lead_ns = o.job.tail_ns = 0;
 	if (!rc && (rc = dmls_gen_schedule_build(&s, &o.job, &err)) == DMLS_EUSAGE)
 		hint = "; see 'dmlscope generate --help'";
 	if (!rc && !strcmp(fmt, "hpcc") && !dmls_gen_hpcc_rate_known(s.job.link_gbps))

@@ -13,6 +13,8 @@
  * change.
  */
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "dmlscope/analysis.h"
 #include "gen/gen_int.h"
@@ -53,6 +55,26 @@ static int64_t compute_gap_ns(const dmls_gen_job *run, double period_s)
 }
 
 /*
+ * A parameter server's iteration: the workers push when their own compute
+ * ends, not together, and the server answers them all once it has every
+ * push and has applied the update.  Of the run's B bursts per iteration
+ * the last is the server's replies, the B - 1 others the workers' pushes
+ * (push_groups); a push lasts a burst (the run's median and mean burst),
+ * the median gap separates pushes and precedes the replies, all within 75
+ * % of the period.  The replies go out at line rate (the run's 1 ms peak).
+ */
+static void keep_star_shape(dmls_gen_job *job, double T)
+{
+	double B = job->buckets;
+	job->buckets = 0;
+	if (B < 1.5)
+		return;
+	job->push_groups = B - 1;
+	double room = ceil(B - 1) * (double)(job->bucket_span_mean_ns + job->bucket_gap_ns);
+	job->bucket_room_ns = (int64_t)llround(fmin(room, 0.75 * T * 1e9));
+}
+
+/*
  * The shape of an iteration (--like keeps more than the means): the run's
  * bursts (phases.c: 1 ms bins, on-stretches closer than the gap threshold
  * merged) per iteration become gradient buckets, as DDP's buckets and
@@ -74,11 +96,18 @@ static void keep_shape(dmls_gen_job *job, const dmls_analysis *a)
 	job->bucket_span_ns = (int64_t)llround(ph->bursts.p50_s * 1e9);
 	job->bucket_span_mean_ns = (int64_t)llround(ph->bursts.mean_s * 1e9);
 	job->bucket_gap_ns = (int64_t)llround(ph->gaps.p50_s * 1e9);
-	/* the share of an iteration's bytes in its busiest 10 ms: peak-to-mean
-	 * at 10 ms times 10 ms / T */
+	if (job->pattern == DMLS_PAT_STAR) {
+		keep_star_shape(job, T);
+		return;
+	}
+	/* the share of an iteration's bytes in its busiest 10 ms: the most
+	 * bytes of any 10 ms over the iteration's bytes (not peak-to-mean x 10
+	 * ms / T: the capture's mean counts its quiet start and end too) */
+	double it = isfinite(a->observed_iter_bytes) ? a->observed_iter_bytes : a->iter.iter_bytes;
 	for (int i = 0; i < DMLS_NTAU; i++)
-		if (dmls_burst_tau_s[i] == 1e-2 && isfinite(a->burst_total.peak_to_mean[i]))
-			job->dense_fraction = fmin(0.95, a->burst_total.peak_to_mean[i] * 1e-2 / T);
+		if (dmls_burst_tau_s[i] == 1e-2 && isfinite(a->burst_total.max_window_bytes[i]) &&
+		    it > 0)
+			job->dense_fraction = fmin(0.95, a->burst_total.max_window_bytes[i] / it);
 	/* the dense burst is short: the B - 1 others carry the run's time in
 	 * bursts, B x the mean burst (at most twice their own) */
 	double B = job->buckets, grow = B > 1 ? fmin(2, B / (B - 1)) : 1;
@@ -92,6 +121,65 @@ static void keep_shape(dmls_gen_job *job, const dmls_analysis *a)
 	double most = ceil(B) - (job->dense_fraction > 0);
 	double room = most * (double)(job->bucket_span_mean_ns + job->bucket_gap_ns);
 	job->bucket_room_ns = (int64_t)llround(fmin(room, 0.75 * T * 1e9));
+}
+
+/*
+ * The run's quiet start and end: a capture opens well before the first
+ * iteration (processes start, connections open, the first parameters go
+ * out) and closes after the last (shut-down).  Both are part of the
+ * capture's mean rate, and so of its peak-to-mean at every timescale; the
+ * generated capture keeps them (lead: the first iteration's start from the
+ * job's first packet; tail: the job's last packet after the last byte of
+ * its iterations).
+ */
+static void keep_quiet(dmls_gen_job *job, const dmls_analysis *a)
+{
+	const dmls_iterations *it = &a->iter;
+	double t0 = isfinite(a->job_start_s) ? a->job_start_s : 0;
+	if (it->count >= 1 && it->starts_s && isfinite(it->starts_s[0]) && it->starts_s[0] > t0)
+		job->lead_ns = (int64_t)llround(fmin(it->starts_s[0] - t0, 86400) * 1e9);
+	if (isfinite(a->job_end_s) && isfinite(it->end_s) && a->job_end_s > it->end_s)
+		job->tail_ns = (int64_t)llround(fmin(a->job_end_s - it->end_s, 86400) * 1e9);
+}
+
+static int by_value(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * How the run's iterations vary, not only how much: its periods (comm end
+ * to comm end, as iterations.c measures the mean period) over their mean,
+ * as DMLS_GEN_NQ quantiles (linear between order statistics).  Each
+ * generated iteration draws its period from them, so a run whose steps
+ * take 0.14 to 0.31 s keeps that range, skew and all.  Needs 4 periods,
+ * and periods that vary (robust CV 5 % or more): a run of steady steps
+ * and one outlier keeps the lognormal of its robust CV, since an outlier
+ * drawn into a short run squeezes every other gap (the mean period is
+ * exact) until iterations touch.
+ */
+static void keep_periods(dmls_gen_job *job, const dmls_analysis *a)
+{
+	const dmls_iterations *it = &a->iter;
+	double v[64], T = it->period_s;
+	if (!it->comm_end_s || it->count < 5 || !(T > 0) || !(it->duration_cv >= 0.05))
+		return;
+	size_t ni = it->count - 1, take = ni < 64 ? ni : 64, n = 0;
+	for (size_t m = 0; m < take; m++) { /* at most 64, evenly spread */
+		size_t i = 1 + m * ni / take;
+		double d = it->comm_end_s[i] - it->comm_end_s[i - 1];
+		if (isfinite(d) && d > 0)
+			v[n++] = fmin(d / T, 50);
+	}
+	if (n < 4)
+		return;
+	qsort(v, n, sizeof(*v), by_value);
+	for (int q = 0; q < DMLS_GEN_NQ; q++) {
+		double x = (double)q / (DMLS_GEN_NQ - 1) * (double)(n - 1);
+		size_t i = (size_t)x < n - 1 ? (size_t)x : n - 2;
+		job->period_q[q] = v[i] + (x - (double)i) * (v[i + 1] - v[i]);
+	}
 }
 
 /* Scaled (other ranks, S or link rate given): the collective changes, the
@@ -114,6 +202,8 @@ static void keep_gap(dmls_gen_job *job, unsigned set, const dmls_analysis *a, si
 	if (g > 0) {
 		job->compute_gap_ns = g;
 		job->iteration_ns = 0;
+		/* the run's periods over T mean nothing for another T */
+		memset(job->period_q, 0, sizeof(job->period_q));
 	}
 }
 
@@ -160,10 +250,13 @@ int dmls_gen_calibrate(dmls_gen_job *job, unsigned set, const struct dmls_analys
 	 * than that of the compute gaps; with compute most of T, take it as is */
 	if (!(set & DMLS_GEN_SET_JITTER) && isfinite(a->iter.duration_cv))
 		job->jitter = a->iter.duration_cv < 2 ? a->iter.duration_cv : 2;
+	if (!(set & (DMLS_GEN_SET_JITTER | DMLS_GEN_SET_PERIOD)))
+		keep_periods(job, a);
 	if (!(set & DMLS_GEN_SET_LINK))
 		job->link_gbps = link_gbps(a, job->link_gbps);
 	if (job->pattern == p->kind)
 		keep_shape(job, a);
+	keep_quiet(job, a);
 	keep_gap(job, set, a, hubs);
 	return DMLS_OK;
 }

@@ -86,6 +86,8 @@ enum { GEN_R_ITER = 1, GEN_R_STEP, GEN_R_MSG, GEN_R_PAIR, GEN_R_SEG, GEN_R_ACK, 
 #define GEN_LISTEN_PORT 29400
 #define GEN_HANDSHAKE_NS 30000     /* one connection's handshake */
 #define GEN_QUIET_NS 1000000       /* after the handshakes */
+#define GEN_MAX_QUIET_NS 86400000000000LL /* a lead or tail: at most a day */
+#define GEN_MIN_GAP_FACTOR 0.5    /* a gap drawn from a run's periods: at least G / 2 */
 #define GEN_EPOCH_S 1704067200LL   /* 2024-01-01 00:00:00 UTC: time 0 */
 
 #endif

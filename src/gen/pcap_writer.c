@@ -2,7 +2,7 @@
  * pcap_writer.c - the schedule as a packet capture (libpcap, nanosecond).
  *
  * Every connection opens with a three-way handshake at the start of the
- * capture.  A message of B bytes becomes ceil(B / 1448) segments; segment
+ * capture (and, for a job with a tail, closes at its end).  A message of B bytes becomes ceil(B / 1448) segments; segment
  * i leaves at start + i gap + u gap / 4 (u uniform in [0, 1) from the seed,
  * so the spacing never goes below 3/4 gap and the segments keep their
  * order).  The receiver ACKs every second segment (delayed ACK, RFC 1122
@@ -45,6 +45,7 @@ typedef struct writer {
 	stream *heap;         /* streams in flight, earliest first */
 	size_t nheap, heap_cap;
 	uint64_t packets;     /* frames written */
+	int64_t last_t;       /* of the last frame written */
 	FILE *fp;             /* the dumper's stream: records written as one fwrite */
 	uint8_t rec[REC_HDR + GEN_FRAME_MAX]; /* record header, then the frame */
 } writer;
@@ -70,6 +71,7 @@ static void emit(writer *w, int64_t t, gen_tcp_pkt *pk)
 	memcpy(w->rec, h, REC_HDR);
 	fwrite(w->rec, 1, REC_HDR + cap, w->fp);
 	w->packets++;
+	w->last_t = t > w->last_t ? t : w->last_t;
 }
 
 /* b connects to a (a worker to its server, rank r + 1 to rank r). */
@@ -92,6 +94,29 @@ static void handshakes(writer *w)
 		emit(w, t + 20000, &ack);
 		w->nxt[c][0] = w->acked[c][0] = ia + 1;
 		w->nxt[c][1] = w->acked[c][1] = ib + 1;
+	}
+}
+
+/* A job with a tail (a run's capture that ends after its last iteration):
+ * tail_ns after the last frame every connection closes, b first (FIN, FIN,
+ * ACK, RFC 9293 3.6), 30 us apart. */
+static void closes(writer *w)
+{
+	const dmls_gen_schedule *s = w->s;
+	int64_t t0 = w->last_t + s->job.tail_ns;
+	for (size_t c = 0; c < s->nconns; c++) {
+		const dmls_gen_conn *cn = &s->conns[c];
+		uint32_t sa = w->nxt[c][0], sb = w->nxt[c][1];
+		int64_t t = t0 + (int64_t)c * GEN_HANDSHAKE_NS;
+		gen_tcp_pkt fb = {cn->b, cn->a, cn->bport, cn->aport, sb, sa, 0, 0, 0, 0, 0,
+				  GEN_TCP_FIN | GEN_TCP_ACK};
+		gen_tcp_pkt fa = {cn->a, cn->b, cn->aport, cn->bport, sa, sb + 1, 0, 0, 0, 0, 0,
+				  GEN_TCP_FIN | GEN_TCP_ACK};
+		gen_tcp_pkt ack = {cn->b, cn->a, cn->bport, cn->aport, sb + 1, sa + 1, 0, 0, 0,
+				   0, 0, GEN_TCP_ACK};
+		emit(w, t, &fb);
+		emit(w, t + 10000, &fa);
+		emit(w, t + 20000, &ack);
 	}
 }
 
@@ -229,6 +254,8 @@ static int run(writer *w)
 			sift_down(w->heap, w->nheap, 0);
 		}
 	}
+	if (s->job.tail_ns > 0)
+		closes(w);
 	return 0;
 }
 

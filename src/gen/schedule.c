@@ -5,11 +5,15 @@
  * (one long-lived connection per pair of hosts that talk, as Gloo, NCCL and
  * parameter servers keep them; never one per iteration), 30 us apart, then
  * 1 ms of quiet: together H.  Every iteration is a compute gap, then the
- * collective (plan.c).  C is the longest collective of the job (plus 20
+ * collective (plan.c); a job with a lead (--like: the run's start-up) starts
+ * its first collective no earlier than that, and one with a tail closes its
+ * connections that long after its last message (pcap_writer.c).  C is the longest collective of the job (plus 20
  * us), T the period, G = T - C the mean compute gap.  The first collective
  * starts at H + G; each next one C + G x_k after the one before, where x_k
  * is lognormal with mean 1 and coefficient of variation --jitter (step
- * times are skewed: a few slow steps, never a negative gap), normalized so
+ * times are skewed: a few slow steps, never a negative gap), or, for a job
+ * with a run's period quantiles (--like), (T q - C) / G for a period T q
+ * drawn from them (at least G / 2), normalized so
  * the K - 1 gaps add up to exactly (K - 1) G.  So collectives never
  * overlap, steps jitter as much as asked, and the mean period, (last start
  * - first start) / (K - 1), is T to the nanosecond.  Without
@@ -110,6 +114,17 @@ static int check_job(dmls_gen_job *job, size_t *nhosts, dmls_error *err)
 		return dmls_fail(err, DMLS_EUSAGE, "the jitter must be in [0, 2]");
 	if (job->iteration_ns < 0 || job->compute_gap_ns < 0)
 		return dmls_fail(err, DMLS_EUSAGE, "the iteration time must be positive");
+	for (int i = 0; i < DMLS_GEN_NQ; i++)
+		if (!(job->period_q[i] >= (i ? job->period_q[i - 1] : 0) && job->period_q[i] < 100))
+			return dmls_fail(err, DMLS_EUSAGE, "the period quantiles must be "
+					 "non-decreasing, in [0, 100)");
+	if (!(job->push_groups >= 0 && job->push_groups <= DMLS_GEN_MAX_HOSTS))
+		return dmls_fail(err, DMLS_EUSAGE, "the push groups must be in [0, %d]",
+				 DMLS_GEN_MAX_HOSTS);
+	if (job->lead_ns < 0 || job->tail_ns < 0 || job->lead_ns > GEN_MAX_QUIET_NS ||
+	    job->tail_ns > GEN_MAX_QUIET_NS)
+		return dmls_fail(err, DMLS_EUSAGE, "the quiet before the first iteration and "
+				 "after the last must be in [0, 1 day]");
 	if (job->pattern == DMLS_PAT_HIERARCHICAL) {
 		if (job->group_size == 0)
 			job->group_size = auto_group(job->workers);
@@ -235,12 +250,18 @@ static int64_t lay_collective(layout *L, gen_plan *p, uint32_t k, uint64_t bytes
 	return t;
 }
 
-/* Buckets of iteration k: floor or ceil of job->buckets, drawn so that
- * their mean is job->buckets. */
+/* Floor or ceil of x for iteration k, drawn so that the mean is x. */
+static uint32_t count_of(const dmls_gen_job *job, double x, uint32_t k)
+{
+	double f = floor(x);
+	return (uint32_t)f + (gen_u01(job->seed, GEN_R_ITER, k, 2) < x - f);
+}
+
+/* Buckets of iteration k: floor or ceil of job->buckets, their mean
+ * job->buckets. */
 static uint32_t buckets_of(const dmls_gen_job *job, uint32_t k)
 {
-	double B = job->buckets < 1 ? 1 : job->buckets, f = floor(B);
-	return (uint32_t)f + (gen_u01(job->seed, GEN_R_ITER, k, 2) < B - f);
+	return count_of(job, job->buckets < 1 ? 1 : job->buckets, k);
 }
 
 /* The spans of the B buckets of iteration k (ns, into span[]): lognormal
@@ -258,6 +279,13 @@ static double bucket_spans(const dmls_gen_job *job, uint32_t k, uint32_t B, doub
 		span[b] = med * exp(sigma * z);
 		sum += span[b];
 	}
+	/* an iteration's spans add up to B mean spans: the buckets split a
+	 * backward pass that takes about as long every step, so the drawn
+	 * spans vary the split, not the iteration's rate (a few short draws
+	 * would send an iteration's spread bytes at line rate) */
+	for (uint32_t b = 0; b < B && sum > 0 && mean > 0; b++)
+		span[b] *= B * mean / sum;
+	sum = sum > 0 && mean > 0 ? B * mean : sum;
 	double all = sum + B * (double)job->bucket_gap_ns;
 	*gap = (double)job->bucket_gap_ns;
 	if (B && all > room) {
@@ -288,6 +316,71 @@ static int64_t lay_bucket(layout *L, gen_plan *p, uint32_t k, uint64_t bytes, ui
 	return e;
 }
 
+/* Lay the steps x[0..n) of iteration k from t0 as step number step, paced
+ * slower to last span ns (0: at line rate); returns the end or -1. */
+static int64_t lay_paced(layout *L, gen_xfer *x, size_t n, uint32_t k, uint32_t step,
+			 int64_t t0, double span, int store)
+{
+	double frame = L->frame_ns;
+	for (size_t i = 0; i < n; i++)
+		x[i].step = step;
+	int64_t c = lay_step(L, x, n, k, t0, 0);
+	if (c < 0)
+		return -1;
+	if (span > 0 && c - t0 > 0 && span > (double)(c - t0))
+		L->frame_ns *= span / (double)(c - t0);
+	int64_t e = lay_step(L, x, n, k, t0, store);
+	L->frame_ns = frame;
+	return e;
+}
+
+/*
+ * Iteration k of a star whose workers push at different times (--like: a
+ * run whose pushes came as push_groups bursts, its workers' compute ending
+ * at different times): the W workers in G groups (floor or ceil of
+ * push_groups, at most W), which worker in which group turning every
+ * iteration; each group's pushes paced to last a bucket span, a gap after
+ * each (bucket_spans: they fit in the room); the server's replies to every
+ * worker go out together at line rate one gap (its update) after the last
+ * push.  Steps: the groups, then the replies.
+ */
+static int64_t lay_star_iteration(layout *L, gen_plan *p, uint32_t k, int64_t t0, int store)
+{
+	const dmls_gen_job *job = &L->s->job;
+	uint32_t W = (uint32_t)job->workers, hubs = (uint32_t)job->servers;
+	double span[64], gap;
+	uint32_t G = count_of(job, job->push_groups, k);
+	G = G < 1 ? 1 : G > W ? W : G > 64 ? 64 : G;
+	bucket_spans(job, k, G, (double)job->bucket_room_ns, span, &gap);
+	if (gen_plan_iteration(p, job, k))
+		return -1;
+	size_t npush = 0, i = 0;
+	while (npush < p->n && p->x[npush].phase == DMLS_GEN_PUSH)
+		npush++;
+	uint64_t off = gen_hash(job->seed, GEN_R_ITER, k, 3) % W;
+	int64_t t = t0;
+	for (uint32_t g = 0; g < G; g++) {
+		size_t first = i; /* group g's pushes to the front of the rest */
+		for (size_t m = i; m < npush; m++) {
+			uint64_t w = (p->x[m].src - hubs + off) % W;
+			if ((uint32_t)(w * G / W) == g) {
+				gen_xfer x = p->x[m];
+				p->x[m] = p->x[i];
+				p->x[i++] = x;
+			}
+		}
+		if (i == first)
+			continue;
+		t = lay_paced(L, p->x + first, i - first, k, g, t, span[g], store);
+		if (t < 0)
+			return -1;
+		t += (int64_t)gap;
+	}
+	if ((int64_t)gap < GEN_SERVER_UPDATE_NS)
+		t += GEN_SERVER_UPDATE_NS - (int64_t)gap;
+	return lay_paced(L, p->x + npush, p->n - npush, k, G, t, 0, store);
+}
+
 /*
  * Lay out iteration k's communication from t0; returns its end or -1.
  * One collective of S, or (job->buckets > 1) the gradient in buckets, as
@@ -304,6 +397,8 @@ static int64_t lay_iteration(layout *L, gen_plan *p, uint32_t k, int64_t t0, int
 {
 	const dmls_gen_job *job = &L->s->job;
 	uint32_t B = buckets_of(job, k), step0 = 0;
+	if (job->pattern == DMLS_PAT_STAR && job->push_groups >= 1)
+		return lay_star_iteration(L, p, k, t0, store);
 	if (job->buckets <= 1)
 		return lay_collective(L, p, k, job->gradient_bytes, 0, t0, 0, store);
 	B = B > 64 ? 64 : B;
@@ -387,6 +482,24 @@ static double gap_factor(uint64_t seed, uint32_t k, double cv)
 	return exp(sqrt(sigma2) * z - sigma2 / 2);
 }
 
+/* The compute gap before iteration k over the mean gap G: lognormal of
+ * the job's jitter, or (period_q given) the gap that makes a period drawn
+ * from the run's quantiles (linear between them), T q - C, but at least
+ * G / 2: a run's short periods come with short communication, and the
+ * generated iteration's may be longer (a bucket layout fills up to 75 %
+ * of T), so the drawn period alone could leave two iterations touching
+ * (the analysis then sees one). */
+static double gap_of(const dmls_gen_job *job, uint32_t k, double T, double C)
+{
+	const double *q = job->period_q;
+	if (!(q[DMLS_GEN_NQ - 1] > 0) || !(T > C))
+		return gap_factor(job->seed, k, job->jitter);
+	double x = gen_u01(job->seed, GEN_R_ITER, k, 0) * (DMLS_GEN_NQ - 1);
+	int i = (int)x < DMLS_GEN_NQ - 2 ? (int)x : DMLS_GEN_NQ - 2;
+	double period = T * (q[i] + (x - i) * (q[i + 1] - q[i]));
+	return fmax((period - C) / (T - C), GEN_MIN_GAP_FACTOR);
+}
+
 static int lay_all(layout *L, gen_plan *p, dmls_error *err)
 {
 	dmls_gen_schedule *s = L->s;
@@ -394,12 +507,16 @@ static int lay_all(layout *L, gen_plan *p, dmls_error *err)
 	int64_t T = s->job.iteration_ns, C = s->collective_ns + GEN_STEP_GAP_NS;
 	double G = (double)(T - C), sum = 0;
 	for (uint32_t k = 1; k < K; k++)
-		sum += gap_factor(s->job.seed, k, s->job.jitter);
+		sum += gap_of(&s->job, k, (double)T, (double)C);
+	if (!(sum > 0)) /* every drawn period shorter than the collective */
+		sum = 0;
 	int64_t t0 = GEN_QUIET_NS + (int64_t)s->nconns * GEN_HANDSHAKE_NS + (T - C);
+	t0 = s->job.lead_ns > t0 ? s->job.lead_ns : t0;
 	for (uint32_t k = 0; k < K; k++) {
 		if (k > 0) /* normalized: the K - 1 gaps add up to (K - 1) G */
-			t0 += C + llround(G * gap_factor(s->job.seed, k, s->job.jitter) *
-					  (double)(K - 1) / sum);
+			t0 += C + llround(sum > 0 ? G * gap_of(&s->job, k, (double)T, (double)C) *
+						    (double)(K - 1) / sum
+						  : G);
 		int64_t end = lay_iteration(L, p, k, t0, 1);
 		if (end < 0)
 			return dmls_fail(err, DMLS_ENOMEM, "out of memory");

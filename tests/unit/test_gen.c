@@ -123,11 +123,11 @@ static void test_buckets(void **state)
 	dmls_gen_schedule s;
 	dmls_error err = {0};
 	assert_int_equal(dmls_gen_schedule_build(&s, &job, &err), DMLS_OK);
-	int64_t first[5], last[5]; /* first start, last planned end */
+	int64_t first[5], last[5], spread[5]; /* first start, last planned end */
 	uint64_t bytes[5] = {0};
 	uint32_t steps[5] = {0};
 	for (int k = 0; k < 5; k++)
-		first[k] = INT64_MAX, last[k] = 0;
+		first[k] = spread[k] = INT64_MAX, last[k] = 0;
 	for (size_t i = 0; i < s.nmsgs; i++) {
 		const dmls_gen_msg *m = &s.msgs[i];
 		bytes[m->iteration] += m->bytes;
@@ -135,16 +135,119 @@ static void test_buckets(void **state)
 		first[m->iteration] = m->start_ns < first[m->iteration] ? m->start_ns : first[m->iteration];
 		int64_t end = m->start_ns + (int64_t)((m->bytes + DMLS_GEN_MSS - 1) / DMLS_GEN_MSS + 1) * m->gap_ns;
 		last[m->iteration] = end > last[m->iteration] ? end : last[m->iteration];
+		if (m->step >= 6) /* the spread buckets' */
+			spread[m->iteration] = m->start_ns < spread[m->iteration] ? m->start_ns
+										 : spread[m->iteration];
 	}
 	for (int k = 0; k < 5; k++) {
 		assert_int_equal(bytes[k], 2 * 3 * S);
 		assert_int_equal(steps[k], 18);
+		/* and starts there too: an iteration's spans add up to the same
+		 * total (2 mean spans), only their split varies */
+		assert_true(llabs((spread[k] - first[k]) - (spread[0] - first[0])) < 1000000);
 		/* the spread block ends at the same offset, to 1 ms (step gaps
 		 * and start jitter are not stretched; the spans vary by ~10 ms) */
 		assert_true(llabs((last[k] - first[k]) - (last[0] - first[0])) < 1000000);
 	}
 	double period = (double)(first[4] - first[0]) / 4;
 	assert_true(fabs(period / 2e8 - 1) < 1e-3);
+	dmls_gen_schedule_release(&s);
+}
+
+/* The shape of --like on a star: 6 workers push in 2 or 3 groups per
+ * iteration (mean 2.5), each group a step of its own, a bucket gap apart;
+ * the replies (one step, last) start a gap after the last push; every
+ * worker pushes and pulls S, the server W S; the first collective waits
+ * for the lead, and the mean period is T. */
+static void test_star_groups(void **state)
+{
+	(void)state;
+	uint64_t S = 6 * MB;
+	enum { K = 8, W = 6 };
+	dmls_gen_job job = {.pattern = DMLS_PAT_STAR, .workers = W, .gradient_bytes = S,
+			    .iterations = K, .seed = 4, .jitter = 0.1, .iteration_ns = 300000000,
+			    .push_groups = 2.5, .bucket_span_ns = 8000000,
+			    .bucket_span_mean_ns = 9000000, .bucket_gap_ns = 40000000,
+			    .bucket_room_ns = 150000000, .lead_ns = 1500000000};
+	dmls_gen_schedule s;
+	dmls_error err = {0};
+	assert_int_equal(dmls_gen_schedule_build(&s, &job, &err), DMLS_OK);
+	expect_all(&s, 1, 1 + W, S, S);
+	expect_all(&s, 0, 1, W * S, W * S);
+	uint32_t G[K] = {0}, groups = 0;
+	int64_t first[K], push_end[K][8] = {{0}}, push_start[K][8], pull[K];
+	for (int k = 0; k < K; k++) {
+		first[k] = pull[k] = INT64_MAX;
+		for (int g = 0; g < 8; g++)
+			push_start[k][g] = INT64_MAX;
+	}
+	for (size_t i = 0; i < s.nmsgs; i++) {
+		const dmls_gen_msg *m = &s.msgs[i];
+		uint32_t k = m->iteration;
+		first[k] = m->start_ns < first[k] ? m->start_ns : first[k];
+		if (m->phase == DMLS_GEN_PULL) {
+			pull[k] = m->start_ns < pull[k] ? m->start_ns : pull[k];
+			G[k] = m->step; /* the replies: the step after the groups */
+			continue;
+		}
+		assert_int_equal(m->phase, DMLS_GEN_PUSH);
+		assert_true(m->step < 3);
+		int64_t end = m->start_ns + (int64_t)((m->bytes + DMLS_GEN_MSS - 1) / DMLS_GEN_MSS) * m->gap_ns;
+		push_end[k][m->step] = end > push_end[k][m->step] ? end : push_end[k][m->step];
+		push_start[k][m->step] = m->start_ns < push_start[k][m->step] ? m->start_ns
+									 : push_start[k][m->step];
+	}
+	assert_true(first[0] >= job.lead_ns);
+	for (int k = 0; k < K; k++) {
+		assert_true(G[k] == 2 || G[k] == 3);
+		groups += G[k];
+		for (uint32_t g = 0; g < G[k]; g++) {
+			assert_true(push_end[k][g] > 0); /* no group empty */
+			if (g > 0) /* a gap (shrunk to fit the room, at most x 2/3) */
+				assert_true(push_start[k][g] - push_end[k][g - 1] > 20000000);
+		}
+		assert_true(pull[k] - push_end[k][G[k] - 1] > 20000000);
+	}
+	assert_true(groups > 2 * K && groups < 3 * K); /* both drawn */
+	double period = (double)(first[K - 1] - first[0]) / (K - 1);
+	assert_true(fabs(period / 3e8 - 1) < 1e-3);
+	dmls_gen_schedule_release(&s);
+}
+
+/* Periods drawn from a run's quantiles (0.5 T to 1.5 T, uniform): they
+ * spread as the run's, their mean is T, collectives never overlap. */
+static void test_period_quantiles(void **state)
+{
+	(void)state;
+	enum { K = 41 };
+	dmls_gen_job job = {.pattern = DMLS_PAT_RING, .workers = 4, .gradient_bytes = MB,
+			    .iterations = K, .seed = 9, .iteration_ns = 100000000};
+	for (int i = 0; i < DMLS_GEN_NQ; i++)
+		job.period_q[i] = 0.5 + (double)i / (DMLS_GEN_NQ - 1);
+	dmls_gen_schedule s;
+	dmls_error err = {0};
+	assert_int_equal(dmls_gen_schedule_build(&s, &job, &err), DMLS_OK);
+	int64_t first[K], last[K];
+	for (int k = 0; k < K; k++)
+		first[k] = INT64_MAX, last[k] = 0;
+	for (size_t i = 0; i < s.nmsgs; i++) {
+		const dmls_gen_msg *m = &s.msgs[i];
+		first[m->iteration] = m->start_ns < first[m->iteration] ? m->start_ns : first[m->iteration];
+		last[m->iteration] = m->start_ns > last[m->iteration] ? m->start_ns : last[m->iteration];
+	}
+	int64_t lo = INT64_MAX, hi = 0;
+	for (int k = 1; k < K; k++) {
+		int64_t d = first[k] - first[k - 1];
+		lo = d < lo ? d : lo;
+		hi = d > hi ? d : hi;
+		assert_true(first[k] > last[k - 1]);
+	}
+	/* to the messages' start jitter (2 us) */
+	assert_true(llabs(first[K - 1] - first[0] - (int64_t)(K - 1) * 100000000) < 5000);
+	assert_true(lo < 65000000 && hi > 135000000); /* spread, not a clock */
+	dmls_gen_schedule_release(&s);
+	job.period_q[3] = 0.1; /* not non-decreasing */
+	assert_int_equal(dmls_gen_schedule_build(&s, &job, &err), DMLS_EUSAGE);
 	dmls_gen_schedule_release(&s);
 }
 
@@ -332,6 +435,20 @@ static void test_bad_jobs(void **state)
 	shaky.jitter = 3;
 	assert_int_equal(dmls_gen_schedule_build(&s, &shaky, &err), DMLS_EUSAGE);
 	dmls_gen_schedule_release(&s);
+	dmls_gen_job quiet = ring1;
+	quiet.workers = 2;
+	quiet.lead_ns = -1;
+	assert_int_equal(dmls_gen_schedule_build(&s, &quiet, &err), DMLS_EUSAGE);
+	dmls_gen_schedule_release(&s);
+	quiet.lead_ns = 0;
+	quiet.tail_ns = 86400000000001LL;
+	assert_int_equal(dmls_gen_schedule_build(&s, &quiet, &err), DMLS_EUSAGE);
+	dmls_gen_schedule_release(&s);
+	dmls_gen_job groups = zero;
+	groups.gradient_bytes = MB;
+	groups.push_groups = NAN;
+	assert_int_equal(dmls_gen_schedule_build(&s, &groups, &err), DMLS_EUSAGE);
+	dmls_gen_schedule_release(&s);
 	assert_int_equal(dmls_gen_pattern_parse("ring"), DMLS_PAT_RING);
 	assert_int_equal(dmls_gen_pattern_parse("butterfly"), DMLS_PAT_BUTTERFLY);
 	assert_int_equal(dmls_gen_pattern_parse("mesh"), -1);
@@ -367,6 +484,18 @@ static void test_pcap_deterministic(void **state)
 	uint64_t handshakes = (74 + 74 + 66) * a.nconns; /* shorter than 100 */
 	assert_int_equal(a.nconns, 2);
 	assert_int_equal(lcut, 24 + 16 * pkts + handshakes + a.nmsgs * (100 * seg + 66 * acks));
+	/* with a tail: 3 more frames per connection (FIN, FIN, ACK; 66 bytes),
+	 * the last tail_ns after the data */
+	a.job.tail_ns = 500000000;
+	size_t ltail;
+	char *tail = pcap_bytes(&a, 100, &ltail);
+	assert_int_equal(ltail, lcut + (16 + 66) * 3 * a.nconns);
+	uint32_t t_end[2], t_last[2];
+	memcpy(t_end, cut + lcut - 16 - 66, 8);    /* the last data frame's time */
+	memcpy(t_last, tail + ltail - 16 - 66, 8); /* the last ACK of the close */
+	double gap = (t_last[0] - t_end[0]) + ((double)t_last[1] - t_end[1]) * 1e-9;
+	assert_true(gap > 0.5 && gap < 0.501);
+	free(tail);
 	free(pa);
 	free(pb);
 	free(pc);
@@ -425,6 +554,57 @@ static void test_calibrate(void **state)
 	assert_int_equal(job.iteration_ns, 250000000);
 	assert_true(fabs(job.jitter - 0.2) < 1e-12);
 	assert_true(fabs(job.link_gbps - 10) < 1e-9); /* 1.25 MB in 1 ms, one server link */
+	assert_int_equal(job.lead_ns, 0); /* no iteration starts: no lead */
+	assert_int_equal(job.tail_ns, 0);
+	assert_true(job.push_groups == 0); /* no bursts */
+	/* the run's quiet start and end, and a star's push groups: 32 bursts
+	 * over 10 iterations are 2.2 groups of pushes, then the replies */
+	double starts[10] = {1.5, 1.7, 1.9, 2.1, 2.3, 2.5, 2.7, 2.9, 3.1, 3.3};
+	a.iter.starts_s = starts;
+	a.iter.end_s = 3.45;
+	a.job_start_s = 0.25;
+	a.job_end_s = 3.95;
+	a.observed_iter_bytes = 4 * 8995308.4;
+	a.phases.bursts = (dmls_dist){.n = 32, .mean_s = 0.009, .p50_s = 0.0075};
+	a.phases.gaps = (dmls_dist){.n = 31, .mean_s = 0.064, .p50_s = 0.04};
+	dmls_gen_job star = {0};
+	assert_int_equal(dmls_gen_calibrate(&star, 0, &a, "run", &err), DMLS_OK);
+	assert_int_equal(star.lead_ns, 1250000000);
+	assert_int_equal(star.tail_ns, 500000000);
+	assert_true(fabs(star.push_groups - 2.2) < 1e-12);
+	assert_true(star.buckets == 0);
+	assert_int_equal(star.bucket_span_ns, 7500000);
+	assert_int_equal(star.bucket_gap_ns, 40000000);
+	assert_int_equal(star.bucket_room_ns, 3 * (9000000 + 40000000));
+	/* a ring's dense bucket: its busiest 10 ms over an iteration's bytes */
+	a.pattern.kind = DMLS_PAT_RING;
+	a.pattern.ranks = 4;
+	dmls_gen_job ring = {0};
+	assert_int_equal(dmls_gen_calibrate(&ring, 0, &a, "run", &err), DMLS_OK);
+	assert_true(ring.push_groups == 0);
+	assert_true(fabs(ring.buckets - 3.2) < 1e-12);
+	assert_true(fabs(ring.dense_fraction - 12.5e6 / (4 * 8995308.4)) < 1e-12);
+	/* the run's periods as quantiles: comm ends 0.2, 0.3 and 0.1 s apart,
+	 * 0.2 s on average; a run of steady periods (robust CV < 5 %) keeps
+	 * the lognormal */
+	double ends[5] = {1.0, 1.2, 1.5, 1.6, 1.8};
+	a.iter.count = 5;
+	a.iter.comm_end_s = ends;
+	a.iter.period_s = 0.2;
+	a.iter.duration_cv = 0.3;
+	dmls_gen_job per = {0};
+	assert_int_equal(dmls_gen_calibrate(&per, 0, &a, "run", &err), DMLS_OK);
+	assert_true(fabs(per.period_q[0] - 0.5) < 1e-9);
+	assert_true(fabs(per.period_q[DMLS_GEN_NQ - 1] - 1.5) < 1e-9);
+	assert_true(fabs(per.period_q[(DMLS_GEN_NQ - 1) / 2] - 1.0) < 1e-9);
+	for (int i = 1; i < DMLS_GEN_NQ; i++)
+		assert_true(per.period_q[i] >= per.period_q[i - 1]);
+	a.iter.duration_cv = 0.02;
+	dmls_gen_job steady = {0};
+	assert_int_equal(dmls_gen_calibrate(&steady, 0, &a, "run", &err), DMLS_OK);
+	assert_true(steady.period_q[DMLS_GEN_NQ - 1] == 0);
+	a.iter.comm_end_s = NULL;
+	a.iter.starts_s = NULL;
 	a.pattern.kind = DMLS_PAT_UNKNOWN;
 	assert_int_equal(dmls_gen_calibrate(&job, 0, &a, "run", &err), DMLS_EBAD);
 	assert_non_null(strstr(err.msg, "give the pattern"));
@@ -442,6 +622,8 @@ int main(void)
 		cmocka_unit_test(test_ring),
 		cmocka_unit_test(test_ring_uneven),
 		cmocka_unit_test(test_star),
+		cmocka_unit_test(test_star_groups),
+		cmocka_unit_test(test_period_quantiles),
 		cmocka_unit_test(test_star_shards),
 		cmocka_unit_test(test_clique),
 		cmocka_unit_test(test_tree),
