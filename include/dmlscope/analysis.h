@@ -156,10 +156,12 @@ const char *dmls_mode_name(int mode); /* "synchronous", "asynchronous", "unknown
 
 typedef struct dmls_rank_clock {
 	size_t host;              /* st->hosts index */
-	size_t count;             /* iterations of its sending alone */
+	size_t count;             /* iterations of its sending alone (by request:
+				   * its requests, from its connections when known) */
 	double period_s;          /* their mean period, NAN */
 	double bytes_per_exchange; /* median payload it sends per iteration, NAN */
-	const double *ends;       /* count ends (s from st->t0_ns), into dmls_mode */
+	const double *ends;       /* nends ends (s from st->t0_ns), into dmls_mode */
+	size_t nends;
 	size_t end_off;           /* (internal) */
 } dmls_rank_clock;
 
@@ -179,13 +181,16 @@ typedef struct dmls_mode {
 /* Who started each exchange (exchanges.c): per rank of ranks[0..n) the
  * start times of its requests (ascending, s from st->t0_ns) and its mean
  * payload per request; paired_share: the share of bursts that came as a
- * request and its answer (NAN without bursts). */
+ * request and its answer (NAN without bursts); by_conn: the requests a
+ * rank made, counted from the payload it sent on the connections it
+ * opened (0: not known). */
 #define DMLS_EXCHANGES_PAIRED 0.6 /* a job of requests and answers from this share */
 typedef struct dmls_exchanges {
 	size_t n;
 	double **t;
 	size_t *count;
 	double *bytes;
+	size_t *by_conn;
 	double paired_share;
 } dmls_exchanges;
 int dmls_exchanges_find(dmls_exchanges *x, const dmls_stats *st, const size_t *ranks, size_t n);

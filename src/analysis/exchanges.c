@@ -46,6 +46,8 @@ typedef struct bursts {
 	int64_t last;
 	size_t src;
 	int open;
+	int64_t edge_bin; /* the last bin below the threshold, and its bytes */
+	double edge_bytes;
 } bursts;
 
 static void push(bursts *bs, burst x)
@@ -62,18 +64,30 @@ static void push(bursts *bs, burst x)
 	bs->b[bs->n++] = x;
 }
 
+/* A burst's bytes take in the bins just below the threshold on either
+ * side of it (its first and last milliseconds), so that bytes per request
+ * are whole; its times are those of the bins above. */
 static void visit(int64_t bin, uint64_t bytes, void *ctx)
 {
 	bursts *bs = ctx;
-	if (bs->oom || (double)bytes < bs->thr)
+	if (bs->oom)
 		return;
+	if ((double)bytes < bs->thr) {
+		if (bs->open && bin == bs->last + 1)
+			bs->b[bs->n - 1].bytes += bs->scale * (double)bytes;
+		bs->edge_bin = bin, bs->edge_bytes = bs->scale * (double)bytes;
+		return;
+	}
 	double t = bs->off_s + (double)bin * bs->bin_s;
 	if (bs->open && bin - bs->last <= BURST_JOIN) {
 		burst *b = &bs->b[bs->n - 1];
 		b->t1 = t + bs->bin_s;
 		b->bytes += bs->scale * (double)bytes;
 	} else {
-		push(bs, (burst){t, t + bs->bin_s, bs->scale * (double)bytes, bs->src});
+		double lead = bs->edge_bin == bin - 1 && !(bs->open && bs->edge_bin == bs->last + 1)
+				      ? bs->edge_bytes
+				      : 0;
+		push(bs, (burst){t, t + bs->bin_s, bs->scale * (double)bytes + lead, bs->src});
 		bs->open = !bs->oom;
 	}
 	bs->last = bin;
@@ -100,6 +114,7 @@ static void pair_bursts(bursts *bs, const dmls_stats *st, long k)
 	bs->src = pr->src;
 	bs->scale = pr->wire_bytes ? (double)pr->payload_bytes / (double)pr->wire_bytes : 0;
 	bs->open = 0;
+	bs->edge_bin = INT64_MIN;
 	dmls_series_foreach(&pr->series, visit, bs);
 }
 
@@ -122,7 +137,114 @@ void dmls_exchanges_release(dmls_exchanges *x)
 	free(x->t);
 	free(x->bytes);
 	free(x->count);
+	free(x->by_conn);
 	memset(x, 0, sizeof(*x));
+}
+
+/*
+ * Requests by connection.  Bursts alone cannot tell a request from an
+ * answer when two ranks ask each other at once; the connections can: an
+ * RPC runtime (tensorpipe, gRPC) sends a request over a connection the
+ * asker opened to the peer's listening port, and the answer comes back
+ * over it, while the peer's own requests go over the connection it opened.
+ * A TCP endpoint (host, port) that talks to two remote endpoints or more is
+ * a listening port; a flow from an endpoint that is not one to an endpoint
+ * that is carries its source's requests.  Their payload over the ranks'
+ * median bytes per request is the rank's count (by_conn; 0 when unknown:
+ * no listening port on either side, or flows folded away at the cap).
+ * Every request moves the same model, and the connections' payload is
+ * exact where the bursts' bytes are not: by_conn corrects the count when
+ * the bursts swapped a request for an answer.  (Counting a flow's messages
+ * instead, runs of payload after a pause, counts the runtime's set-up
+ * messages too: one more per rank, one more per peer from rank 0.)
+ */
+typedef struct endpoint {
+	uint32_t host, rhost;
+	uint16_t port, rport;
+	uint32_t remotes; /* distinct remote endpoints of (host, port) */
+} endpoint;
+
+static int cmp_endpoint(const void *x, const void *y)
+{
+	const endpoint *a = x, *b = y;
+	if (a->host != b->host)
+		return a->host < b->host ? -1 : 1;
+	if (a->port != b->port)
+		return a->port < b->port ? -1 : 1;
+	if (a->rhost != b->rhost)
+		return a->rhost < b->rhost ? -1 : 1;
+	return (a->rport > b->rport) - (a->rport < b->rport);
+}
+
+/* 1 when (host, port) listens (the sorted endpoints e[0..n)). */
+static int listening(const endpoint *e, size_t n, uint32_t host, uint16_t port)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (e[mid].host < host || (e[mid].host == host && e[mid].port < port))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && e[lo].host == host && e[lo].port == port && e[lo].remotes >= 2;
+}
+
+static int by_connection(dmls_exchanges *x, const dmls_stats *st, const size_t *local)
+{
+	x->by_conn = calloc(x->n ? x->n : 1, sizeof(size_t));
+	if (!x->by_conn)
+		return -1;
+	if (st->fold_flows.packets > 0)
+		return 0; /* flows folded away: their payload is not known */
+	size_t m = 0;
+	for (size_t f = 0; f < st->nflows; f++) {
+		const dmls_flow *fl = &st->flows[f];
+		m += fl->proto == 6 && local[fl->src] < x->n && local[fl->dst] < x->n;
+	}
+	endpoint *e = malloc((m ? 2 * m : 1) * sizeof(*e));
+	double *req = calloc(x->n ? x->n : 1, sizeof(double)), S = NAN;
+	double *b = malloc((x->n ? x->n : 1) * sizeof(double));
+	int rc = -1;
+	if (!e || !req || !b)
+		goto out;
+	m = 0;
+	for (size_t f = 0; f < st->nflows; f++) {
+		const dmls_flow *fl = &st->flows[f];
+		if (fl->proto != 6 || local[fl->src] >= x->n || local[fl->dst] >= x->n)
+			continue;
+		e[m++] = (endpoint){fl->src, fl->dst, fl->sport, fl->dport, 0};
+		e[m++] = (endpoint){fl->dst, fl->src, fl->dport, fl->sport, 0};
+	}
+	qsort(e, m, sizeof(*e), cmp_endpoint);
+	for (size_t i = 0; i < m;) { /* distinct remotes per (host, port) */
+		size_t j = i, r = 0;
+		for (; j < m && e[j].host == e[i].host && e[j].port == e[i].port; j++)
+			r += j == i || e[j].rhost != e[j - 1].rhost || e[j].rport != e[j - 1].rport;
+		for (size_t k = i; k < j; k++)
+			e[k].remotes = (uint32_t)r;
+		i = j;
+	}
+	size_t nb = 0;
+	for (size_t i = 0; i < x->n; i++)
+		if (x->count[i] && isfinite(x->bytes[i]) && x->bytes[i] > 0)
+			b[nb++] = x->bytes[i];
+	S = nb ? dmls_median(b, nb) : NAN;
+	for (size_t f = 0; f < st->nflows; f++) {
+		const dmls_flow *fl = &st->flows[f];
+		if (fl->proto != 6 || local[fl->src] >= x->n || local[fl->dst] >= x->n)
+			continue;
+		if (listening(e, m, fl->dst, fl->dport) && !listening(e, m, fl->src, fl->sport))
+			req[local[fl->src]] += (double)fl->payload_bytes;
+	}
+	for (size_t i = 0; i < x->n && S > 0; i++)
+		x->by_conn[i] = (size_t)llround(req[i] / S);
+	rc = 0;
+out:
+	free(e);
+	free(req);
+	free(b);
+	return rc;
 }
 
 /* Label the bursts of one pair (sorted): requests appended per rank. */
@@ -187,6 +309,8 @@ int dmls_exchanges_find(dmls_exchanges *x, const dmls_stats *st, const size_t *r
 			qsort(x->t[i], x->count[i], sizeof(double), cmp_double_asc);
 		x->bytes[i] = x->count[i] ? x->bytes[i] / (double)x->count[i] : NAN;
 	}
+	if (by_connection(x, st, local))
+		goto out;
 	rc = 0;
 out:
 	free(local);

@@ -151,7 +151,7 @@ static int rank_clock(dmls_mode *m, const dmls_stats *st, size_t h, const size_t
 		return rc;
 	memset(c, 0, sizeof(*c));
 	c->host = h;
-	c->count = it.count;
+	c->count = c->nends = it.count;
 	c->period_s = it.period_s; /* the mean: over a span, sync ranks agree */
 	c->bytes_per_exchange = it.bytes_per_worker;
 	if (it.count > 0) {
@@ -189,9 +189,18 @@ static int event_clocks(dmls_mode *m, const dmls_exchanges *ex, const size_t *ra
 	for (size_t i = 0; i < take; i++) {
 		dmls_rank_clock *c = &m->ranks[m->nranks++];
 		size_t k = ex->count[i];
+		/* the requests its connections carried, when they are known and
+		 * near the bursts' count: two ranks asking each other at once
+		 * make the bursts swap a request for an answer (exchanges.c) */
+		size_t kc = ex->by_conn && ex->by_conn[i] >= 2 && k >= 2 &&
+					    2 * ex->by_conn[i] >= k && ex->by_conn[i] <= 2 * k
+				    ? ex->by_conn[i]
+				    : k;
 		c->host = ranks[i];
-		c->count = k;
-		c->period_s = k >= 2 ? (ex->t[i][k - 1] - ex->t[i][0]) / (double)(k - 1) : NAN;
+		c->count = kc;
+		c->nends = k;
+		c->period_s = k >= 2 && kc >= 2 ? (ex->t[i][k - 1] - ex->t[i][0]) / (double)(kc - 1)
+						 : NAN;
 		c->bytes_per_exchange = ex->bytes[i];
 		c->end_off = m->nends;
 		if (k)
@@ -290,7 +299,7 @@ static int decide(dmls_mode *m, size_t n, dmls_error *err)
 		if (j == ref || !clocked(c) || fabs(c->period_s - P) > DMLS_MODE_PERIOD_OFF * P)
 			continue; /* a rank off P: counted above */
 		double s, l;
-		dmls_clock_compare(m->ranks[ref].ends, m->ranks[ref].count, c->ends, c->count, P,
+		dmls_clock_compare(m->ranks[ref].ends, m->ranks[ref].nends, c->ends, c->nends, P,
 				   &s, &l);
 		if (isfinite(s))
 			p[nc++] = s;
