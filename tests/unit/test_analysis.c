@@ -619,6 +619,81 @@ static void test_async_server(void **state)
 	dmls_stats_release(&st);
 }
 
+/* bytes from s to d over the connection (sport -> dport), TSO-sized
+ * segments 20 us apart, each acknowledged. */
+static int64_t conn_send(dmls_stats *st, int64_t t, int s, int d, uint16_t sport, uint16_t dport,
+			 uint64_t bytes)
+{
+	static uint32_t seq[65536];
+	while (bytes > 0) {
+		uint64_t n = bytes < SYNTH_SEG ? bytes : SYNTH_SEG;
+		dmls_pkt p = synth_pkt(t, s, d, n, seq[sport]);
+		p.sport = sport, p.dport = dport;
+		seq[sport] += (uint32_t)n;
+		dmls_stats_add(st, &p);
+		dmls_pkt a = synth_pkt(t + 5000, d, s, 0, seq[dport]);
+		a.sport = dport, a.dport = sport;
+		dmls_stats_add(st, &a);
+		bytes -= n;
+		t += 20000;
+	}
+	return t;
+}
+
+/* Pair averaging over RPC connections: rank r (host r) listens on port
+ * 30000 + r; its request to rank q goes over the connection it opened,
+ * 41000 + 100 r + q -> 30000 + q, and q's answer comes back over it 3 ms
+ * later.  Each rank at its own pace (100, 123, 149, 171 ms), asking the
+ * other ranks in turn (every fifth step of rank 2: rank 1).  Requests that
+ * cross (a rank asking one that is asking it) make the bursts alone pair a
+ * request with the other's request: each rank's count and period are its
+ * own only by its connections. */
+static void test_pair_averaging_connections(void **state)
+{
+	(void)state;
+	static const int64_t step_ms[] = {100, 123, 149, 171};
+	enum { NR = 4, STEPS = 40 };
+	typedef struct rq {
+		int64_t t;
+		int a, b;
+	} rq;
+	rq q[NR * STEPS + STEPS];
+	size_t n = 0;
+	for (int r = 0; r < NR; r++) /* peers in turn, as a random choice spreads them */
+		for (int k = 0; k < STEPS; k++)
+			q[n++] = (rq){SYNTH_T0 + (r + 1) * 7 * MS + k * step_ms[r] * MS, r + 1,
+				      (r + 1 + k % (NR - 1)) % NR + 1};
+	for (size_t i = 0; i < n; i++) /* every fifth step of rank 1: rank 2 asks it at once */
+		if (q[i].a == 2 && (q[i].t - SYNTH_T0) / MS / step_ms[1] % 5 == 0)
+			q[i].b = 1;
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = i + 1; j < n; j++)
+			if (q[j].t < q[i].t) {
+				rq x = q[i];
+				q[i] = q[j], q[j] = x;
+			}
+	dmls_stats st;
+	dmls_stats_init(&st, 0);
+	for (size_t i = 0; i < n; i++) {
+		uint16_t cp = (uint16_t)(41000 + 100 * q[i].a + q[i].b), lp = (uint16_t)(30000 + q[i].b);
+		conn_send(&st, q[i].t, q[i].a, q[i].b, cp, lp, S_BYTES / 40);
+		conn_send(&st, q[i].t + 3 * MS, q[i].b, q[i].a, lp, cp, S_BYTES / 40);
+	}
+	dmls_analysis *a = analyze(&st);
+	assert_int_equal(a->mode.mode, DMLS_MODE_ASYNC);
+	assert_int_equal(a->mode.nranks, NR);
+	for (size_t i = 0; i < a->mode.nranks; i++) {
+		const dmls_rank_clock *c = &a->mode.ranks[i];
+		int r = st.hosts[c->host].addr[15] - 1;
+		assert_true(r >= 0 && r < NR);
+		assert_int_equal(c->count, STEPS); /* the bursts alone: 39 for ranks 1 and 2 */
+		assert_near(c->period_s, (double)step_ms[r] * 1e-3, 0.05);
+		assert_near(c->bytes_per_exchange, (double)(S_BYTES / 40), 0.03);
+	}
+	dmls_analysis_free(a);
+	dmls_stats_release(&st);
+}
+
 /* The synchronous jobs of this file keep one step: mode synchronous. */
 static void test_sync_modes(void **state)
 {
@@ -684,6 +759,7 @@ int main(void)
 		cmocka_unit_test(test_two_jobs),
 		cmocka_unit_test(test_small_job_and_launcher),
 		cmocka_unit_test(test_async_server),
+		cmocka_unit_test(test_pair_averaging_connections),
 		cmocka_unit_test(test_mpich_three),
 		cmocka_unit_test(test_uneven_withheld),
 		cmocka_unit_test(test_sync_modes),     cmocka_unit_test(test_control_only),
