@@ -91,7 +91,7 @@ typedef struct job_series {
 	double *x;
 	const size_t *pairs; /* the series is these pairs' (a partial view), or NULL */
 	size_t npairs;
-	dmls_fft fft;        /* the transforms' plans, one set per search */
+	dmls_fft fft;        /* the transforms' buffers, one set per search (plans: period.c) */
 	double stretch_share; /* of the bytes, in [from, from + n * factor) (busiest_stretch) */
 	double idle_gap_s;    /* the longest idle gap left out, 0 when none */
 } job_series;
