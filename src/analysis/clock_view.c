@@ -20,6 +20,8 @@
 #define ACK_MAX_BINS (1 << 24)
 #define INITIAL_PULL_SHARE 0.5 /* workers' bytes in a pull-only first iteration, of a step's */
 #define ONE_SHARE 0.1 /* a data peer served in an iteration: this share of an even split */
+#define PACE_EDGES 16  /* data edges given a clock of their own */
+#define PACE_OFF 0.10  /* two edges' periods this far apart: paces of their own */
 
 typedef struct range_sum {
 	int64_t a, b;
@@ -124,6 +126,32 @@ static int initial_pull(const dmls_analysis *a, const dmls_stats *st, const size
 	return first < INITIAL_PULL_SHARE * rest / (double)(it->count - 2);
 }
 
+/* Do the sender's data edges keep paces of their own?  Each edge's own
+ * clock (the iterations of that pair alone, for the PACE_EDGES heaviest):
+ * 1 when two of them, each of 4 steps or more, are more than PACE_OFF
+ * apart.  An asynchronous server with two workers answers each at its
+ * own pace, and an iteration of the merged clock holds an answer to both:
+ * the count below cannot see it. */
+static int paces_apart(const dmls_stats *st, size_t hub, const long *pk, size_t ns)
+{
+	double lo = INFINITY, hi = 0;
+	for (size_t j = 0; j < ns && j < PACE_EDGES; j++) {
+		if (pk[j] < 0)
+			continue;
+		size_t pair = (size_t)pk[j];
+		dmls_iterations it;
+		dmls_error err;
+		if (dmls_iterations_find_pairs(&it, st, &hub, 1, &hub, 1, &pair, 1, &err))
+			return 0;
+		if (it.count >= 4 && isfinite(it.period_s) && it.period_s > 0) {
+			lo = fmin(lo, it.period_s);
+			hi = fmax(hi, it.period_s);
+		}
+		dmls_iterations_release(&it);
+	}
+	return hi > 0 && hi > (1 + PACE_OFF) * lo;
+}
+
 /* One sender seen alone with two data peers or more: does it serve them
  * all in each iteration (a synchronous server, a butterfly's or a tree's
  * rank), or one at a time (an asynchronous server answering each worker
@@ -131,7 +159,8 @@ static int initial_pull(const dmls_analysis *a, const dmls_stats *st, const size
  * sending mixes its own steps with answers to others)?  Per iteration, the
  * peers that got at least ONE_SHARE of an even split of its bytes (a
  * butterfly's farthest partner gets S/2, its nearest 2S/N: all count); 1
- * when the median count is below the number of peers. */
+ * when the median count is below the number of peers, or when its edges
+ * keep paces of their own (paces_apart). */
 static int one_at_a_time(const dmls_analysis *a, const dmls_stats *st)
 {
 	const dmls_pattern *p = &a->pattern;
@@ -166,7 +195,7 @@ static int one_at_a_time(const dmls_analysis *a, const dmls_stats *st)
 			got += total > 0 && sent[j] >= ONE_SHARE * total / (double)ns;
 		cnt[k] = (double)got;
 	}
-	r = ns >= 2 && dmls_median(cnt, it->count - 1) < (double)ns;
+	r = ns >= 2 && (dmls_median(cnt, it->count - 1) < (double)ns || paces_apart(st, hub, pk, ns));
 out:
 	free(pk);
 	free(cnt);
