@@ -300,6 +300,34 @@ static void test_star_server_only(void **state)
 	dmls_stats_release(&st);
 }
 
+/* An asynchronous server (host 1) with two workers at their own paces
+ * (100 and 123 ms: most iterations of the merged clock hold an answer to
+ * both), seen from the server's sending alone: its two edges keep paces
+ * of their own, so kind, period and S are withheld, not a merged period. */
+static void test_async_server_two_workers_server_only(void **state)
+{
+	(void)state;
+	static const int64_t step_ms[] = {100, 123};
+	dmls_stats st;
+	dmls_stats_init(&st, 0);
+	g_n = 3, g_keep = keep_1;
+	int64_t next[2] = {SYNTH_T0 + 3 * MS, SYNTH_T0 + 11 * MS};
+	for (int k = 0; k < 2 * 40; k++) {
+		int w = next[0] <= next[1] ? 0 : 1;
+		int64_t t = next[w];
+		vsend(&st, t, 2 + w, 1, S_BYTES / 40);
+		vsend(&st, t + 4 * MS, 1, 2 + w, S_BYTES / 40);
+		next[w] += step_ms[w] * MS;
+	}
+	dmls_analysis *a = analyze(&st);
+	check_partial(a, 3, 1);
+	assert_true(a->hub_one_at_a_time);
+	assert_true(isnan(a->iter.period_s));
+	assert_true(isnan(a->gradient_bytes));
+	dmls_analysis_free(a);
+	dmls_stats_release(&st);
+}
+
 /* The same star seen from one worker's file: one data peer, no other bulk:
  * a ring neighbour or a server's worker, so kind and S are unknown, the
  * worker's bytes (S per push) and the period are right. */
@@ -349,6 +377,7 @@ int main(void)
 		cmocka_unit_test(test_ring_host_both_directions),
 		cmocka_unit_test(test_star_server_only),
 		cmocka_unit_test(test_star_one_worker),
+		cmocka_unit_test(test_async_server_two_workers_server_only),
 		cmocka_unit_test(test_star_server_both_directions),
 		cmocka_unit_test(test_butterfly_host_both_directions),
 	};
