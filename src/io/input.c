@@ -106,7 +106,7 @@ static bool advance(dmls_input *in, size_t i)
 	src *s = &in->srcs[i];
 	dmls_record rec;
 	dmls_error e;
-	dmls_error_clear(&e);
+	e.status = DMLS_OK, e.msg[0] = '\0'; /* dmls_error_clear, once per record */
 	int rc = dmls_reader_next(s->r, &rec, &e);
 	if (rc != 1) {
 		if (rc < 0)
@@ -226,7 +226,8 @@ int dmls_input_next(dmls_input *in, dmls_pkt *pkt)
 			if (in->dedup_on)
 				dmls_dedup_file_end(&in->dedup, (uint32_t)i);
 		}
-		sift_down(in, 0);
+		if (in->hn > 1) /* one capture (the common case) needs no merge */
+			sift_down(in, 0);
 		if (ok) {
 			dmls_input_counts *c = &in->counts;
 			if (c->packets == 0 || pkt->ts_ns < c->first_ns)
