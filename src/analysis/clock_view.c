@@ -21,7 +21,8 @@
 #define INITIAL_PULL_SHARE 0.5 /* workers' bytes in a pull-only first iteration, of a step's */
 #define ONE_SHARE 0.1 /* a data peer served in an iteration: this share of an even split */
 #define PACE_EDGES 16  /* data edges given a clock of their own */
-#define PACE_OFF 0.10  /* two edges' periods this far apart: paces of their own */
+#define PACE_OFF 0.10   /* two edges' periods this far apart: two clocks */
+#define PACE_PHASE 0.15 /* closer, their steps' offsets this unsteady: two clocks */
 
 typedef struct range_sum {
 	int64_t a, b;
@@ -126,30 +127,47 @@ static int initial_pull(const dmls_analysis *a, const dmls_stats *st, const size
 	return first < INITIAL_PULL_SHARE * rest / (double)(it->count - 2);
 }
 
-/* Do the sender's data edges keep paces of their own?  Each edge's own
- * clock (the iterations of that pair alone, for the PACE_EDGES heaviest):
- * 1 when two of them, each of 4 steps or more, are more than PACE_OFF
- * apart.  An asynchronous server with two workers answers each at its
- * own pace, and an iteration of the merged clock holds an answer to both:
- * the count below cannot see it. */
-static int paces_apart(const dmls_stats *st, size_t hub, const long *pk, size_t ns)
+/* Do the sender's data edges keep clocks of their own?  Each edge's own
+ * clock (the iterations of that pair alone, for the PACE_EDGES heaviest,
+ * of 4 steps or more) against the first: 1 when their periods are more
+ * than PACE_OFF apart, or their steps' offsets are not steady (robust
+ * spread over PACE_PHASE of the period, dmls_clock_compare).  Measured on
+ * the testbed: a synchronous server's, tree's or butterfly's edges are
+ * within 7 % and 0.11; a host with ranks of two jobs at 8-9 % apart, or at
+ * one period with offsets spread 0.27-0.51; an asynchronous server's
+ * workers 14 % apart.  An asynchronous server with two workers answers
+ * both within most iterations of the merged clock, which the count below
+ * cannot see. */
+static int clocks_apart(const dmls_stats *st, size_t hub, const long *pk, size_t ns)
 {
-	double lo = INFINITY, hi = 0;
-	for (size_t j = 0; j < ns && j < PACE_EDGES; j++) {
+	double ref_p = NAN, *ref = NULL;
+	size_t nref = 0;
+	int apart = 0;
+	for (size_t j = 0; j < ns && j < PACE_EDGES && !apart; j++) {
 		if (pk[j] < 0)
 			continue;
 		size_t pair = (size_t)pk[j];
 		dmls_iterations it;
 		dmls_error err;
 		if (dmls_iterations_find_pairs(&it, st, &hub, 1, &hub, 1, &pair, 1, &err))
-			return 0;
+			break;
 		if (it.count >= 4 && isfinite(it.period_s) && it.period_s > 0) {
-			lo = fmin(lo, it.period_s);
-			hi = fmax(hi, it.period_s);
+			if (!ref) { /* the first steady edge is the reference */
+				ref = it.comm_end_s, nref = it.count, ref_p = it.period_s;
+				it.comm_end_s = NULL;
+			} else if (fabs(it.period_s - ref_p) > PACE_OFF * fmin(it.period_s, ref_p)) {
+				apart = 1;
+			} else {
+				double spread, lock;
+				dmls_clock_compare(ref, nref, it.comm_end_s, it.count,
+						   fmin(it.period_s, ref_p), &spread, &lock);
+				apart = spread > PACE_PHASE; /* lock: 0.66-1 either way */
+			}
 		}
 		dmls_iterations_release(&it);
 	}
-	return hi > 0 && hi > (1 + PACE_OFF) * lo;
+	free(ref);
+	return apart;
 }
 
 /* One sender seen alone with two data peers or more: does it serve them
@@ -160,7 +178,7 @@ static int paces_apart(const dmls_stats *st, size_t hub, const long *pk, size_t 
  * peers that got at least ONE_SHARE of an even split of its bytes (a
  * butterfly's farthest partner gets S/2, its nearest 2S/N: all count); 1
  * when the median count is below the number of peers, or when its edges
- * keep paces of their own (paces_apart). */
+ * keep clocks of their own (clocks_apart). */
 static int one_at_a_time(const dmls_analysis *a, const dmls_stats *st)
 {
 	const dmls_pattern *p = &a->pattern;
@@ -195,7 +213,7 @@ static int one_at_a_time(const dmls_analysis *a, const dmls_stats *st)
 			got += total > 0 && sent[j] >= ONE_SHARE * total / (double)ns;
 		cnt[k] = (double)got;
 	}
-	r = ns >= 2 && (dmls_median(cnt, it->count - 1) < (double)ns || paces_apart(st, hub, pk, ns));
+	r = ns >= 2 && (dmls_median(cnt, it->count - 1) < (double)ns || clocks_apart(st, hub, pk, ns));
 out:
 	free(pk);
 	free(cnt);

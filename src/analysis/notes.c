@@ -73,8 +73,9 @@ static void notes_view(dmls_analysis *a, const dmls_stats *st)
 			"(data peers and contacts of the observed ranks)", p->norder, p->ranks,
 		     p->ranks);
 	else if (a->hub_one_at_a_time)
-		dmls_note(a, "one sender to many, one at a time (an asynchronous server, or a "
-			"gossiping or pair-averaging rank): kind, period and S unknown");
+		dmls_note(a, "one sender to many, each at a clock of its own (an asynchronous server, "
+			"a gossiping or pair-averaging rank, or a host in two jobs): kind, period "
+			"and S unknown");
 	else if (p->kind == DMLS_PAT_STAR && isfinite(a->server_bytes))
 		dmls_note(a, "star seen from its hub only: S = the hub's bytes per iteration / %zu "
 			"workers", p->ranks - p->nhubs);
