@@ -328,6 +328,31 @@ static void test_async_server_two_workers_server_only(void **state)
 	dmls_stats_release(&st);
 }
 
+/* Host 1 with ranks of two jobs, seen from its own sending: to host 2 at
+ * one job's step (100 ms), to host 3 at the other's (103 ms: 3 % apart,
+ * so the steps drift through each other).  Its merged clock is neither
+ * job's: kind, period and S are withheld. */
+static void test_host_in_two_jobs_own_file(void **state)
+{
+	(void)state;
+	static const int64_t step_ms[] = {100, 103};
+	dmls_stats st;
+	dmls_stats_init(&st, 0);
+	g_n = 3, g_keep = keep_1;
+	int64_t next[2] = {SYNTH_T0 + 3 * MS, SYNTH_T0 + 51 * MS};
+	for (int k = 0; k < 2 * 40; k++) {
+		int j = next[0] <= next[1] ? 0 : 1;
+		vsend(&st, next[j], 1, 2 + j, S_BYTES / 20);
+		next[j] += step_ms[j] * MS;
+	}
+	dmls_analysis *a = analyze(&st);
+	assert_true(a->hub_one_at_a_time);
+	assert_true(isnan(a->iter.period_s));
+	assert_true(isnan(a->gradient_bytes));
+	dmls_analysis_free(a);
+	dmls_stats_release(&st);
+}
+
 /* The same star seen from one worker's file: one data peer, no other bulk:
  * a ring neighbour or a server's worker, so kind and S are unknown, the
  * worker's bytes (S per push) and the period are right. */
@@ -378,6 +403,7 @@ int main(void)
 		cmocka_unit_test(test_star_server_only),
 		cmocka_unit_test(test_star_one_worker),
 		cmocka_unit_test(test_async_server_two_workers_server_only),
+		cmocka_unit_test(test_host_in_two_jobs_own_file),
 		cmocka_unit_test(test_star_server_both_directions),
 		cmocka_unit_test(test_butterfly_host_both_directions),
 	};
