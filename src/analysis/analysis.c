@@ -205,7 +205,8 @@ static int stage_mode(stage_ctx *c, dmls_error *err)
 	if (a->hub_one_at_a_time) { /* its sending mixes paces: no clock of its own */
 		memset(&a->mode, 0, sizeof(a->mode));
 		a->mode.period_spread = a->mode.phase_spread = a->mode.step_lock = NAN;
-		a->mode.why = "one sender to many, one at a time: its own steps are not seen apart";
+		a->mode.why = "one sender to many, each at a clock of its own: its own steps are not "
+			      "seen apart";
 		a->iter_found = a->iter.count;
 		return 0;
 	}

@@ -83,7 +83,11 @@ static void iterations_text(const dmls_result *r, FILE *fp)
 		async_text(r, fp);
 		return;
 	}
-	if (r->iter.count <= 0)
+	if (r->iter.count < 0) { /* withheld: the notes say why */
+		fprintf(fp, "iterations: withheld (see the notes)\n");
+		return;
+	}
+	if (r->iter.count == 0)
 		return;
 	fprintf(fp, "iterations (from traffic): %lld", (long long)r->iter.count);
 	if (isfinite(r->iter.period_s))

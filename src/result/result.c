@@ -198,8 +198,9 @@ static void analysis(dmls_result *r, const dmls_analysis *a)
 	r->iter.step_lock = a->mode.step_lock;
 	r->iter.nranks = a->mode.nranks;
 	r->iter.ranks = a->mode.ranks;
-	if (a->mode.mode == DMLS_MODE_ASYNC || a->iter_unsure)
-		r->iter.count = -1; /* no common step to count, or not one we trust */
+	if (a->mode.mode == DMLS_MODE_ASYNC || a->iter_unsure || a->hub_one_at_a_time)
+		r->iter.count = -1; /* no common step to count, or not one we trust (a
+				     * lone sender's clocks merged) */
 	bursts(r, a);
 	trainlog(r, a);
 	r->nnotes = a->nnotes;
