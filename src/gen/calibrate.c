@@ -23,7 +23,10 @@
  * The rate of one link: E(1 ms), the most wire bytes of any millisecond
  * (burstiness.c), divided by the links busy at once: every rank in a ring,
  * clique, hierarchical or pairwise job; the server's one link in a star;
- * half the ranks (one tree level) in a tree.  fallback if unknown.
+ * half the ranks (one tree level) in a tree; in a butterfly the core ranks,
+ * the largest power of two p <= N (plan.c: N - p extra ranks only hand
+ * their vector to a core rank and get it back, one link each, so at most p
+ * links are busy at once: 2 of 3 ranks).  fallback if unknown.
  */
 static double link_gbps(const dmls_analysis *a, double fallback)
 {
@@ -33,6 +36,8 @@ static double link_gbps(const dmls_analysis *a, double fallback)
 			e = a->burst_total.max_window_bytes[i];
 	double busy = a->pattern.kind == DMLS_PAT_STAR ? 1
 		      : a->pattern.kind == DMLS_PAT_TREE ? ranks / 2 : ranks;
+	if (a->pattern.kind == DMLS_PAT_BUTTERFLY && ranks >= 2)
+		busy = exp2(floor(log2(ranks)));
 	if (!isfinite(e) || e <= 0 || busy < 1)
 		return fallback;
 	double g = e * 8 / 1e-3 / 1e9 / busy;

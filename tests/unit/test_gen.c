@@ -584,6 +584,20 @@ static void test_calibrate(void **state)
 	assert_true(ring.push_groups == 0);
 	assert_true(fabs(ring.buckets - 3.2) < 1e-12);
 	assert_true(fabs(ring.dense_fraction - 12.5e6 / (4 * 8995308.4)) < 1e-12);
+	/* a butterfly's link: E(1 ms) over the core ranks, the largest power
+	 * of two <= N (3 ranks: 2 links busy at once, the extra rank's hand-off
+	 * takes one); 4 ranks: 4 */
+	a.pattern.kind = DMLS_PAT_BUTTERFLY;
+	a.pattern.ranks = 3;
+	dmls_gen_job bfly = {0};
+	assert_int_equal(dmls_gen_calibrate(&bfly, 0, &a, "run", &err), DMLS_OK);
+	assert_true(fabs(bfly.link_gbps - 5) < 1e-9);
+	a.pattern.ranks = 4;
+	bfly = (dmls_gen_job){0};
+	assert_int_equal(dmls_gen_calibrate(&bfly, 0, &a, "run", &err), DMLS_OK);
+	assert_true(fabs(bfly.link_gbps - 2.5) < 1e-9);
+	a.pattern.ranks = 4;
+	a.pattern.kind = DMLS_PAT_RING;
 	/* the run's periods as quantiles: comm ends 0.2, 0.3 and 0.1 s apart,
 	 * 0.2 s on average; a run of steady periods (robust CV < 5 %) keeps
 	 * the lognormal */
