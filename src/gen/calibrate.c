@@ -80,6 +80,36 @@ static void keep_star_shape(dmls_gen_job *job, double T)
 }
 
 /*
+ * The quiet between two bursts of one iteration.  The run's gaps (phases.c)
+ * mix those with the K - 1 gaps between iterations, which are as many or
+ * more when an iteration has 2 bursts or fewer: their median is then a gap
+ * between iterations (the butterfly sample: 0.305 s against 0.05 s inside
+ * its 0.44 s iterations), and a bucket placed that far after the first one
+ * lands next to the next iteration.  The gaps inside iterations add up to
+ * the iterations' communication spans (each from the end of the gap before
+ * it, bounds_s, to its communication's end, comm_end_s) minus the time in
+ * bursts; over the n - K of them that is their mean.  The median of all
+ * gaps when that is not known (or not positive), and never more than it.
+ */
+static double inner_gap_s(const dmls_analysis *a)
+{
+	const dmls_iterations *it = &a->iter;
+	const dmls_phases *ph = &a->phases;
+	size_t K = it->count, n = ph->bursts.n;
+	double med = ph->gaps.p50_s, span = 0;
+	if (!it->bounds_s || !it->comm_end_s || n <= K || !(ph->bursts.mean_s > 0))
+		return med;
+	for (size_t k = 0; k < K; k++) {
+		double d = it->comm_end_s[k] - it->bounds_s[k];
+		if (!isfinite(d) || d < 0)
+			return med;
+		span += d;
+	}
+	double g = (span - ph->bursts.mean_s * (double)n) / (double)(n - K);
+	return g > 0 && g < med ? g : med;
+}
+
+/*
  * The shape of an iteration (--like keeps more than the means): the run's
  * bursts (phases.c: 1 ms bins, on-stretches closer than the gap threshold
  * merged) per iteration become gradient buckets, as DDP's buckets and
@@ -100,7 +130,7 @@ static void keep_shape(dmls_gen_job *job, const dmls_analysis *a)
 	job->buckets = (double)ph->bursts.n / (double)K;
 	job->bucket_span_ns = (int64_t)llround(ph->bursts.p50_s * 1e9);
 	job->bucket_span_mean_ns = (int64_t)llround(ph->bursts.mean_s * 1e9);
-	job->bucket_gap_ns = (int64_t)llround(ph->gaps.p50_s * 1e9);
+	job->bucket_gap_ns = (int64_t)llround(inner_gap_s(a) * 1e9);
 	if (job->pattern == DMLS_PAT_STAR) {
 		keep_star_shape(job, T);
 		return;
@@ -113,9 +143,12 @@ static void keep_shape(dmls_gen_job *job, const dmls_analysis *a)
 		if (dmls_burst_tau_s[i] == 1e-2 && isfinite(a->burst_total.max_window_bytes[i]) &&
 		    it > 0)
 			job->dense_fraction = fmin(0.95, a->burst_total.max_window_bytes[i] / it);
-	/* the dense burst is short: the B - 1 others carry the run's time in
-	 * bursts, B x the mean burst (at most twice their own) */
-	double B = job->buckets, grow = B > 1 ? fmin(2, B / (B - 1)) : 1;
+	/* the dense burst is short: the spread buckets carry the run's time in
+	 * bursts, B x the mean burst (at most twice their own).  There are B -
+	 * 1 of them per iteration on average, but never fewer than one (an
+	 * iteration of one bucket is the dense part and a spread part back to
+	 * back, schedule.c), so B / max(1, B - 1) each */
+	double B = job->buckets, grow = B > 1 ? fmin(2, B / fmax(1, B - 1)) : 1;
 	if (job->dense_fraction > 0) {
 		job->bucket_span_ns = (int64_t)llround(ph->bursts.p50_s * grow * 1e9);
 		job->bucket_span_mean_ns = (int64_t)llround(ph->bursts.mean_s * grow * 1e9);

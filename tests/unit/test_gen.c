@@ -585,6 +585,32 @@ static void test_calibrate(void **state)
 	assert_true(ring.push_groups == 0);
 	assert_true(fabs(ring.buckets - 3.2) < 1e-12);
 	assert_true(fabs(ring.dense_fraction - 12.5e6 / (4 * 8995308.4)) < 1e-12);
+	/* the gap between buckets: inside iterations, not between them (their
+	 * spans, 30 ms each from the end of the gap before, minus 16 bursts of
+	 * 9 ms, over the 6 gaps inside: 26 ms, not the median 40 ms); with 1.6
+	 * buckets an iteration has one spread bucket (never fewer), which takes
+	 * the run's time in bursts: 1.6 x the burst, not 2 x */
+	double bounds[10], cends[10];
+	for (int k = 0; k < 10; k++)
+		bounds[k] = starts[k] - 0.01, cends[k] = bounds[k] + 0.03;
+	a.iter.bounds_s = bounds;
+	a.iter.comm_end_s = cends;
+	a.phases.bursts.n = 16;
+	dmls_gen_job inner = {0};
+	assert_int_equal(dmls_gen_calibrate(&inner, 0, &a, "run", &err), DMLS_OK);
+	assert_true(fabs(inner.buckets - 1.6) < 1e-12);
+	assert_true(llabs(inner.bucket_gap_ns - 26000000) < 2);
+	assert_true(llabs(inner.bucket_span_ns - 12000000) < 2);
+	a.phases.bursts.n = 32; /* (0.3 - 32 x 0.009) s over 22 gaps inside */
+	inner = (dmls_gen_job){0};
+	assert_int_equal(dmls_gen_calibrate(&inner, 0, &a, "run", &err), DMLS_OK);
+	assert_true(llabs(inner.bucket_gap_ns - 545455) < 10);
+	a.phases.bursts.mean_s = 0.02; /* more time in bursts than spans: the median */
+	inner = (dmls_gen_job){0};
+	assert_int_equal(dmls_gen_calibrate(&inner, 0, &a, "run", &err), DMLS_OK);
+	assert_int_equal(inner.bucket_gap_ns, 40000000);
+	a.phases.bursts.mean_s = 0.009;
+	a.iter.bounds_s = a.iter.comm_end_s = NULL;
 	/* a butterfly's link: E(1 ms) over the core ranks, the largest power
 	 * of two <= N (3 ranks: 2 links busy at once, the extra rank's hand-off
 	 * takes one); 4 ranks: 4 */
