@@ -68,13 +68,17 @@ static int64_t compute_gap_ns(const dmls_gen_job *run, double period_s)
  * the median gap separates pushes and precedes the replies, all within 75
  * % of the period.  The replies go out at line rate (the run's 1 ms peak).
  */
-static void keep_star_shape(dmls_gen_job *job, double T)
+static void keep_star_shape(dmls_gen_job *job, const dmls_phases *ph, double T)
 {
 	double B = job->buckets;
 	job->buckets = 0;
 	if (B < 1.5)
 		return;
-	job->push_groups = B - 1;
+	job->push_groups = B - 1; /* dense_fraction: the last pushes (schedule.c) */
+	/* the update before the replies: a quiet the analysis sees (its gap
+	 * threshold and a bin), so the replies stay a burst of their own */
+	double u = ph->gap_threshold_s + ph->bin_s;
+	job->update_ns = isfinite(u) && u > 0 && u < 1 ? (int64_t)llround(u * 1e9) : 0;
 	double room = ceil(B - 1) * (double)(job->bucket_span_mean_ns + job->bucket_gap_ns);
 	job->bucket_room_ns = (int64_t)llround(fmin(room, 0.75 * T * 1e9));
 }
@@ -131,10 +135,6 @@ static void keep_shape(dmls_gen_job *job, const dmls_analysis *a)
 	job->bucket_span_ns = (int64_t)llround(ph->bursts.p50_s * 1e9);
 	job->bucket_span_mean_ns = (int64_t)llround(ph->bursts.mean_s * 1e9);
 	job->bucket_gap_ns = (int64_t)llround(inner_gap_s(a) * 1e9);
-	if (job->pattern == DMLS_PAT_STAR) {
-		keep_star_shape(job, T);
-		return;
-	}
 	/* the share of an iteration's bytes in its busiest 10 ms: the most
 	 * bytes of any 10 ms over the iteration's bytes (not peak-to-mean x 10
 	 * ms / T: the capture's mean counts its quiet start and end too) */
@@ -143,6 +143,10 @@ static void keep_shape(dmls_gen_job *job, const dmls_analysis *a)
 		if (dmls_burst_tau_s[i] == 1e-2 && isfinite(a->burst_total.max_window_bytes[i]) &&
 		    it > 0)
 			job->dense_fraction = fmin(0.95, a->burst_total.max_window_bytes[i] / it);
+	if (job->pattern == DMLS_PAT_STAR) {
+		keep_star_shape(job, ph, T);
+		return;
+	}
 	/* the dense burst is short: the spread buckets carry the run's time in
 	 * bursts, B x the mean burst (at most twice their own).  There are B -
 	 * 1 of them per iteration on average, but never fewer than one (an

@@ -215,6 +215,56 @@ static void test_star_groups(void **state)
 	dmls_gen_schedule_release(&s);
 }
 
+/* A star whose busiest 10 ms hold 90 % of an iteration (--like): 80 % of
+ * the workers (floor or ceil of 4.8 of 6) push last, then the server's
+ * update (6 ms), then the replies, all within 10 ms; the others push
+ * first, in their own group, a bucket gap (40 ms) earlier. */
+static void test_star_dense(void **state)
+{
+	(void)state;
+	enum { K = 10, W = 6 };
+	dmls_gen_job job = {.pattern = DMLS_PAT_STAR, .workers = W, .gradient_bytes = MB / 4,
+			    .iterations = K, .seed = 2, .iteration_ns = 200000000,
+			    .push_groups = 2, .bucket_span_ns = 3000000, .link_gbps = 10,
+			    .bucket_span_mean_ns = 4000000, .bucket_gap_ns = 40000000,
+			    .bucket_room_ns = 100000000, .dense_fraction = 0.9,
+			    .update_ns = 6000000};
+	dmls_gen_schedule s;
+	dmls_error err = {0};
+	assert_int_equal(dmls_gen_schedule_build(&s, &job, &err), DMLS_OK);
+	int64_t lo[K][2], hi[K][2], pull_lo[K], pull_hi[K];
+	uint32_t n[K][2] = {{0}}, lasts = 0;
+	for (int k = 0; k < K; k++)
+		lo[k][0] = lo[k][1] = pull_lo[k] = INT64_MAX, hi[k][0] = hi[k][1] = pull_hi[k] = 0;
+	for (size_t i = 0; i < s.nmsgs; i++) {
+		const dmls_gen_msg *m = &s.msgs[i];
+		uint32_t k = m->iteration;
+		int64_t end = m->start_ns + (int64_t)((m->bytes + DMLS_GEN_MSS - 1) / DMLS_GEN_MSS) * m->gap_ns;
+		if (m->phase == DMLS_GEN_PULL) {
+			pull_lo[k] = m->start_ns < pull_lo[k] ? m->start_ns : pull_lo[k];
+			pull_hi[k] = end > pull_hi[k] ? end : pull_hi[k];
+			continue;
+		}
+		assert_true(m->step < 2);
+		n[k][m->step]++;
+		lo[k][m->step] = m->start_ns < lo[k][m->step] ? m->start_ns : lo[k][m->step];
+		hi[k][m->step] = end > hi[k][m->step] ? end : hi[k][m->step];
+	}
+	for (int k = 0; k < K; k++) {
+		assert_true(n[k][1] == 4 || n[k][1] == 5);
+		assert_int_equal(n[k][0] + n[k][1], W);
+		lasts += n[k][1];
+		assert_true(pull_lo[k] - hi[k][1] >= 6000000);      /* the update */
+		assert_true(pull_hi[k] - lo[k][1] <= 10000000);     /* all in 10 ms */
+		assert_true(lo[k][1] - hi[k][0] > 30000000);         /* the first group */
+	}
+	assert_int_equal(lasts, 48); /* 4.8 x 10 */
+	dmls_gen_schedule_release(&s);
+	job.update_ns = -1;
+	assert_int_equal(dmls_gen_schedule_build(&s, &job, &err), DMLS_EUSAGE);
+	dmls_gen_schedule_release(&s);
+}
+
 /* Periods drawn from a run's quantiles (0.5 T to 1.5 T, uniform): they
  * spread as the run's, their mean is T, collectives never overlap. */
 static void test_period_quantiles(void **state)
@@ -577,6 +627,15 @@ static void test_calibrate(void **state)
 	assert_int_equal(star.bucket_span_ns, 7500000);
 	assert_int_equal(star.bucket_gap_ns, 40000000);
 	assert_int_equal(star.bucket_room_ns, 3 * (9000000 + 40000000));
+	/* its busiest 10 ms (12.5 MB of 36 MB) and the update before the
+	 * replies: the analysis's gap threshold and a bin */
+	assert_true(fabs(star.dense_fraction - 12.5e6 / (4 * 8995308.4)) < 1e-12);
+	assert_int_equal(star.update_ns, 0); /* no threshold known */
+	a.phases.gap_threshold_s = 0.005;
+	a.phases.bin_s = 0.001;
+	star = (dmls_gen_job){0};
+	assert_int_equal(dmls_gen_calibrate(&star, 0, &a, "run", &err), DMLS_OK);
+	assert_int_equal(star.update_ns, 6000000);
 	/* a ring's dense bucket: its busiest 10 ms over an iteration's bytes */
 	a.pattern.kind = DMLS_PAT_RING;
 	a.pattern.ranks = 4;
@@ -664,6 +723,7 @@ int main(void)
 		cmocka_unit_test(test_ring_uneven),
 		cmocka_unit_test(test_star),
 		cmocka_unit_test(test_star_groups),
+		cmocka_unit_test(test_star_dense),
 		cmocka_unit_test(test_period_quantiles),
 		cmocka_unit_test(test_star_shards),
 		cmocka_unit_test(test_clique),
