@@ -95,22 +95,34 @@ static void keep_star_shape(dmls_gen_job *job, const dmls_phases *ph, double T)
  * bursts; over the n - K of them that is their mean.  The median of all
  * gaps when that is not known (or not positive), and never more than it.
  */
+static double comm_span_s(const dmls_analysis *a); /* below */
+
 static double inner_gap_s(const dmls_analysis *a)
 {
-	const dmls_iterations *it = &a->iter;
 	const dmls_phases *ph = &a->phases;
-	size_t K = it->count, n = ph->bursts.n;
-	double med = ph->gaps.p50_s, span = 0;
-	if (!it->bounds_s || !it->comm_end_s || n <= K || !(ph->bursts.mean_s > 0))
+	size_t K = a->iter.count, n = ph->bursts.n;
+	double med = ph->gaps.p50_s, span = comm_span_s(a) * (double)K;
+	if (!isfinite(span) || n <= K || !(ph->bursts.mean_s > 0))
 		return med;
-	for (size_t k = 0; k < K; k++) {
-		double d = it->comm_end_s[k] - it->bounds_s[k];
-		if (!isfinite(d) || d < 0)
-			return med;
-		span += d;
-	}
 	double g = (span - ph->bursts.mean_s * (double)n) / (double)(n - K);
 	return g > 0 && g < med ? g : med;
+}
+
+/* The mean time an iteration communicates: from the end of the gap before
+ * it (bounds_s) to its communication's end (comm_end_s); NAN if unknown. */
+static double comm_span_s(const dmls_analysis *a)
+{
+	const dmls_iterations *it = &a->iter;
+	double span = 0;
+	if (!it->bounds_s || !it->comm_end_s || it->count < 1)
+		return NAN;
+	for (size_t k = 0; k < it->count; k++) {
+		double d = it->comm_end_s[k] - it->bounds_s[k];
+		if (!isfinite(d) || d < 0)
+			return NAN;
+		span += d;
+	}
+	return span / (double)it->count;
 }
 
 /*
@@ -159,9 +171,15 @@ static void keep_shape(dmls_gen_job *job, const dmls_analysis *a)
 	}
 	/* room for the most spread buckets at their mean span and a gap before
 	 * each, within 75 % of the period (the rest: the dense burst and the
-	 * compute after the iteration's communication) */
-	double most = ceil(B) - (job->dense_fraction > 0);
+	 * compute after the iteration's communication), and within the run's
+	 * communication span of an iteration: the spread block ends there in
+	 * every iteration (schedule.c), so the room is how long an iteration
+	 * communicates, and one of the most buckets would stretch every
+	 * iteration (a 0.9 s span became 1.2 s, and iterations touched) */
+	double most = ceil(B) - (job->dense_fraction > 0), cs = comm_span_s(a) * 1e9;
 	double room = most * (double)(job->bucket_span_mean_ns + job->bucket_gap_ns);
+	if (isfinite(cs) && cs > B * ph->bursts.mean_s * 1e9) /* else the span is not */
+		room = fmin(room, cs);                           /* the bursts' extent */
 	job->bucket_room_ns = (int64_t)llround(fmin(room, 0.75 * T * 1e9));
 }
 

@@ -660,6 +660,9 @@ static void test_calibrate(void **state)
 	assert_true(fabs(inner.buckets - 1.6) < 1e-12);
 	assert_true(llabs(inner.bucket_gap_ns - 26000000) < 2);
 	assert_true(llabs(inner.bucket_span_ns - 12000000) < 2);
+	/* the spread block's room: one bucket and its gap (12 + 26 ms), but
+	 * no longer than the run's iterations communicate (30 ms) */
+	assert_true(llabs(inner.bucket_room_ns - 30000000) < 2);
 	a.phases.bursts.n = 32; /* (0.3 - 32 x 0.009) s over 22 gaps inside */
 	inner = (dmls_gen_job){0};
 	assert_int_equal(dmls_gen_calibrate(&inner, 0, &a, "run", &err), DMLS_OK);
