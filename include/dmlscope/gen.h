@@ -81,7 +81,10 @@ typedef struct dmls_gen_job {
 	int64_t bucket_span_mean_ns; /* their mean (>= the median) */
 	int64_t bucket_gap_ns;     /* quiet between buckets of an iteration */
 	double dense_fraction;     /* of S in the first bucket, at line rate
-				    * (not spread); 0 = spans share S */
+				    * (not spread); 0 = spans share S; a star
+				    * with push groups: the share of an
+				    * iteration in its busiest 10 ms (above 1/2:
+				    * its last pushes, schedule.c) */
 	int64_t bucket_room_ns;    /* the spread buckets and their gaps fit in
 				    * this (shrunk if not) */
 	double period_q[DMLS_GEN_NQ]; /* the last > 0: a run's periods (start to
@@ -96,6 +99,10 @@ typedef struct dmls_gen_job {
 				 * paced to last a bucket span, a bucket gap
 				 * after each, then the server's replies at
 				 * line rate; 0 = all at once */
+	int64_t update_ns;      /* star, dense_fraction > 1/2: the server's
+				 * update between the last pushes and its
+				 * replies (the pushes paced to fit in 9 ms
+				 * with it); 0 = the bucket gap, shortened */
 	int64_t lead_ns;        /* the first collective starts no earlier than
 				 * this after the capture's start (a run's
 				 * start-up before its first iteration); 0 =

@@ -23,7 +23,10 @@
  * The rate of one link: E(1 ms), the most wire bytes of any millisecond
  * (burstiness.c), divided by the links busy at once: every rank in a ring,
  * clique, hierarchical or pairwise job; the server's one link in a star;
- * half the ranks (one tree level) in a tree.  fallback if unknown.
+ * half the ranks (one tree level) in a tree; in a butterfly the core ranks,
+ * the largest power of two p <= N (plan.c: N - p extra ranks only hand
+ * their vector to a core rank and get it back, one link each, so at most p
+ * links are busy at once: 2 of 3 ranks).  fallback if unknown.
  */
 static double link_gbps(const dmls_analysis *a, double fallback)
 {
@@ -33,6 +36,8 @@ static double link_gbps(const dmls_analysis *a, double fallback)
 			e = a->burst_total.max_window_bytes[i];
 	double busy = a->pattern.kind == DMLS_PAT_STAR ? 1
 		      : a->pattern.kind == DMLS_PAT_TREE ? ranks / 2 : ranks;
+	if (a->pattern.kind == DMLS_PAT_BUTTERFLY && ranks >= 2)
+		busy = exp2(floor(log2(ranks)));
 	if (!isfinite(e) || e <= 0 || busy < 1)
 		return fallback;
 	double g = e * 8 / 1e-3 / 1e9 / busy;
@@ -63,15 +68,61 @@ static int64_t compute_gap_ns(const dmls_gen_job *run, double period_s)
  * the median gap separates pushes and precedes the replies, all within 75
  * % of the period.  The replies go out at line rate (the run's 1 ms peak).
  */
-static void keep_star_shape(dmls_gen_job *job, double T)
+static void keep_star_shape(dmls_gen_job *job, const dmls_phases *ph, double T)
 {
 	double B = job->buckets;
 	job->buckets = 0;
 	if (B < 1.5)
 		return;
-	job->push_groups = B - 1;
+	job->push_groups = B - 1; /* dense_fraction: the last pushes (schedule.c) */
+	/* the update before the replies: a quiet the analysis sees (its gap
+	 * threshold and a bin), so the replies stay a burst of their own */
+	double u = ph->gap_threshold_s + ph->bin_s;
+	job->update_ns = isfinite(u) && u > 0 && u < 1 ? (int64_t)llround(u * 1e9) : 0;
 	double room = ceil(B - 1) * (double)(job->bucket_span_mean_ns + job->bucket_gap_ns);
 	job->bucket_room_ns = (int64_t)llround(fmin(room, 0.75 * T * 1e9));
+}
+
+/*
+ * The quiet between two bursts of one iteration.  The run's gaps (phases.c)
+ * mix those with the K - 1 gaps between iterations, which are as many or
+ * more when an iteration has 2 bursts or fewer: their median is then a gap
+ * between iterations (the butterfly sample: 0.305 s against 0.05 s inside
+ * its 0.44 s iterations), and a bucket placed that far after the first one
+ * lands next to the next iteration.  The gaps inside iterations add up to
+ * the iterations' communication spans (each from the end of the gap before
+ * it, bounds_s, to its communication's end, comm_end_s) minus the time in
+ * bursts; over the n - K of them that is their mean.  The median of all
+ * gaps when that is not known (or not positive), and never more than it.
+ */
+static double comm_span_s(const dmls_analysis *a); /* below */
+
+static double inner_gap_s(const dmls_analysis *a)
+{
+	const dmls_phases *ph = &a->phases;
+	size_t K = a->iter.count, n = ph->bursts.n;
+	double med = ph->gaps.p50_s, span = comm_span_s(a) * (double)K;
+	if (!isfinite(span) || n <= K || !(ph->bursts.mean_s > 0))
+		return med;
+	double g = (span - ph->bursts.mean_s * (double)n) / (double)(n - K);
+	return g > 0 && g < med ? g : med;
+}
+
+/* The mean time an iteration communicates: from the end of the gap before
+ * it (bounds_s) to its communication's end (comm_end_s); NAN if unknown. */
+static double comm_span_s(const dmls_analysis *a)
+{
+	const dmls_iterations *it = &a->iter;
+	double span = 0;
+	if (!it->bounds_s || !it->comm_end_s || it->count < 1)
+		return NAN;
+	for (size_t k = 0; k < it->count; k++) {
+		double d = it->comm_end_s[k] - it->bounds_s[k];
+		if (!isfinite(d) || d < 0)
+			return NAN;
+		span += d;
+	}
+	return span / (double)it->count;
 }
 
 /*
@@ -95,11 +146,7 @@ static void keep_shape(dmls_gen_job *job, const dmls_analysis *a)
 	job->buckets = (double)ph->bursts.n / (double)K;
 	job->bucket_span_ns = (int64_t)llround(ph->bursts.p50_s * 1e9);
 	job->bucket_span_mean_ns = (int64_t)llround(ph->bursts.mean_s * 1e9);
-	job->bucket_gap_ns = (int64_t)llround(ph->gaps.p50_s * 1e9);
-	if (job->pattern == DMLS_PAT_STAR) {
-		keep_star_shape(job, T);
-		return;
-	}
+	job->bucket_gap_ns = (int64_t)llround(inner_gap_s(a) * 1e9);
 	/* the share of an iteration's bytes in its busiest 10 ms: the most
 	 * bytes of any 10 ms over the iteration's bytes (not peak-to-mean x 10
 	 * ms / T: the capture's mean counts its quiet start and end too) */
@@ -108,18 +155,31 @@ static void keep_shape(dmls_gen_job *job, const dmls_analysis *a)
 		if (dmls_burst_tau_s[i] == 1e-2 && isfinite(a->burst_total.max_window_bytes[i]) &&
 		    it > 0)
 			job->dense_fraction = fmin(0.95, a->burst_total.max_window_bytes[i] / it);
-	/* the dense burst is short: the B - 1 others carry the run's time in
-	 * bursts, B x the mean burst (at most twice their own) */
-	double B = job->buckets, grow = B > 1 ? fmin(2, B / (B - 1)) : 1;
+	if (job->pattern == DMLS_PAT_STAR) {
+		keep_star_shape(job, ph, T);
+		return;
+	}
+	/* the dense burst is short: the spread buckets carry the run's time in
+	 * bursts, B x the mean burst (at most twice their own).  There are B -
+	 * 1 of them per iteration on average, but never fewer than one (an
+	 * iteration of one bucket is the dense part and a spread part back to
+	 * back, schedule.c), so B / max(1, B - 1) each */
+	double B = job->buckets, grow = B > 1 ? fmin(2, B / fmax(1, B - 1)) : 1;
 	if (job->dense_fraction > 0) {
 		job->bucket_span_ns = (int64_t)llround(ph->bursts.p50_s * grow * 1e9);
 		job->bucket_span_mean_ns = (int64_t)llround(ph->bursts.mean_s * grow * 1e9);
 	}
 	/* room for the most spread buckets at their mean span and a gap before
 	 * each, within 75 % of the period (the rest: the dense burst and the
-	 * compute after the iteration's communication) */
-	double most = ceil(B) - (job->dense_fraction > 0);
+	 * compute after the iteration's communication), and within the run's
+	 * communication span of an iteration: the spread block ends there in
+	 * every iteration (schedule.c), so the room is how long an iteration
+	 * communicates, and one of the most buckets would stretch every
+	 * iteration (a 0.9 s span became 1.2 s, and iterations touched) */
+	double most = ceil(B) - (job->dense_fraction > 0), cs = comm_span_s(a) * 1e9;
 	double room = most * (double)(job->bucket_span_mean_ns + job->bucket_gap_ns);
+	if (isfinite(cs) && cs > B * ph->bursts.mean_s * 1e9) /* else the span is not */
+		room = fmin(room, cs);                           /* the bursts' extent */
 	job->bucket_room_ns = (int64_t)llround(fmin(room, 0.75 * T * 1e9));
 }
 

@@ -122,9 +122,11 @@ static int check_job(dmls_gen_job *job, size_t *nhosts, dmls_error *err)
 		return dmls_fail(err, DMLS_EUSAGE, "the push groups must be in [0, %d]",
 				 DMLS_GEN_MAX_HOSTS);
 	if (job->lead_ns < 0 || job->tail_ns < 0 || job->lead_ns > GEN_MAX_QUIET_NS ||
-	    job->tail_ns > GEN_MAX_QUIET_NS)
-		return dmls_fail(err, DMLS_EUSAGE, "the quiet before the first iteration and "
-				 "after the last must be in [0, 1 day]");
+	    job->tail_ns > GEN_MAX_QUIET_NS || job->update_ns < 0 ||
+	    job->update_ns > GEN_MAX_QUIET_NS)
+		return dmls_fail(err, DMLS_EUSAGE, "the quiet before the first iteration, "
+				 "after the last and before a server's replies must be in "
+				 "[0, 1 day]");
 	if (job->pattern == DMLS_PAT_HIERARCHICAL) {
 		if (job->group_size == 0)
 			job->group_size = auto_group(job->workers);
@@ -250,18 +252,22 @@ static int64_t lay_collective(layout *L, gen_plan *p, uint32_t k, uint64_t bytes
 	return t;
 }
 
-/* Floor or ceil of x for iteration k, drawn so that the mean is x. */
-static uint32_t count_of(const dmls_gen_job *job, double x, uint32_t k)
+/* Floor or ceil of x for iteration k, the ceils spread evenly from a
+ * drawn phase u (floor((k + 1) f + u) - floor(k f + u), f = x - floor x):
+ * any K iterations in a row hold K f ceils to within one, so a short job
+ * (the butterfly sample: 6 iterations of 1.67 bursts) keeps the run's
+ * count instead of a binomial draw of it (1.17 to 2 on seeds 1-12). */
+static uint32_t count_of(const dmls_gen_job *job, double x, uint32_t k, uint64_t tag)
 {
-	double f = floor(x);
-	return (uint32_t)f + (gen_u01(job->seed, GEN_R_ITER, k, 2) < x - f);
+	double n = floor(x), f = x - n, u = gen_u01(job->seed, GEN_R_ITER, 0, tag);
+	return (uint32_t)n + (uint32_t)(floor((k + 1) * f + u) - floor(k * f + u));
 }
 
 /* Buckets of iteration k: floor or ceil of job->buckets, their mean
  * job->buckets. */
 static uint32_t buckets_of(const dmls_gen_job *job, uint32_t k)
 {
-	return count_of(job, job->buckets < 1 ? 1 : job->buckets, k);
+	return count_of(job, job->buckets < 1 ? 1 : job->buckets, k, 2);
 }
 
 /* The spans of the B buckets of iteration k (ns, into span[]): lognormal
@@ -343,27 +349,49 @@ static int64_t lay_paced(layout *L, gen_xfer *x, size_t n, uint32_t k, uint32_t 
  * each (bucket_spans: they fit in the room); the server's replies to every
  * worker go out together at line rate one gap (its update) after the last
  * push.  Steps: the groups, then the replies.
+ *
+ * A star whose busiest 10 ms hold more than its replies (dense_fraction f >
+ * 1/2: the replies are half an iteration's bytes) had workers pushing just
+ * before the server answered: the last group is then (f - 1/2) / (1/2) of
+ * the workers (floor or ceil, at least one; all of them when G is 1),
+ * pushing at line rate, and the server's update after it is shortened so
+ * that it and the replies fit in 9 ms (GEN_DENSE_NS, less a 10 % margin),
+ * the gap at most; the G - 1 other groups push first as above.
  */
 static int64_t lay_star_iteration(layout *L, gen_plan *p, uint32_t k, int64_t t0, int store)
 {
 	const dmls_gen_job *job = &L->s->job;
 	uint32_t W = (uint32_t)job->workers, hubs = (uint32_t)job->servers;
 	double span[64], gap;
-	uint32_t G = count_of(job, job->push_groups, k);
+	uint32_t G = count_of(job, job->push_groups, k, 2), last = 0;
 	G = G < 1 ? 1 : G > W ? W : G > 64 ? 64 : G;
-	bucket_spans(job, k, G, (double)job->bucket_room_ns, span, &gap);
+	if (job->dense_fraction > 0.5) {
+		double share = fmin(1, (job->dense_fraction - 0.5) / 0.5);
+		last = count_of(job, share * W, k, 4);
+		last = last && G == 1 ? W : last > W ? W : last;
+	}
+	uint32_t early = W - last, Ge = last ? (early ? G - 1 : 0) : G;
+	Ge = Ge > early && last ? early : Ge;
+	bucket_spans(job, k, Ge + (last > 0), (double)job->bucket_room_ns, span, &gap);
 	if (gen_plan_iteration(p, job, k))
 		return -1;
 	size_t npush = 0, i = 0;
 	while (npush < p->n && p->x[npush].phase == DMLS_GEN_PUSH)
 		npush++;
 	uint64_t off = gen_hash(job->seed, GEN_R_ITER, k, 3) % W;
-	int64_t t = t0;
-	for (uint32_t g = 0; g < G; g++) {
+	int64_t t = t0, R = 0, u = 0;
+	if (last) { /* the update, the replies: the last pushes fit before them in 9 ms */
+		R = lay_paced(L, p->x + npush, p->n - npush, k, Ge + 1, 0, 0, 0);
+		if (R < 0)
+			return -1;
+		u = job->update_ns ? job->update_ns : (int64_t)gap;
+	}
+	for (uint32_t g = 0; g < Ge + (last > 0); g++) {
 		size_t first = i; /* group g's pushes to the front of the rest */
 		for (size_t m = i; m < npush; m++) {
 			uint64_t w = (p->x[m].src - hubs + off) % W;
-			if ((uint32_t)(w * G / W) == g) {
+			uint32_t of = w >= early ? Ge : (uint32_t)(w * Ge / early);
+			if (of == g) {
 				gen_xfer x = p->x[m];
 				p->x[m] = p->x[i];
 				p->x[i++] = x;
@@ -371,14 +399,22 @@ static int64_t lay_star_iteration(layout *L, gen_plan *p, uint32_t k, int64_t t0
 		}
 		if (i == first)
 			continue;
-		t = lay_paced(L, p->x + first, i - first, k, g, t, span[g], store);
+		double sp = span[g];
+		if (g == Ge) { /* the last group: paced to fit, else at line rate */
+			int64_t room = (int64_t)(0.9 * GEN_DENSE_NS) - R - u;
+			sp = room > 0 && sp > (double)room ? (double)room : room > 0 ? sp : 0;
+		}
+		t = lay_paced(L, p->x + first, i - first, k, g, t, sp, store);
 		if (t < 0)
 			return -1;
-		t += (int64_t)gap;
+		t += g < Ge ? (int64_t)gap : u;
 	}
-	if ((int64_t)gap < GEN_SERVER_UPDATE_NS)
+	uint32_t G1 = Ge + (last > 0);
+	if (!last && (int64_t)gap < GEN_SERVER_UPDATE_NS)
 		t += GEN_SERVER_UPDATE_NS - (int64_t)gap;
-	return lay_paced(L, p->x + npush, p->n - npush, k, G, t, 0, store);
+	else if (last && u < GEN_SERVER_UPDATE_NS)
+		t += GEN_SERVER_UPDATE_NS - u;
+	return lay_paced(L, p->x + npush, p->n - npush, k, G1, t, 0, store);
 }
 
 /*

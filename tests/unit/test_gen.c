@@ -208,9 +208,60 @@ static void test_star_groups(void **state)
 		}
 		assert_true(pull[k] - push_end[k][G[k] - 1] > 20000000);
 	}
-	assert_true(groups > 2 * K && groups < 3 * K); /* both drawn */
+	/* both drawn, K x 2.5 in all (the ceils spread evenly, not a binomial) */
+	assert_int_equal(groups, 20);
 	double period = (double)(first[K - 1] - first[0]) / (K - 1);
 	assert_true(fabs(period / 3e8 - 1) < 1e-3);
+	dmls_gen_schedule_release(&s);
+}
+
+/* A star whose busiest 10 ms hold 90 % of an iteration (--like): 80 % of
+ * the workers (floor or ceil of 4.8 of 6) push last, then the server's
+ * update (6 ms), then the replies, all within 10 ms; the others push
+ * first, in their own group, a bucket gap (40 ms) earlier. */
+static void test_star_dense(void **state)
+{
+	(void)state;
+	enum { K = 10, W = 6 };
+	dmls_gen_job job = {.pattern = DMLS_PAT_STAR, .workers = W, .gradient_bytes = MB / 4,
+			    .iterations = K, .seed = 2, .iteration_ns = 200000000,
+			    .push_groups = 2, .bucket_span_ns = 3000000, .link_gbps = 10,
+			    .bucket_span_mean_ns = 4000000, .bucket_gap_ns = 40000000,
+			    .bucket_room_ns = 100000000, .dense_fraction = 0.9,
+			    .update_ns = 6000000};
+	dmls_gen_schedule s;
+	dmls_error err = {0};
+	assert_int_equal(dmls_gen_schedule_build(&s, &job, &err), DMLS_OK);
+	int64_t lo[K][2], hi[K][2], pull_lo[K], pull_hi[K];
+	uint32_t n[K][2] = {{0}}, lasts = 0;
+	for (int k = 0; k < K; k++)
+		lo[k][0] = lo[k][1] = pull_lo[k] = INT64_MAX, hi[k][0] = hi[k][1] = pull_hi[k] = 0;
+	for (size_t i = 0; i < s.nmsgs; i++) {
+		const dmls_gen_msg *m = &s.msgs[i];
+		uint32_t k = m->iteration;
+		int64_t end = m->start_ns + (int64_t)((m->bytes + DMLS_GEN_MSS - 1) / DMLS_GEN_MSS) * m->gap_ns;
+		if (m->phase == DMLS_GEN_PULL) {
+			pull_lo[k] = m->start_ns < pull_lo[k] ? m->start_ns : pull_lo[k];
+			pull_hi[k] = end > pull_hi[k] ? end : pull_hi[k];
+			continue;
+		}
+		assert_true(m->step < 2);
+		n[k][m->step]++;
+		lo[k][m->step] = m->start_ns < lo[k][m->step] ? m->start_ns : lo[k][m->step];
+		hi[k][m->step] = end > hi[k][m->step] ? end : hi[k][m->step];
+	}
+	for (int k = 0; k < K; k++) {
+		assert_true(n[k][1] == 4 || n[k][1] == 5);
+		assert_int_equal(n[k][0] + n[k][1], W);
+		lasts += n[k][1];
+		assert_true(pull_lo[k] - hi[k][1] >= 6000000);      /* the update */
+		assert_true(pull_hi[k] - lo[k][1] <= 10000000);     /* all in 10 ms */
+		assert_true(lo[k][1] - hi[k][0] > 30000000);         /* the first group */
+	}
+	assert_int_equal(lasts, 48); /* 4.8 x 10 */
+	dmls_gen_schedule_release(&s);
+	job.update_ns = -1;
+	assert_int_equal(dmls_gen_schedule_build(&s, &job, &err), DMLS_EUSAGE);
 	dmls_gen_schedule_release(&s);
 }
 
@@ -576,6 +627,15 @@ static void test_calibrate(void **state)
 	assert_int_equal(star.bucket_span_ns, 7500000);
 	assert_int_equal(star.bucket_gap_ns, 40000000);
 	assert_int_equal(star.bucket_room_ns, 3 * (9000000 + 40000000));
+	/* its busiest 10 ms (12.5 MB of 36 MB) and the update before the
+	 * replies: the analysis's gap threshold and a bin */
+	assert_true(fabs(star.dense_fraction - 12.5e6 / (4 * 8995308.4)) < 1e-12);
+	assert_int_equal(star.update_ns, 0); /* no threshold known */
+	a.phases.gap_threshold_s = 0.005;
+	a.phases.bin_s = 0.001;
+	star = (dmls_gen_job){0};
+	assert_int_equal(dmls_gen_calibrate(&star, 0, &a, "run", &err), DMLS_OK);
+	assert_int_equal(star.update_ns, 6000000);
 	/* a ring's dense bucket: its busiest 10 ms over an iteration's bytes */
 	a.pattern.kind = DMLS_PAT_RING;
 	a.pattern.ranks = 4;
@@ -584,6 +644,49 @@ static void test_calibrate(void **state)
 	assert_true(ring.push_groups == 0);
 	assert_true(fabs(ring.buckets - 3.2) < 1e-12);
 	assert_true(fabs(ring.dense_fraction - 12.5e6 / (4 * 8995308.4)) < 1e-12);
+	/* the gap between buckets: inside iterations, not between them (their
+	 * spans, 30 ms each from the end of the gap before, minus 16 bursts of
+	 * 9 ms, over the 6 gaps inside: 26 ms, not the median 40 ms); with 1.6
+	 * buckets an iteration has one spread bucket (never fewer), which takes
+	 * the run's time in bursts: 1.6 x the burst, not 2 x */
+	double bounds[10], cends[10];
+	for (int k = 0; k < 10; k++)
+		bounds[k] = starts[k] - 0.01, cends[k] = bounds[k] + 0.03;
+	a.iter.bounds_s = bounds;
+	a.iter.comm_end_s = cends;
+	a.phases.bursts.n = 16;
+	dmls_gen_job inner = {0};
+	assert_int_equal(dmls_gen_calibrate(&inner, 0, &a, "run", &err), DMLS_OK);
+	assert_true(fabs(inner.buckets - 1.6) < 1e-12);
+	assert_true(llabs(inner.bucket_gap_ns - 26000000) < 2);
+	assert_true(llabs(inner.bucket_span_ns - 12000000) < 2);
+	/* the spread block's room: one bucket and its gap (12 + 26 ms), but
+	 * no longer than the run's iterations communicate (30 ms) */
+	assert_true(llabs(inner.bucket_room_ns - 30000000) < 2);
+	a.phases.bursts.n = 32; /* (0.3 - 32 x 0.009) s over 22 gaps inside */
+	inner = (dmls_gen_job){0};
+	assert_int_equal(dmls_gen_calibrate(&inner, 0, &a, "run", &err), DMLS_OK);
+	assert_true(llabs(inner.bucket_gap_ns - 545455) < 10);
+	a.phases.bursts.mean_s = 0.02; /* more time in bursts than spans: the median */
+	inner = (dmls_gen_job){0};
+	assert_int_equal(dmls_gen_calibrate(&inner, 0, &a, "run", &err), DMLS_OK);
+	assert_int_equal(inner.bucket_gap_ns, 40000000);
+	a.phases.bursts.mean_s = 0.009;
+	a.iter.bounds_s = a.iter.comm_end_s = NULL;
+	/* a butterfly's link: E(1 ms) over the core ranks, the largest power
+	 * of two <= N (3 ranks: 2 links busy at once, the extra rank's hand-off
+	 * takes one); 4 ranks: 4 */
+	a.pattern.kind = DMLS_PAT_BUTTERFLY;
+	a.pattern.ranks = 3;
+	dmls_gen_job bfly = {0};
+	assert_int_equal(dmls_gen_calibrate(&bfly, 0, &a, "run", &err), DMLS_OK);
+	assert_true(fabs(bfly.link_gbps - 5) < 1e-9);
+	a.pattern.ranks = 4;
+	bfly = (dmls_gen_job){0};
+	assert_int_equal(dmls_gen_calibrate(&bfly, 0, &a, "run", &err), DMLS_OK);
+	assert_true(fabs(bfly.link_gbps - 2.5) < 1e-9);
+	a.pattern.ranks = 4;
+	a.pattern.kind = DMLS_PAT_RING;
 	/* the run's periods as quantiles: comm ends 0.2, 0.3 and 0.1 s apart,
 	 * 0.2 s on average; a run of steady periods (robust CV < 5 %) keeps
 	 * the lognormal */
@@ -623,6 +726,7 @@ int main(void)
 		cmocka_unit_test(test_ring_uneven),
 		cmocka_unit_test(test_star),
 		cmocka_unit_test(test_star_groups),
+		cmocka_unit_test(test_star_dense),
 		cmocka_unit_test(test_period_quantiles),
 		cmocka_unit_test(test_star_shards),
 		cmocka_unit_test(test_clique),
