@@ -340,7 +340,7 @@ static int locate(dmls_stats *st, const dmls_pkt *p, long *s, long *d, long *pi,
 		return lookup(st, p, s, d, pi);
 	flow_key k = {p->src, p->dst, p->sport, p->dport, p->proto};
 	uint64_t hv = st_hash_flow(&k);
-	*fi = dmls_itable_find(&st->flow_idx, hv, st_eq_flow, st, &k);
+	*fi = st_find_flow(st, hv, &k);
 	if (*fi >= 0) {
 		dmls_flow *f = &st->flows[*fi];
 		*s = f->src, *d = f->dst;

@@ -7,6 +7,8 @@
 #ifndef DMLSCOPE_STATS_INT_H
 #define DMLSCOPE_STATS_INT_H
 
+#include <string.h>
+
 #include "dmlscope/stats.h"
 
 /* A flow is found by its addresses and ports, before its hosts: one
@@ -31,6 +33,35 @@ uint64_t st_hash_addr(const uint8_t a[16]);
 uint64_t st_hash_pair(uint32_t s, uint32_t d);
 uint64_t st_hash_flow(const flow_key *k);
 int st_eq_flow(const void *ctx, uint32_t i, const void *key);
+
+static inline int st_eq16(const uint8_t *a, const uint8_t *b)
+{
+	uint64_t a0, a1, b0, b1;
+	memcpy(&a0, a, 8), memcpy(&a1, a + 8, 8);
+	memcpy(&b0, b, 8), memcpy(&b1, b + 8, 8);
+	return a0 == b0 && a1 == b1;
+}
+
+/* dmls_itable_find over the flows with st_eq_flow inlined: the lookup
+ * every packet makes. */
+static inline long st_find_flow(const dmls_stats *st, uint64_t hash, const flow_key *k)
+{
+	const dmls_itable *t = &st->flow_idx;
+	if (!t->cap)
+		return -1;
+	uint32_t h32 = (uint32_t)hash;
+	for (size_t i = h32 & (t->cap - 1);; i = (i + 1) & (t->cap - 1)) {
+		const dmls_islot *s = &t->slots[i];
+		if (s->idx == UINT32_MAX)
+			return -1;
+		if (s->hash != h32)
+			continue;
+		const dmls_flow *f = &st->flows[s->idx];
+		if (f->sport == k->sport && f->dport == k->dport && f->proto == k->proto &&
+		    st_eq16(st->hosts[f->src].addr, k->src) && st_eq16(st->hosts[f->dst].addr, k->dst))
+			return (long)s->idx;
+	}
+}
 /* Index of the host, pair or flow, made when absent (folding at the cap
  * first); -1 when out of memory.  A host fold renumbers hosts and pairs. */
 long st_host_get(dmls_stats *st, const uint8_t addr[16]);
