@@ -80,7 +80,6 @@
 #define TRACK_HI 1.3
 #define END_QUANTILE 0.99
 #define OUTLIER_SHARE 0.25 /* a worker's iteration this far off its median bytes */
-#define IDLE_GAP_S 600.0   /* a gap this long, and half the span, splits sessions */
 
 typedef struct job_series {
 	int64_t from;    /* first host bin */
@@ -92,94 +91,9 @@ typedef struct job_series {
 	const size_t *pairs; /* the series is these pairs' (a partial view), or NULL */
 	size_t npairs;
 	dmls_fft fft;        /* the transforms' buffers, one set per search (plans: period.c) */
-	double stretch_share; /* of the bytes, in [from, from + n * factor) (busiest_stretch) */
+	double stretch_share; /* of the bytes, in [from, from + n * factor) (stretch.c) */
 	double idle_gap_s;    /* the longest idle gap left out, 0 when none */
 } job_series;
-
-typedef struct stretch {
-	int64_t a, b;  /* bins [a, b) */
-	double bytes;
-} stretch;
-
-static int cmp_stretch(const void *x, const void *y)
-{
-	const stretch *p = x, *q = y;
-	return (p->a > q->a) - (p->a < q->a);
-}
-
-/*
- * The busiest stretch of the job's traffic, [*from, *to]: a capture that
- * holds two sessions a week apart (or one packet stamped years later) has
- * no period at the scale of its span.  The runs of all series, merged into
- * disjoint segments, are cut at their longest gap while that gap is idle
- * (IDLE_GAP_S or more, and half the stretch's span or more: a pause for an
- * evaluation or a checkpoint inside a training run is not), keeping the
- * side with more bytes.  Returns the share of the bytes kept (1 when
- * nothing was cut, NAN when out of memory: the whole span stays) and the
- * longest gap cut, in bins.
- */
-static double busiest_stretch(const dmls_series *const *ser, size_t n, int64_t *from,
-			      int64_t *to, int64_t *gap_cut)
-{
-	double bin_s = (double)ser[0]->bin_ns * 1e-9;
-	int64_t idle = (int64_t)ceil(IDLE_GAP_S / bin_s);
-	*gap_cut = 0;
-	if (*to - *from + 1 <= 2 * idle)
-		return 1;
-	size_t m = 0;
-	for (size_t i = 0; i < n; i++)
-		m += ser[i]->nruns;
-	stretch *seg = malloc((m ? m : 1) * sizeof(*seg));
-	if (!seg)
-		return NAN;
-	m = 0;
-	for (size_t i = 0; i < n; i++)
-		for (size_t r = 0; r < ser[i]->nruns; r++) {
-			const dmls_series_run *u = &ser[i]->runs[r];
-			double b = 0;
-			for (uint32_t j = 0; j < u->len; j++)
-				b += (double)ser[i]->v[u->off + j];
-			seg[m++] = (stretch){u->first, u->first + u->len, b};
-		}
-	qsort(seg, m, sizeof(*seg), cmp_stretch);
-	size_t k = 0; /* merge overlapping runs of different series */
-	for (size_t i = 0; i < m; i++) {
-		if (k && seg[i].a <= seg[k - 1].b) {
-			seg[k - 1].b = seg[i].b > seg[k - 1].b ? seg[i].b : seg[k - 1].b;
-			seg[k - 1].bytes += seg[i].bytes;
-		} else {
-			seg[k++] = seg[i];
-		}
-	}
-	double total = 0, kept;
-	for (size_t i = 0; i < k; i++)
-		total += seg[i].bytes;
-	kept = total;
-	size_t lo = 0, hi = k; /* the stretch: seg[lo, hi) */
-	while (hi - lo >= 2) {
-		size_t at = lo + 1;
-		for (size_t i = lo + 1; i < hi; i++)
-			if (seg[i].a - seg[i - 1].b > seg[at].a - seg[at - 1].b)
-				at = i;
-		int64_t gap = seg[at].a - seg[at - 1].b;
-		if (gap < idle || 2 * gap < seg[hi - 1].b - seg[lo].a)
-			break;
-		double left = 0;
-		for (size_t i = lo; i < at; i++)
-			left += seg[i].bytes;
-		if (left >= kept - left)
-			hi = at, kept = left;
-		else
-			lo = at, kept -= left;
-		*gap_cut = gap > *gap_cut ? gap : *gap_cut;
-	}
-	if (k && *gap_cut > 0) {
-		*from = seg[lo].a;
-		*to = seg[hi - 1].b - 1;
-	}
-	free(seg);
-	return total > 0 ? kept / total : 1;
-}
 
 /* The job series: the sum of ser[0..n) (all on one bin grid). */
 static int job_series_build(job_series *js, const dmls_stats *st, const dmls_series *const *ser,
@@ -198,7 +112,7 @@ static int job_series_build(job_series *js, const dmls_stats *st, const dmls_ser
 	if (from > to)
 		return 0;
 	int64_t gap = 0;
-	double share = busiest_stretch(ser, n, &from, &to, &gap);
+	double share = dmls_busiest_stretch(ser, n, &from, &to, &gap);
 	if (gap > 0) {
 		js->stretch_share = share;
 		js->idle_gap_s = (double)gap * (double)ser[0]->bin_ns * 1e-9;

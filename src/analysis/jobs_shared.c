@@ -150,19 +150,109 @@ static double edge(const dmls_stats *st, size_t a, size_t b, size_t *pairs, size
 	return bytes;
 }
 
+/* The lone spokes (parts of one host) that get a clock: the
+ * DMLS_SHARED_LONE_MAX heaviest by their edge to h (vol[p], -1 for the
+ * others and for every one when !lone).  Returns how many. */
+static size_t pick_lone(const graph_ctx *g, size_t h, int lone, const size_t *size, size_t np,
+			double *vol)
+{
+	size_t pairs[2], npairs, nlone = 0;
+	for (size_t i = 0; i < g->n; i++)
+		if (i != h && size[g->part[i]] == 1)
+			vol[g->part[i]] = edge(g->st, g->job->hosts[i], g->job->hosts[h], pairs, &npairs);
+	for (size_t p = 0; p < np; p++) {
+		if (size[p] != 1)
+			continue;
+		size_t heavier = 0;
+		for (size_t q = 0; q < np; q++)
+			heavier += size[q] == 1 && (vol[q] > vol[p] || (vol[q] == vol[p] && q < p));
+		if (lone && heavier < DMLS_SHARED_LONE_MAX)
+			nlone++;
+		else
+			vol[p] = -1; /* no clock */
+	}
+	return nlone;
+}
+
+/* Each big part's clock (its hosts' sending) and each picked lone spoke's
+ * (its edge to h); hosts: room for g->n.  0 or an error status. */
+static int clock_parts(const graph_ctx *g, size_t h, const size_t *size, const double *vol,
+		       size_t np, part_clock *clk, size_t *hosts, dmls_error *err)
+{
+	int rc = 0;
+	for (size_t p = 0; p < np && rc == 0; p++) {
+		if (size[p] == 1) {
+			if (vol[p] < 0)
+				continue;
+			size_t i = 0, pairs[2], npairs;
+			while (g->part[i] != p || i == h)
+				i++;
+			edge(g->st, g->job->hosts[i], g->job->hosts[h], pairs, &npairs);
+			rc = clock_of(&clk[p], g->st, &g->job->hosts[i], 1, pairs, npairs, err);
+			continue;
+		}
+		size_t k = 0;
+		for (size_t i = 0; i < g->n; i++)
+			if (i != h && g->part[i] == p)
+				hosts[k++] = g->job->hosts[i];
+		rc = clock_of(&clk[p], g->st, hosts, k, NULL, 0, err);
+	}
+	return rc;
+}
+
+/* The big parts in groups that keep one step; the first big part's group
+ * (*first: that part) takes the lone spokes, except those apart from every
+ * big part, grouped by their own steps.  Returns the number of groups. */
+static size_t group_parts(const size_t *size, const double *vol, const part_clock *clk,
+			  size_t np, size_t *group, size_t *first)
+{
+	size_t ng = 0;
+	*first = np;
+	for (size_t p = 0; p < np; p++) {
+		group[p] = SIZE_MAX;
+		if (size[p] < 2)
+			continue;
+		*first = *first == np ? p : *first;
+		for (size_t q = 0; q < p && group[p] == SIZE_MAX; q++)
+			if (size[q] >= 2 && same_step(&clk[q], &clk[p]))
+				group[p] = group[q];
+		if (group[p] == SIZE_MAX)
+			group[p] = ng++;
+	}
+	for (size_t p = 0; p < np; p++) {
+		if (size[p] != 1)
+			continue;
+		int apart = vol[p] >= 0;
+		for (size_t q = 0; q < np && apart; q++)
+			apart = size[q] < 2 || lone_apart(&clk[p], &clk[q]);
+		if (!apart) {
+			group[p] = group[*first];
+			continue;
+		}
+		for (size_t q = 0; q < p && group[p] == SIZE_MAX; q++)
+			if (size[q] == 1 && group[q] != group[*first] && same_step(&clk[q], &clk[p]))
+				group[p] = group[q];
+		if (group[p] == SIZE_MAX)
+			group[p] = ng++;
+	}
+	return ng;
+}
+
 /* Try host h of the job: fills hosts of each separate job (local ids into
  * out, offsets into start) and returns how many jobs (1: no split).
- * Parts of two hosts or more get the clock of their sending; a lone spoke
- * (a part of one host) gets the clock of its edge to h, for the
+ * Parts of two hosts or more get the clock of their sending; with lone,
+ * lone spokes (parts of one host) the clock of their edge to h, for the
  * DMLS_SHARED_LONE_MAX heaviest: a 2-rank job sharing a host with a larger
- * job is one edge.  It leaves the big parts' job only when its clock is
- * steady and no big part keeps its step (lone_apart); around a hub with
- * nothing but spokes (a parameter server, synchronous or not) nothing is
- * split. */
+ * job is one edge.  A lone spoke leaves the big parts' job only when its
+ * clock is steady and no big part keeps its step (lone_apart); around a
+ * hub with nothing but spokes (a parameter server, synchronous or not)
+ * nothing is split.  *score: how clean the split is, the least regular
+ * clock among the big parts and the spokes set apart (a part that mixes
+ * two jobs' sending has none worth the name). */
 static size_t try_split(graph_ctx *g, size_t h, int lone, size_t *out, size_t *start, int *rc,
 			size_t *tried, double *score, dmls_error *err)
 {
-	size_t np = parts_without(g, h), nbig = 0, nlone = 0;
+	size_t np = parts_without(g, h), nbig = 0;
 	if (np < 2)
 		return 1;
 	size_t *size = calloc(np, sizeof(size_t));
@@ -180,80 +270,16 @@ static size_t try_split(graph_ctx *g, size_t h, int lone, size_t *out, size_t *s
 		nbig += size[p] >= 2;
 	if (nbig == 0)
 		goto out;
-	/* the heaviest lone spokes, by their edge to h */
-	size_t pairs[2], npairs;
-	for (size_t i = 0; i < g->n; i++)
-		if (i != h && size[g->part[i]] == 1)
-			vol[g->part[i]] = edge(g->st, g->job->hosts[i], g->job->hosts[h], pairs, &npairs);
-	for (size_t p = 0; p < np; p++) {
-		if (size[p] != 1)
-			continue;
-		size_t heavier = 0;
-		for (size_t q = 0; q < np; q++)
-			heavier += size[q] == 1 && (vol[q] > vol[p] || (vol[q] == vol[p] && q < p));
-		if (lone && heavier < DMLS_SHARED_LONE_MAX)
-			nlone++;
-		else
-			vol[p] = -1; /* no clock */
-	}
-	if (nbig < 2 && nlone == 0)
+	if (pick_lone(g, h, lone, size, np, vol) == 0 && nbig < 2)
 		goto out;
 	(*tried)++;
-	for (size_t p = 0; p < np && *rc == 0; p++) {
-		if (size[p] == 1) {
-			if (vol[p] < 0)
-				continue;
-			size_t i = 0;
-			while (g->part[i] != p || i == h)
-				i++;
-			edge(g->st, g->job->hosts[i], g->job->hosts[h], pairs, &npairs);
-			*rc = clock_of(&clk[p], g->st, &g->job->hosts[i], 1, pairs, npairs, err);
-			continue;
-		}
-		size_t k = 0;
-		for (size_t i = 0; i < g->n; i++)
-			if (i != h && g->part[i] == p)
-				hosts[k++] = g->job->hosts[i];
-		*rc = clock_of(&clk[p], g->st, hosts, k, NULL, 0, err);
-	}
+	*rc = clock_parts(g, h, size, vol, np, clk, hosts, err);
 	if (*rc)
 		goto out;
-	/* the big parts in groups that keep one step; the first big part's
-	 * group takes the lone spokes, except those apart from every big part */
-	size_t *group = hosts; /* reused: group per part */
-	size_t ng = 0, first = np;
-	for (size_t p = 0; p < np; p++) {
-		group[p] = SIZE_MAX;
-		if (size[p] < 2)
-			continue;
-		first = first == np ? p : first;
-		for (size_t q = 0; q < p && group[p] == SIZE_MAX; q++)
-			if (size[q] >= 2 && same_step(&clk[q], &clk[p]))
-				group[p] = group[q];
-		if (group[p] == SIZE_MAX)
-			group[p] = ng++;
-	}
-	for (size_t p = 0; p < np; p++) {
-		if (size[p] != 1)
-			continue;
-		int apart = vol[p] >= 0;
-		for (size_t q = 0; q < np && apart; q++)
-			apart = size[q] < 2 || lone_apart(&clk[p], &clk[q]);
-		if (!apart) {
-			group[p] = group[first];
-			continue;
-		}
-		for (size_t q = 0; q < p && group[p] == SIZE_MAX; q++)
-			if (size[q] == 1 && group[q] != group[first] && same_step(&clk[q], &clk[p]))
-				group[p] = group[q];
-		if (group[p] == SIZE_MAX)
-			group[p] = ng++;
-	}
+	size_t *group = hosts, first; /* reused: group per part */
+	size_t ng = group_parts(size, vol, clk, np, group, &first);
 	if (ng < 2)
 		goto out;
-	/* how clean the split is: the least regular clock among the big parts
-	 * and the spokes set apart (a part that mixes two jobs' sending has
-	 * none worth the name) */
 	*score = 1;
 	for (size_t p = 0; p < np; p++)
 		if (size[p] >= 2 || group[p] != group[first])
@@ -276,6 +302,41 @@ out:
 	free(hosts);
 	free(vol);
 	return njobs;
+}
+
+/* out[0..nj): the jobs of the split, local ids ids[start[j]..start[j+1]),
+ * each with its data volume (its pairs moving the job's threshold).
+ * 0, or an error status with nothing allocated. */
+static int make_jobs(const dmls_stats *st, const dmls_job_scope *job, const size_t *local,
+		     const size_t *ids, const size_t *start, size_t nj, dmls_job_scope *out,
+		     dmls_error *err)
+{
+	size_t n = job->n;
+	for (size_t j = 0; j < nj; j++) {
+		size_t m = start[j + 1] - start[j];
+		out[j] = (dmls_job_scope){m, malloc(m * sizeof(size_t)), job->thr, 0};
+		if (!out[j].hosts) {
+			for (size_t i = 0; i < j; i++)
+				free(out[i].hosts);
+			return dmls_fail(err, DMLS_ENOMEM, "out of memory");
+		}
+		for (size_t i = 0; i < m; i++)
+			out[j].hosts[i] = job->hosts[ids[start[j] + i]];
+		for (size_t k = 0; k < st->npairs; k++) {
+			const dmls_pair *pr = &st->pairs[k];
+			size_t u = local[pr->src], v = local[pr->dst];
+			if (u == n || v == n || (double)pr->payload_bytes < job->thr)
+				continue;
+			int in_u = 0, in_v = 0;
+			for (size_t i = 0; i < m; i++) {
+				in_u |= ids[start[j] + i] == u;
+				in_v |= ids[start[j] + i] == v;
+			}
+			if (in_u && in_v)
+				out[j].payload_bytes += (double)pr->payload_bytes;
+		}
+	}
+	return 0;
 }
 
 /* Split job (if two jobs share a host) into *parts jobs written to
@@ -328,35 +389,8 @@ static int split_one(const dmls_stats *st, const dmls_job_scope *job, dmls_job_s
 		if (t < n)
 			break; /* the first split between big parts */
 	}
-	if (rc == 0 && nj >= 2) {
-		for (size_t j = 0; j < nj && rc == 0; j++) {
-			size_t m = start[j + 1] - start[j];
-			out[j] = (dmls_job_scope){m, malloc(m * sizeof(size_t)), job->thr, 0};
-			if (!out[j].hosts) {
-				rc = dmls_fail(err, DMLS_ENOMEM, "out of memory");
-				for (size_t i = 0; i < j; i++)
-					free(out[i].hosts);
-				break;
-			}
-			for (size_t i = 0; i < m; i++)
-				out[j].hosts[i] = job->hosts[ids[start[j] + i]];
-			for (size_t k = 0; k < st->npairs; k++) { /* its data volume */
-				const dmls_pair *pr = &st->pairs[k];
-				size_t u = local[pr->src], v = local[pr->dst];
-				if (u == n || v == n || (double)pr->payload_bytes < job->thr)
-					continue;
-				int in_u = 0, in_v = 0;
-				for (size_t i = 0; i < m; i++) {
-					in_u |= ids[start[j] + i] == u;
-					in_v |= ids[start[j] + i] == v;
-				}
-				if (in_u && in_v)
-					out[j].payload_bytes += (double)pr->payload_bytes;
-			}
-		}
-		if (rc == 0)
-			*parts = nj;
-	}
+	if (rc == 0 && nj >= 2 && (rc = make_jobs(st, job, local, ids, start, nj, out, err)) == 0)
+		*parts = nj;
 out:
 	free(g.adj);
 	free(g.part);

@@ -3,6 +3,7 @@
 #define DMLS_ANALYSIS_PERIOD_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* The transforms' buffers, kept from one autocorrelation to the next of
  * the same size, one per search of the iterations, and its plans (kept by
@@ -41,6 +42,14 @@ size_t dmls_merge_halves(const double *x, size_t n, double thr, const double *hx
  * holding exactly one end of e (1: lockstep).  NAN when not defined. */
 void dmls_clock_compare(const double *ref, size_t nr, const double *e, size_t n, double P,
 			double *spread, double *lock);
+
+/* The busiest stretch [*from, *to] of the series ser[0..n) (one bin grid):
+ * cut at idle gaps (stretch.c).  Returns the share of the bytes kept (1 when
+ * nothing was cut, NAN when out of memory: nothing cut) and the longest gap
+ * cut in bins (*gap_cut, 0 when none). */
+struct dmls_series;
+double dmls_busiest_stretch(const struct dmls_series *const *ser, size_t n, int64_t *from,
+			    int64_t *to, int64_t *gap_cut);
 
 /* Helpers shared by the analysis files (stats_util.c). */
 double dmls_quantile(double *v, size_t n, double q); /* sorts v; NAN if n == 0 */
