@@ -188,20 +188,16 @@ static void et_step(et *e)
 static int compute_gaps(const dmls_gen_schedule *s, uint64_t *comp)
 {
 	size_t K = s->job.iterations;
-	int64_t *first = malloc(K * sizeof(*first)), *end = malloc(K * sizeof(*end));
-	if (!first || !end) {
-		free(first);
-		free(end);
+	int64_t *first = gen_iteration_bounds(s);
+	if (!first)
 		return -1;
-	}
-	gen_iteration_bounds(s, first, end);
+	const int64_t *end = first + K;
 	for (size_t k = 0; k < K; k++) {
 		int64_t g = k ? first[k] - end[k - 1]
 			      : s->job.iteration_ns - s->collective_ns - GEN_STEP_GAP_NS;
 		comp[k] = g > 0 ? (uint64_t)((g + 500) / 1000) : 0;
 	}
 	free(first);
-	free(end);
 	return 0;
 }
 

@@ -37,10 +37,12 @@ int gen_collective_ns(const dmls_gen_job *job, int64_t *C, dmls_error *err);
 int gen_check_sizes(const dmls_gen_schedule *s, const char *who, uint64_t max,
 		    const char *why, dmls_error *err);
 
-/* first[k], end[k]: when iteration k's collective starts (its first
- * message) and ends as planned (its last segment received and
- * acknowledged), ns; INT64_MAX and 0 for an iteration without messages. */
-void gen_iteration_bounds(const dmls_gen_schedule *s, int64_t *first, int64_t *end);
+/* first[k] = b[k], end[k] = b[K + k] (K iterations): when iteration k's
+ * collective starts (its first message) and ends as planned (its last
+ * segment received and acknowledged), ns; INT64_MAX and 0 for an
+ * iteration without messages.  One allocation (free it), NULL when out of
+ * memory. */
+int64_t *gen_iteration_bounds(const dmls_gen_schedule *s);
 
 /* Bytes of chunk c when S is cut into n chunks that differ by at most one
  * byte (as MPI and NCCL cut a buffer). */

@@ -61,9 +61,14 @@ int gen_check_sizes(const dmls_gen_schedule *s, const char *who, uint64_t max,
 	return DMLS_OK;
 }
 
-void gen_iteration_bounds(const dmls_gen_schedule *s, int64_t *first, int64_t *end)
+int64_t *gen_iteration_bounds(const dmls_gen_schedule *s)
 {
-	for (size_t k = 0; k < s->job.iterations; k++)
+	size_t K = s->job.iterations;
+	int64_t *first = malloc((K ? 2 * K : 1) * sizeof(*first));
+	if (!first)
+		return NULL;
+	int64_t *end = first + K;
+	for (size_t k = 0; k < K; k++)
 		first[k] = INT64_MAX, end[k] = 0;
 	for (size_t i = 0; i < s->nmsgs; i++) {
 		const dmls_gen_msg *m = &s->msgs[i];
@@ -75,6 +80,7 @@ void gen_iteration_bounds(const dmls_gen_schedule *s, int64_t *first, int64_t *e
 		if (e > end[m->iteration])
 			end[m->iteration] = e;
 	}
+	return first;
 }
 
 /* The plan in the header's comments: per iteration its first start and
@@ -82,19 +88,15 @@ void gen_iteration_bounds(const dmls_gen_schedule *s, int64_t *first, int64_t *e
 static int write_plan(const dmls_gen_schedule *s, FILE *fp)
 {
 	size_t K = s->job.iterations;
-	int64_t *first = malloc(K * sizeof(*first)), *end = malloc(K * sizeof(*end));
-	if (!first || !end) {
-		free(first);
-		free(end);
+	int64_t *first = gen_iteration_bounds(s);
+	if (!first)
 		return -1;
-	}
-	gen_iteration_bounds(s, first, end);
+	const int64_t *end = first + K;
 	for (size_t k = 0; k < K; k++)
 		if (end[k])
 			fprintf(fp, "# iteration %zu start_ps %" PRId64 "000 planned_end_ps %" PRId64
 				"000\n", k, first[k], end[k]);
 	free(first);
-	free(end);
 	return 0;
 }
 
