@@ -199,8 +199,12 @@ static int event_clocks(dmls_mode *m, const dmls_exchanges *ex, const size_t *ra
 		c->host = ranks[i];
 		c->count = kc;
 		c->nends = k;
-		c->period_s = k >= 2 && kc >= 2 ? (ex->t[i][k - 1] - ex->t[i][0]) / (double)(kc - 1)
-						 : NAN;
+		/* the span over the steps in it: fewer by the connections than
+		 * bursts, an answer was counted as a request inside the span;
+		 * more, a request was missed (mostly the first or the last: the
+		 * span holds only the bursts' own) */
+		size_t ks = kc < k ? kc : k;
+		c->period_s = ks >= 2 ? (ex->t[i][k - 1] - ex->t[i][0]) / (double)(ks - 1) : NAN;
 		c->bytes_per_exchange = ex->bytes[i];
 		c->end_off = m->nends;
 		if (k)
