@@ -113,6 +113,32 @@ class History:
         self.f.close()
 
 
+class Steps:
+    """One rank's step bookkeeping: each step's end time (every rank:
+    save_steps) and, on rank 0, the train log (`hist`): a Batch row per step,
+    an Epoch row of the epoch's mean loss and accuracy."""
+
+    def __init__(self, args):
+        self.hist = (History(os.path.join(args.out, "train_history.log"))
+                     if args.rank == 0 else None)
+        self.times = []
+        self.steps = args.steps
+        self.el = self.ea = 0.0
+
+    def step(self, b, out, y, loss):
+        acc = (out.argmax(1) == y).float().mean().item()
+        self.el += loss.item()
+        self.ea += acc
+        self.times.append(time.time())
+        if self.hist:
+            self.hist.row("Batch", b, loss.item(), acc)
+
+    def epoch(self, epoch):
+        if self.hist:
+            self.hist.row("Epoch", epoch, self.el / self.steps, self.ea / self.steps)
+        self.el = self.ea = 0.0
+
+
 FRAMEWORK = {"ddp": "pytorch_ddp", "ps": "pytorch_rpc", "manual": "pytorch_manual",
              "pairavg": "pytorch_async", "gossip": "pytorch_async", "aps": "pytorch_async",
              "mpi": "mpi4py"}
@@ -159,12 +185,10 @@ def run_ddp(args):
     opt = torch.optim.Adam(ddp.parameters(), lr=1e-3)
     lossf = nn.CrossEntropyLoss()
     data = make_data(args.rank, args.batch)
-    hist = History(os.path.join(args.out, "train_history.log")) if args.rank == 0 else None
-    times = []
+    st = Steps(args)
     k = max(1, args.accum)
     dist.barrier()
     for epoch in range(args.epochs):
-        el, ea = 0.0, 0.0
         for b in range(args.steps):
             # one optimizer step = k micro-batches; DDP all-reduces only in
             # the last one (no_sync() for the k-1 before: gradient
@@ -181,22 +205,16 @@ def run_ddp(args):
                         time.sleep(args.straggle)
                     loss.backward()
             opt.step()
-            acc = (out.argmax(1) == y).float().mean().item()
-            el += loss.item()
-            ea += acc
-            times.append(time.time())
-            if hist:
-                hist.row("Batch", b, loss.item(), acc)
-        if hist:
-            hist.row("Epoch", epoch, el / args.steps, ea / args.steps)
+            st.step(b, out, y, loss)
+        st.epoch(epoch)
     dist.barrier()
-    save_steps(args, times)
+    save_steps(args, st.times)
     if args.rank == 0:
-        hist.close()
+        st.hist.close()
         write_truth(args, model, {
             "pattern": "ring", "workers": args.world, "servers": 0,
             "bucket_cap_mb": args.bucket_mb, "accumulation": k,
-            "step_times": hist.times})
+            "step_times": st.hist.times})
     dist.destroy_process_group()
 
 
@@ -368,10 +386,9 @@ def run_manual(args):
     opt = torch.optim.Adam(params, lr=1e-3)
     lossf = nn.CrossEntropyLoss()
     data = make_data(args.rank, args.batch)
-    hist = History(os.path.join(args.out, "train_history.log")) if args.rank == 0 else None
+    st = Steps(args)
     dist.barrier()
     for epoch in range(args.epochs):
-        el, ea = 0.0, 0.0
         for b in range(args.steps):
             x, y = data[b % len(data)]
             opt.zero_grad(set_to_none=False)
@@ -405,15 +422,11 @@ def run_manual(args):
                     p.grad.copy_(flat[off:off + k].view_as(p.grad))
                     off += k
                 opt.step()
-            acc = (out.argmax(1) == y).float().mean().item()
-            el += loss.item()
-            ea += acc
-            if hist:
-                hist.row("Batch", b, loss.item(), acc)
-        if hist:
-            hist.row("Epoch", epoch, el / args.steps, ea / args.steps)
+            st.step(b, out, y, loss)
+        st.epoch(epoch)
     dist.barrier()
     if args.rank == 0:
+        hist = st.hist
         hist.close()
         total = args.steps * args.epochs
         by_step = [expected_pairs(args.algorithm, args.world, n, args.group, step=k)

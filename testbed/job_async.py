@@ -145,11 +145,10 @@ def run_peer(args):
     lossf = nn.CrossEntropyLoss()
     data = J.make_data(args.rank, args.batch)
     rng = random.Random(7000 + args.rank)
-    hist = J.History(os.path.join(args.out, "train_history.log")) if args.rank == 0 else None
+    st = J.Steps(args)
     peers = [q for q in range(args.world) if q != args.rank]
-    times, chosen, pending = [], [], None
+    chosen, pending = [], None
     for epoch in range(args.epochs):
-        el, ea = 0.0, 0.0
         for b in range(args.steps):
             x, y = data[b % len(data)]
             opt.zero_grad(set_to_none=False)
@@ -172,18 +171,13 @@ def run_peer(args):
                 if pending is not None:
                     pending.wait()
                 pending = rpc.rpc_async(name(peer), gossip_recv, args=(mine,))
-            acc = (out.argmax(1) == y).float().mean().item()
-            el += loss.item()
-            ea += acc
-            times.append(time.time())
-            if hist:
-                hist.row("Batch", b, loss.item(), acc)
-        if hist:
-            hist.row("Epoch", epoch, el / args.steps, ea / args.steps)
+            st.step(b, out, y, loss)
+        st.epoch(epoch)
     if pending is not None:
         pending.wait()
     rpc.shutdown()  # graceful: serves the others until every rank is done
-    J.save_steps(args, times, peers=chosen, served=_ST.served)
+    J.save_steps(args, st.times, peers=chosen, served=_ST.served)
+    hist = st.hist
     if hist:
         hist.close()
         J.write_truth(args, model, {

@@ -30,12 +30,10 @@ def run(args):
     opt = torch.optim.Adam(params, lr=1e-3)
     lossf = nn.CrossEntropyLoss()
     data = J.make_data(args.rank, args.batch)
-    hist = J.History(os.path.join(args.out, "train_history.log")) if args.rank == 0 else None
+    st = J.Steps(args)
     recv = np.empty(n, dtype=np.float32)
-    times = []
     comm.Barrier()
     for epoch in range(args.epochs):
-        el, ea = 0.0, 0.0
         for b in range(args.steps):
             x, y = data[b % len(data)]
             opt.zero_grad(set_to_none=False)
@@ -53,22 +51,16 @@ def run(args):
                 p.grad.copy_(avg[off:off + k].view_as(p.grad))
                 off += k
             opt.step()
-            acc = (out.argmax(1) == y).float().mean().item()
-            el += loss.item()
-            ea += acc
-            times.append(time.time())
-            if hist:
-                hist.row("Batch", b, loss.item(), acc)
-        if hist:
-            hist.row("Epoch", epoch, el / args.steps, ea / args.steps)
+            st.step(b, out, y, loss)
+        st.epoch(epoch)
     comm.Barrier()
-    J.save_steps(args, times)
+    J.save_steps(args, st.times)
     # where this rank ran (the launcher's mapping, checked by run_job.py)
     with open(os.path.join(args.out, f"rank-{args.rank}-host.txt"), "w") as f:
         f.write(MPI.Get_processor_name() + " " + socket.gethostname() + "\n")
     if args.rank == 0:
-        hist.close()
+        st.hist.close()
         J.write_truth(args, model, {
             "pattern": "allreduce", "workers": args.world, "servers": 0,
             "mpi_allreduce_algorithm": args.mpi_alg or "default",
-            "step_times": hist.times})
+            "step_times": st.hist.times})
