@@ -86,6 +86,16 @@ def trainable(model):
     return [p for p in model.parameters() if p.requires_grad]
 
 
+def unflatten_into(tensors, flat):
+    """Copy the flat vector back into tensors (parameters or their
+    gradients), in order: the inverse of torch.cat of their reshape(-1)."""
+    off = 0
+    for t in tensors:
+        k = t.numel()
+        t.copy_(flat[off:off + k].view_as(t))
+        off += k
+
+
 def make_data(rank, batch):
     g = torch.Generator().manual_seed(1000 + rank)
     return [(torch.randn(batch, 3, 32, 32, generator=g),
@@ -407,20 +417,12 @@ def run_manual(args):
                     run_plan(plan, flat)
                     if plan:
                         flat /= 2
-                    off = 0
-                    for p in params:
-                        k = p.numel()
-                        p.copy_(flat[off:off + k].view_as(p))
-                        off += k
+                    unflatten_into(params, flat)
             else:
                 flat = torch.cat([p.grad.reshape(-1) for p in params])
                 run_plan(plan, flat)
                 flat /= args.world
-                off = 0
-                for p in params:
-                    k = p.numel()
-                    p.grad.copy_(flat[off:off + k].view_as(p.grad))
-                    off += k
+                unflatten_into([p.grad for p in params], flat)
                 opt.step()
             st.step(b, out, y, loss)
         st.epoch(epoch)

@@ -63,11 +63,7 @@ class State:
 
     def load(self, flat):
         with torch.no_grad():
-            off = 0
-            for p in self.params:
-                k = p.numel()
-                p.copy_(flat[off:off + k].view_as(p))
-                off += k
+            J.unflatten_into(self.params, flat)
 
 
 def pa_exchange(theirs):

@@ -45,11 +45,7 @@ def run(args):
             flat = torch.cat([p.grad.reshape(-1) for p in params]).numpy()
             comm.Allreduce(flat, recv, op=MPI.SUM)
             avg = torch.from_numpy(recv) / args.world
-            off = 0
-            for p in params:
-                k = p.numel()
-                p.grad.copy_(avg[off:off + k].view_as(p.grad))
-                off += k
+            J.unflatten_into([p.grad for p in params], avg)
             opt.step()
             st.step(b, out, y, loss)
         st.epoch(epoch)
