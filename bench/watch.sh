@@ -50,17 +50,42 @@ say "   replay: $cap, $n packets x $loops loops, tcpreplay -K into a veth, snapl
 
 cpu_s() { awk '{print ($14 + $15) / '"$(getconf CLK_TCK)"'}' "/proc/$1/stat" 2>/dev/null || echo 0; }
 
-# run TOOL RATE: replay at RATE (pps or "top"), print "pps drops captured cpu_s"
-run() {
-	local tool=$1 rate=$2 out="$dir/watch-bench.$1"
+# start TOOL KIB [WATCH_BUFFER]: capture on rp1 in the background (its pid in
+# $pid): tcpdump with a KIB KiB kernel buffer, watch with --buffer
+# WATCH_BUFFER (its default, 64 MiB, without)
+start() {
+	local tool=$1 kib=$2 out="$dir/watch-bench.$1" buf=()
+	[ -n "${3:-}" ] && buf=(--buffer "$3")
 	if [ "$tool" = tcpdump ]; then
-		ip netns exec "$ns" "$tcpdump" -i rp1 -s 100 -B 65536 -w /dev/null \
+		ip netns exec "$ns" "$tcpdump" -i rp1 -s 100 -B "$kib" -w /dev/null \
 			>"$out.out" 2>"$out.err" &
 	else
-		ip netns exec "$ns" "$dmls" watch -i rp1 --snaplen 100 --interval 1s \
+		ip netns exec "$ns" "$dmls" watch -i rp1 --snaplen 100 "${buf[@]}" --interval 1s \
 			--json-lines /dev/null --json "$out.json" >"$out.out" 2>"$out.err" &
 	fi
 	pid=$!
+}
+
+# stop TOOL: interrupt the capture, print "drops captured" as it reports them
+stop() {
+	local tool=$1 out="$dir/watch-bench.$1" drops got
+	kill -INT "$pid"
+	wait "$pid"
+	pid=
+	if [ "$tool" = tcpdump ]; then
+		drops=$(awk '/dropped by kernel/ {print $1}' "$out.err")
+		got=$(awk '/packets captured/ {print $1}' "$out.err")
+	else
+		read -r drops got < <(/usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
+print(d["live"]["dropped_packets"] + d["live"]["interface_dropped_packets"], d["input"]["records"])' "$out.json")
+	fi
+	echo "${drops:-?} ${got:-0}"
+}
+
+# run TOOL RATE: replay at RATE (pps or "top"), print "pps drops captured cpu_s"
+run() {
+	local tool=$1 rate=$2
+	start "$tool" 65536
 	sleep 1
 	local c0 rflag=(--topspeed)
 	c0=$(cpu_s "$pid")
@@ -71,18 +96,7 @@ run() {
 	sleep 1
 	local c1
 	c1=$(cpu_s "$pid")
-	kill -INT "$pid"
-	wait "$pid"
-	pid=
-	local drops got
-	if [ "$tool" = tcpdump ]; then
-		drops=$(awk '/dropped by kernel/ {print $1}' "$out.err")
-		got=$(awk '/packets captured/ {print $1}' "$out.err")
-	else
-		read -r drops got < <(/usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
-print(d["live"]["dropped_packets"] + d["live"]["interface_dropped_packets"], d["input"]["records"])' "$out.json")
-	fi
-	echo "${rated:-0} ${drops:-?} ${got:-0} $(awk "BEGIN{print $c1 - $c0}")"
+	echo "${rated:-0} $(stop "$tool") $(awk "BEGIN{print $c1 - $c0}")"
 }
 
 # best TOOL: top speed, then halving rates until no drop
@@ -107,21 +121,13 @@ best() {
 # buffer, then let go: how fast it empties a full ring, in packets per CPU
 # second of the capturing process (no wake-up per packet: its pure work)
 drain() {
-	local tool=$1 out="$dir/watch-bench.$1"
-	if [ "$tool" = tcpdump ]; then
-		ip netns exec "$ns" "$tcpdump" -i rp1 -s 100 -B 262144 -w /dev/null \
-			>"$out.out" 2>"$out.err" &
-	else
-		ip netns exec "$ns" "$dmls" watch -i rp1 --snaplen 100 --buffer 256MB --interval 1s \
-			--json-lines /dev/null --json "$out.json" >"$out.out" 2>"$out.err" &
-	fi
-	pid=$!
+	local tool=$1
+	start "$tool" 262144 256MB
 	sleep 1
 	kill -STOP "$pid"
 	in_ns tcpreplay -K -i rp0 --loop="$loops" --topspeed "$cap" >/dev/null 2>&1
-	local c0 c1 t0 t1
+	local c0 c1
 	c0=$(cpu_s "$pid")
-	t0=$(date +%s.%N)
 	kill -CONT "$pid"
 	# drained when its CPU time stops growing
 	c1=$c0
@@ -131,18 +137,8 @@ drain() {
 		[ "$c" = "$c1" ] && break
 		c1=$c
 	done
-	t1=$(date +%s.%N)
-	kill -INT "$pid"
-	wait "$pid"
-	pid=
 	local drops got
-	if [ "$tool" = tcpdump ]; then
-		drops=$(awk '/dropped by kernel/ {print $1}' "$out.err")
-		got=$(awk '/packets captured/ {print $1}' "$out.err")
-	else
-		read -r drops got < <(/usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
-print(d["live"]["dropped_packets"] + d["live"]["interface_dropped_packets"], d["input"]["records"])' "$out.json")
-	fi
+	read -r drops got <<<"$(stop "$tool")"
 	printf '   %-8s drained %s packets (drops %s) in %.2f CPU s: %s packets per CPU second\n' \
 		"$tool" "$got" "$drops" "$(awk "BEGIN{print $c1 - $c0}")" \
 		"$(awk "BEGIN{d = $c1 - $c0; print (d > 0 ? int($got / d) : 0)}")"
