@@ -1,4 +1,5 @@
-/* test_stats_util.c - the analysis' quantiles: selection agrees with sorting */
+/* test_stats_util.c - the analysis' helpers: selection agrees with sorting,
+ * the FFT autocorrelation with the sum that defines it */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -26,10 +27,56 @@ static void test_select_equals_sort(void **state)
 	assert_true(isnan(dmls_quantile_select(NULL, 0, 0.5)));
 }
 
+/* r(k) = sum (x_t - m)(x_{t+k} - m) / sum (x_t - m)^2, directly */
+static void direct_acf(const double *x, size_t n, double *r)
+{
+	double m = 0;
+	for (size_t i = 0; i < n; i++)
+		m += x[i];
+	m /= (double)n;
+	for (size_t k = 0; k < n; k++) {
+		double s = 0;
+		for (size_t t = 0; t + k < n; t++)
+			s += (x[t] - m) * (x[t + k] - m);
+		r[k] = s;
+	}
+	for (size_t k = n; k-- > 0;)
+		r[k] /= r[0];
+}
+
+static void test_autocorr_equals_sum(void **state)
+{
+	(void)state;
+	srand(5);
+	dmls_fft kept = {0};
+	static const size_t sizes[] = {2, 3, 5, 8, 9, 63, 64, 65, 100, 257, 1000, 1500, 4099};
+	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+		size_t n = sizes[s];
+		double *x = malloc(n * sizeof(double)), *a = malloc(n * sizeof(double)),
+		       *b = malloc(n * sizeof(double));
+		assert_non_null(x);
+		for (size_t i = 0; i < n; i++) /* bursts every 7 bins plus noise */
+			x[i] = (i % 7 == 0 ? 1000.0 : 0.0) + (double)(rand() % 100);
+		direct_acf(x, n, a);
+		/* with a kept dmls_fft (sizes change) and without one */
+		for (int round = 0; round < 2; round++) {
+			assert_int_equal(dmls_autocorr(round ? NULL : &kept, x, n, b), 0);
+			for (size_t k = 0; k < n; k++)
+				assert_true(fabs(a[k] - b[k]) < 1e-9);
+		}
+		free(x), free(a), free(b);
+	}
+	double flat[16] = {0};
+	double r[16];
+	assert_int_equal(dmls_autocorr(&kept, flat, 16, r), -1); /* no variance */
+	dmls_fft_release(&kept);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_select_equals_sort),
+		cmocka_unit_test(test_autocorr_equals_sum),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
