@@ -28,6 +28,10 @@ typedef struct dmls_job_opts {
 	 * the caller decides (the CLI: on a terminal, unless --quiet). */
 	void (*progress)(void *ctx, uint64_t done_bytes, uint64_t total_bytes, uint64_t packets);
 	void *progress_ctx;
+	/* 1: read, decode and count in one thread; 2: reading and decoding
+	 * in a second thread; 0 (the default): 2 for inputs of 4 MiB or more
+	 * or of unknown size, else 1. */
+	int threads;
 } dmls_job_opts;
 
 typedef struct dmls_job {

@@ -22,14 +22,14 @@
 static const char usage_text[] =
 	"usage: dmlscope analyze INPUT... [--json FILE|-] [--csv DIR] [--report FILE.html]\n"
 	"                        [--bin SEC] [--filter BPF] [--max-hosts N] [--max-flows N]\n"
-	"                        [--quiet]\n"
+	"                        [--threads 1|2] [--quiet]\n"
 	"INPUT is a capture (pcap, pcapng), several captures of one job, or a run folder\n";
 
 struct analyze_opts {
 	const char *json, *csv, *report, *filter;
 	int64_t bin_ns;
 	dmls_stats_limits limits;
-	int quiet;
+	int quiet, threads;
 };
 
 /* A table cap: a whole number from 16 to 2^28. */
@@ -54,6 +54,7 @@ static int parse_args(int argc, char **argv, struct analyze_opts *o)
 		{"filter", required_argument, NULL, 'f'}, {"quiet", no_argument, NULL, 'q'},
 		{"max-hosts", required_argument, NULL, 'H'},
 		{"max-flows", required_argument, NULL, 'F'},
+		{"threads", required_argument, NULL, 't'},
 		{"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
 	};
 	int c;
@@ -84,6 +85,14 @@ static int parse_args(int argc, char **argv, struct analyze_opts *o)
 		case 'F':
 			if (parse_cap("max-flows", optarg, &o->limits.max_flows))
 				return -1;
+			break;
+		case 't':
+			if (strcmp(optarg, "1") && strcmp(optarg, "2")) {
+				fprintf(stderr, "dmlscope analyze: invalid --threads '%s' (1 or 2)\n",
+					optarg);
+				return -1;
+			}
+			o->threads = atoi(optarg);
 			break;
 		case 'h': fputs(usage_text, stdout); exit(0);
 		default: return cli_option_error("analyze", c, argv);
@@ -153,7 +162,7 @@ int cmd_analyze(int argc, char **argv)
 	dmls_error err;
 	cli_progress prog;
 	cli_progress_init(&prog, "dmlscope analyze", o.quiet);
-	dmls_job_opts jo = {o.bin_ns, o.filter, o.limits, cli_progress_cb, &prog};
+	dmls_job_opts jo = {o.bin_ns, o.filter, o.limits, cli_progress_cb, &prog, o.threads};
 	int rc = cli_mpi_job_analyze(&job, (const char *const *)argv + optind,
 				     (size_t)(argc - optind), &jo, &err);
 	cli_progress_end(&prog);

@@ -3,6 +3,7 @@
  */
 #include "dmlscope/job.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,13 +20,108 @@ static int copy_files(dmls_job *job, const dmls_input *in)
 	return 0;
 }
 
-static int read_packets(dmls_job *job, const dmls_job_opts *opts, dmls_error *err)
-{
+/*
+ * Reading and decoding run in a second thread when the input is large
+ * (READER_THREAD_BYTES or more, or of unknown size): they are about half
+ * of the packet pass, the sinks the other half, so on two cores the pass
+ * takes the longer of the two instead of their sum.  The reader fills
+ * batches of decoded packets in a ring; the sinks take them in order, so
+ * the counts are the same packet for packet as in one thread.
+ */
+#define READER_THREAD_BYTES ((uint64_t)4 << 20)
+#define BATCH 1024
+#define NBATCH 4
+
+typedef struct pkt_batch {
+	dmls_pkt p[BATCH];
+	size_t n;
+	int last; /* the input is done after these */
+	uint64_t done_bytes, total_bytes;
+} pkt_batch;
+
+typedef struct pkt_ring {
 	dmls_input *in;
-	int rc = dmls_input_open(&in, (const char *const *)job->run.captures, job->run.ncaptures,
-				 opts->filter, err);
-	if (rc)
-		return rc;
+	pkt_batch b[NBATCH];
+	size_t filled, taken; /* batches, counted since the start */
+	int stop;             /* the sinks gave up (out of memory) */
+	pthread_mutex_t mu;
+	pthread_cond_t more, room;
+} pkt_ring;
+
+static void *ring_fill(void *arg)
+{
+	pkt_ring *r = arg;
+	for (int last = 0; !last;) {
+		pthread_mutex_lock(&r->mu);
+		while (r->filled - r->taken == NBATCH && !r->stop)
+			pthread_cond_wait(&r->room, &r->mu);
+		int stop = r->stop;
+		pthread_mutex_unlock(&r->mu);
+		if (stop)
+			break;
+		pkt_batch *b = &r->b[r->filled % NBATCH];
+		b->n = 0;
+		while (b->n < BATCH && dmls_input_next(r->in, &b->p[b->n]) == 1)
+			b->n++;
+		last = b->last = b->n < BATCH;
+		dmls_input_progress(r->in, &b->done_bytes, &b->total_bytes);
+		pthread_mutex_lock(&r->mu);
+		r->filled++;
+		pthread_cond_signal(&r->more);
+		pthread_mutex_unlock(&r->mu);
+	}
+	return NULL;
+}
+
+/* Every packet of in into job->stats: 0, or -1 when out of memory. */
+static int count_threaded(dmls_job *job, const dmls_job_opts *opts, dmls_input *in)
+{
+	pkt_ring *r = malloc(sizeof(*r));
+	if (!r)
+		return -1;
+	r->in = in;
+	r->filled = r->taken = 0;
+	r->stop = 0;
+	pthread_mutex_init(&r->mu, NULL);
+	pthread_cond_init(&r->more, NULL);
+	pthread_cond_init(&r->room, NULL);
+	pthread_t tid;
+	int rc = 0;
+	if (pthread_create(&tid, NULL, ring_fill, r)) {
+		rc = 1; /* no thread: the caller reads in this one */
+		goto out;
+	}
+	for (int last = 0; !last && !rc;) {
+		pthread_mutex_lock(&r->mu);
+		while (r->filled == r->taken)
+			pthread_cond_wait(&r->more, &r->mu);
+		pthread_mutex_unlock(&r->mu);
+		const pkt_batch *b = &r->b[r->taken % NBATCH];
+		uint64_t before = job->stats.packets;
+		for (size_t i = 0; i < b->n && !rc; i++)
+			rc = dmls_stats_add(&job->stats, &b->p[i]) ? -1 : 0;
+		if (opts->progress && (before >> 16) != (job->stats.packets >> 16))
+			opts->progress(opts->progress_ctx, b->done_bytes, b->total_bytes,
+				       job->stats.packets);
+		last = b->last;
+		pthread_mutex_lock(&r->mu);
+		r->taken++;
+		r->stop = rc != 0;
+		pthread_cond_signal(&r->room);
+		pthread_mutex_unlock(&r->mu);
+	}
+	pthread_join(tid, NULL);
+out:
+	pthread_cond_destroy(&r->room);
+	pthread_cond_destroy(&r->more);
+	pthread_mutex_destroy(&r->mu);
+	free(r);
+	return rc;
+}
+
+/* The same in this thread. */
+static int count_here(dmls_job *job, const dmls_job_opts *opts, dmls_input *in)
+{
 	dmls_pkt p;
 	uint64_t done, total;
 	while (dmls_input_next(in, &p) == 1) {
@@ -33,11 +129,31 @@ static int read_packets(dmls_job *job, const dmls_job_opts *opts, dmls_error *er
 			dmls_input_progress(in, &done, &total);
 			opts->progress(opts->progress_ctx, done, total, job->stats.packets);
 		}
-		if (dmls_stats_add(&job->stats, &p)) {
-			dmls_input_free(in);
-			return dmls_fail(err, DMLS_ENOMEM, "out of memory after %llu packets",
-					 (unsigned long long)job->stats.packets);
-		}
+		if (dmls_stats_add(&job->stats, &p))
+			return -1;
+	}
+	return 0;
+}
+
+static int read_packets(dmls_job *job, const dmls_job_opts *opts, dmls_error *err)
+{
+	dmls_input *in;
+	int rc = dmls_input_open(&in, (const char *const *)job->run.captures, job->run.ncaptures,
+				 opts->filter, err);
+	if (rc)
+		return rc;
+	uint64_t done, total;
+	dmls_input_progress(in, &done, &total);
+	int counted = 1;
+	if (opts->threads == 2 ||
+	    (opts->threads == 0 && (total == 0 || total >= READER_THREAD_BYTES)))
+		counted = count_threaded(job, opts, in);
+	if (counted > 0)
+		counted = count_here(job, opts, in);
+	if (counted < 0) {
+		dmls_input_free(in);
+		return dmls_fail(err, DMLS_ENOMEM, "out of memory after %llu packets",
+				 (unsigned long long)job->stats.packets);
 	}
 	if (dmls_stats_finish(&job->stats)) {
 		dmls_input_free(in);

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Reading in a second thread (analyze --threads 2, the default for inputs
+# of 4 MiB or more) changes nothing: the same JSON, the same exit code and
+# the same error line as one thread (--threads 1), on a whole capture, a
+# run folder of several captures, a capture truncated in a record and one
+# whose record header is corrupt halfway; and a bad --threads is a usage
+# error (exit 2).
+set -u
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+fail=0
+run=$SRCDIR/samples/pytorch_ddp-mobilenetv2-adam-16-gloo-normal-ring
+cap=$run/worker-0-tcpdump.pcap
+size=$(stat -c %s "$cap")
+head -c $((size * 3 / 5)) "$cap" >"$tmp/truncated.pcap"
+cp "$cap" "$tmp/corrupt.pcap"
+# the 16-byte header of a record near the middle: a caplen of 2^31
+/usr/bin/python3 - "$tmp/corrupt.pcap" <<'PY'
+import struct, sys
+b = bytearray(open(sys.argv[1], "rb").read())
+off, half = 24, len(b) // 2
+while off < half:
+    off += 16 + struct.unpack_from("<I", b, off + 8)[0]
+struct.pack_into("<I", b, off + 8, 1 << 31)
+open(sys.argv[1], "wb").write(bytes(b))
+PY
+
+for input in "$cap" "$run" "$tmp/truncated.pcap" "$tmp/corrupt.pcap"; do
+	"$DMLSCOPE" analyze "$input" --threads 1 --quiet --json "$tmp/1.json" 2>"$tmp/1.err"
+	rc1=$?
+	"$DMLSCOPE" analyze "$input" --threads 2 --quiet --json "$tmp/2.json" 2>"$tmp/2.err"
+	rc2=$?
+	name=${input#"$tmp"/}
+	if [ "$rc1" -ne "$rc2" ]; then
+		echo "FAIL $name: exit $rc1 in one thread, $rc2 in two"; fail=1
+	elif ! cmp -s "$tmp/1.json" "$tmp/2.json"; then
+		echo "FAIL $name: the JSON differs"; diff "$tmp/1.json" "$tmp/2.json" | head -5; fail=1
+	elif ! cmp -s "$tmp/1.err" "$tmp/2.err"; then
+		echo "FAIL $name: stderr differs"; cat "$tmp/1.err" "$tmp/2.err"; fail=1
+	elif [ ! -s "$tmp/1.json" ]; then
+		echo "FAIL $name: no JSON"; fail=1
+	else
+		echo "ok $name: exit $rc1, $(wc -c <"$tmp/1.json") bytes of JSON, $(wc -l <"$tmp/1.err") error lines"
+	fi
+done
+# the damaged captures must say so, or the comparison above proves little
+for f in truncated corrupt; do
+	"$DMLSCOPE" analyze "$tmp/$f.pcap" --threads 2 --quiet --json /dev/null 2>"$tmp/e"
+	[ -s "$tmp/e" ] || { echo "FAIL $f: no error line"; fail=1; }
+done
+"$DMLSCOPE" analyze "$cap" --threads 3 --quiet 2>/dev/null
+rc=$?
+[ "$rc" -eq 2 ] || { echo "FAIL --threads 3: exit $rc, want 2"; fail=1; }
+exit $fail
