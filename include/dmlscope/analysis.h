@@ -65,6 +65,8 @@ typedef struct dmls_job_scope {
 	size_t *hosts;         /* st->hosts indexes */
 	double thr;            /* data pairs move at least this payload */
 	double payload_bytes;  /* payload of its data pairs */
+	int by_clock;          /* split from another job by their clocks (a
+				* host in both, jobs_shared.c) */
 } dmls_job_scope;
 
 /* The jobs of st, the largest (by payload) first; *n is 0 with nothing but
@@ -100,6 +102,10 @@ typedef struct dmls_pattern {
 	unsigned service_port; /* partial: the observed ranks send their data to
 				* this service port (MPI-style, connected on
 				* demand): the rank count is not known, 0 */
+	size_t center_jobs;    /* partial, one host's capture: the jobs split by
+				* their clocks that host is in; past 1 the rank
+				* count is not known (its contacts belong to
+				* either job) */
 	size_t extra;          /* butterfly of 3 from a hub: the extra rank (it
 				* hands its whole vector, S, to the hub); else
 				* SIZE_MAX */
@@ -304,8 +310,12 @@ void dmls_pattern_check_pairwise(dmls_pattern *p, const dmls_stats *st, double w
 void dmls_pattern_release(dmls_pattern *p);
 /* Which ranks were observed sending; on a partial view classify again on
  * the observed senders' edges only and count as ranks the hosts they
- * exchange traffic with (pattern_view.c).  Returns 0 or -1 (memory). */
-int dmls_pattern_view(dmls_pattern *p, const dmls_stats *st);
+ * exchange traffic with (pattern_view.c).  in_jobs (may be NULL): per
+ * host, the jobs split by their clocks it is in (dmls_job_scope.by_clock);
+ * one host's capture of a host in two of them keeps the job's own hosts,
+ * its rank count unknown.  Returns 0 or
+ * -1 (memory). */
+int dmls_pattern_view(dmls_pattern *p, const dmls_stats *st, const size_t *in_jobs);
 /* 1 when host h's sending is in the capture. */
 int dmls_host_observed(const dmls_stats *st, size_t h);
 

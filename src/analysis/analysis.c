@@ -139,6 +139,8 @@ typedef struct stage_ctx {
 	int was_star;     /* the kind the clock stage counted with */
 	const dmls_job_scope *job; /* NULL: no job in the capture */
 	size_t njobs;
+	const size_t *in_split; /* per host, the jobs split by their clocks it is
+				 * in (NULL: no job) */
 	const size_t *jpairs;  /* a job sharing a host with another: the pairs
 				* between its hosts (its clocks count these),
 				* else NULL (its hosts' sending) */
@@ -151,7 +153,7 @@ static int stage_shape(stage_ctx *c, dmls_error *err)
 			: dmls_pattern_find(&c->a->pattern, c->st, err);
 	if (rc)
 		return rc;
-	if (dmls_pattern_view(&c->a->pattern, c->st) < 0)
+	if (dmls_pattern_view(&c->a->pattern, c->st, c->in_split) < 0)
 		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
 	set_roles(c->st, &c->a->pattern, c->job);
 	return 0;
@@ -213,8 +215,11 @@ static int stage_mode(stage_ctx *c, dmls_error *err)
 	dmls_exchanges ex = {0};
 	int have_ex = p->kind == DMLS_PAT_PAIRWISE && !p->partial && n <= DMLS_MODE_MAX_RANKS &&
 		      dmls_exchanges_find(&ex, c->st, r, n) == 0;
-	int rc = dmls_mode_find(&a->mode, c->st, r, n, p->partial ? NULL : c->jpairs,
-				p->partial ? 0 : c->njpairs, have_ex ? &ex : NULL, &a->iter, err);
+	/* a partial view counts a rank's whole sending, unless its host is in
+	 * two jobs (then the job's pairs: its ranks are the job's hosts) */
+	int whole = p->partial && p->center_jobs < 2;
+	int rc = dmls_mode_find(&a->mode, c->st, r, n, whole ? NULL : c->jpairs,
+				whole ? 0 : c->njpairs, have_ex ? &ex : NULL, &a->iter, err);
 	if (have_ex)
 		dmls_exchanges_release(&ex);
 	a->iter_found = a->iter.count;
@@ -318,10 +323,10 @@ static int (*const stages[])(stage_ctx *, dmls_error *) = {
 #define SUB_STAGES 6 /* shape .. volume: what another job than the top gets */
 
 static int run_stages(dmls_analysis *a, dmls_stats *st, const dmls_trainlog *log,
-		      const dmls_job_scope *job, size_t njobs, const size_t *jpairs,
-		      size_t njpairs, dmls_error *err)
+		      const dmls_job_scope *job, size_t njobs, const size_t *in_split,
+		      const size_t *jpairs, size_t njpairs, dmls_error *err)
 {
-	stage_ctx c = {a, st, log, 0, job, njobs, jpairs, njpairs};
+	stage_ctx c = {a, st, log, 0, job, njobs, in_split, jpairs, njpairs};
 	size_t nstages = sizeof(stages) / sizeof(stages[0]);
 	if (a->job_id > 0)
 		nstages = SUB_STAGES; /* the rest are the capture's */
@@ -397,18 +402,22 @@ static int run_jobs(dmls_analysis *a, dmls_stats *st, const dmls_trainlog *log,
 {
 	size_t n = njobs < DMLS_MAX_JOBS ? njobs : DMLS_MAX_JOBS;
 	size_t *in_any = calloc(st->nhosts ? st->nhosts : 1, sizeof(size_t));
+	size_t *in_split = calloc(st->nhosts ? st->nhosts : 1, sizeof(size_t));
 	unsigned char *mine = malloc(st->nhosts ? st->nhosts : 1);
 	size_t *jp = malloc((st->npairs ? st->npairs : 1) * sizeof(size_t));
 	a->jobs = calloc(n ? n : 1, sizeof(*a->jobs));
-	if (!in_any || !mine || !jp || !a->jobs) {
+	if (!in_any || !in_split || !mine || !jp || !a->jobs) {
 		free(in_any);
+		free(in_split);
 		free(mine);
 		free(jp);
 		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
 	}
 	for (size_t j = 0; j < njobs; j++)
-		for (size_t i = 0; i < jobs[j].n; i++)
+		for (size_t i = 0; i < jobs[j].n; i++) {
 			in_any[jobs[j].hosts[i]]++;
+			in_split[jobs[j].hosts[i]] += jobs[j].by_clock != 0;
+		}
 	a->jobs_found = njobs;
 	a->njobs = n;
 	int rc = 0;
@@ -422,11 +431,13 @@ static int run_jobs(dmls_analysis *a, dmls_stats *st, const dmls_trainlog *log,
 		x->jobs_found = njobs;
 		job_time_base(x, st, &jobs[j], in_any, mine);
 		size_t np = shared_pairs(st, &jobs[j], in_any, mine, jp);
-		rc = run_stages(x, st, j ? NULL : log, &jobs[j], njobs, np ? jp : NULL, np, err);
+		rc = run_stages(x, st, j ? NULL : log, &jobs[j], njobs, in_split, np ? jp : NULL, np,
+				err);
 		if (rc == 0 && j)
 			dmls_notes_job(x, st);
 	}
 	free(in_any);
+	free(in_split);
 	free(mine);
 	free(jp);
 	return rc;
@@ -448,7 +459,7 @@ int dmls_analysis_run(dmls_analysis **out, dmls_stats *st, const dmls_trainlog *
 		st->hosts[i].role = DMLS_ROLE_OTHER;
 	if (rc == 0)
 		rc = njobs ? run_jobs(a, st, log, jobs, njobs, err)
-			   : run_stages(a, st, log, NULL, 0, NULL, 0, err);
+			   : run_stages(a, st, log, NULL, 0, NULL, NULL, 0, err);
 	dmls_jobs_free(jobs, njobs);
 	if (rc) {
 		dmls_analysis_free(a);

@@ -24,7 +24,11 @@
  * spoke of h.  When no h splits between big parts, lone spokes get the
  * clock of their edge to h, and one that is steady and apart from every
  * big part (lone_apart) is a job with h; of the hosts where that happens,
- * the cleanest split wins (try_split's score).  A job split off is tried
+ * the cleanest split wins (try_split's score).  Around a hub with nothing
+ * but spokes (a server, or one host's own capture), spokes whose steps
+ * drift apart (hub_same_job) and that share no data port (join_by_port:
+ * a server's listening socket) are jobs of their own (keep_jobs).  A job
+ * split off is tried
  * again (a chain of three jobs), DMLS_SHARED_MAX_SPLITS splits in all, and
  * at most DMLS_SHARED_MAX_TRIES cut vertices per job (each costs a clock
  * per part: a search over the capture; a 64-rank tree has 31 inner nodes).
@@ -45,11 +49,14 @@
 #define DMLS_SHARED_MAX_SPLITS 16       /* splits over all jobs */
 #define DMLS_SHARED_LONE_MAX 8          /* lone spokes given a clock, per cut vertex */
 #define DMLS_SHARED_LONE_REGULARITY 0.5 /* a lone spoke's clock that may split */
+#define DMLS_SHARED_HUB_CV 0.25         /* the same around a hub of spokes only */
+#define DMLS_SHARED_HUB_PHASE 0.15      /* spokes of a hub whose steps drift apart */
 
 typedef struct part_clock {
 	size_t count;
 	double period_s;
 	double regularity;
+	double duration_cv;
 	double *ends;
 } part_clock;
 
@@ -60,13 +67,14 @@ static int clock_of(part_clock *c, const dmls_stats *st, const size_t *hosts, si
 {
 	dmls_iterations it;
 	memset(c, 0, sizeof(*c));
-	c->period_s = c->regularity = NAN;
+	c->period_s = c->regularity = c->duration_cv = NAN;
 	int rc = dmls_iterations_find_pairs(&it, st, hosts, n, hosts, n, pairs, np, err);
 	if (rc)
 		return rc;
 	c->count = it.count;
 	c->period_s = it.period_s;
 	c->regularity = it.regularity;
+	c->duration_cv = it.duration_cv;
 	c->ends = it.comm_end_s; /* taken over */
 	it.comm_end_s = NULL;
 	dmls_iterations_release(&it);
@@ -87,13 +95,43 @@ static int same_step(const part_clock *a, const part_clock *b)
 	return !(lock < DMLS_SHARED_LOCK || spread > DMLS_SHARED_PHASE);
 }
 
+/* 1 when a lone spoke's clock is steady enough to be a job's step.  Beside
+ * big parts: regular (DMLS_SHARED_LONE_REGULARITY).  Around a hub of
+ * spokes only (hub): steps of steady length (DMLS_SHARED_HUB_CV); one
+ * host's capture of its own sending shows each spoke one way, where the
+ * regularity's byte term is not defined. */
+static int spoke_steady(const part_clock *spoke, int hub)
+{
+	if (spoke->count < DMLS_SHARED_MIN_STEPS || !isfinite(spoke->period_s))
+		return 0;
+	return hub ? spoke->duration_cv <= DMLS_SHARED_HUB_CV
+		   : spoke->regularity >= DMLS_SHARED_LONE_REGULARITY;
+}
+
+/* Around a hub of spokes only: 1 when two spokes keep one job's steps.
+ * Their clocks may not agree (one spoke's bytes can tile its steps in
+ * other units: 73 "iterations" on a butterfly rank's heavier edge for 100
+ * steps), but their ends keep steady offsets from each other's (robust
+ * spread, dmls_clock_compare, at most 0.04 of the period on the testbed's
+ * butterflies and trees); two jobs' drift (0.25-0.51 measured, 0.37 for
+ * offsets spread evenly).  Without evidence (too few steps): 1. */
+static int hub_same_job(const part_clock *a, const part_clock *b)
+{
+	if (a->count < DMLS_SHARED_MIN_STEPS || b->count < DMLS_SHARED_MIN_STEPS ||
+	    !isfinite(a->period_s) || !isfinite(b->period_s))
+		return 1;
+	double s1, s2, lock;
+	dmls_clock_compare(a->ends, a->count, b->ends, b->count, a->period_s, &s1, &lock);
+	dmls_clock_compare(b->ends, b->count, a->ends, a->count, b->period_s, &s2, &lock);
+	return !(fmin(s1, s2) > DMLS_SHARED_HUB_PHASE);
+}
+
 /* 1 when a lone spoke's clock (its edge to the cut vertex) is a job's
  * step of its own beside part b: steady (DMLS_SHARED_LONE_REGULARITY) and
  * either not b's step or b has no step at all (an asynchronous job). */
 static int lone_apart(const part_clock *spoke, const part_clock *b)
 {
-	if (spoke->count < DMLS_SHARED_MIN_STEPS || !isfinite(spoke->period_s) ||
-	    !(spoke->regularity >= DMLS_SHARED_LONE_REGULARITY))
+	if (!spoke_steady(spoke, 0))
 		return 0;
 	if (b->count < DMLS_SHARED_MIN_STEPS || !isfinite(b->period_s))
 		return 1;
@@ -201,12 +239,13 @@ static int clock_parts(const graph_ctx *g, size_t h, const size_t *size, const d
 }
 
 /* The big parts in groups that keep one step; the first big part's group
- * (*first: that part) takes the lone spokes, except those apart from every
- * big part, grouped by their own steps.  Returns the number of groups. */
+ * (*first: that part; np when there is no big part, and then a group of
+ * its own) takes the lone spokes, except those apart from every big part,
+ * grouped by their own steps.  Returns the number of groups. */
 static size_t group_parts(const size_t *size, const double *vol, const part_clock *clk,
 			  size_t np, size_t *group, size_t *first)
 {
-	size_t ng = 0;
+	size_t ng = 0, rest = SIZE_MAX;
 	*first = np;
 	for (size_t p = 0; p < np; p++) {
 		group[p] = SIZE_MAX;
@@ -219,23 +258,178 @@ static size_t group_parts(const size_t *size, const double *vol, const part_cloc
 		if (group[p] == SIZE_MAX)
 			group[p] = ng++;
 	}
+	if (*first < np)
+		rest = group[*first];
 	for (size_t p = 0; p < np; p++) {
 		if (size[p] != 1)
 			continue;
-		int apart = vol[p] >= 0;
+		int apart = vol[p] >= 0 && spoke_steady(&clk[p], *first == np);
 		for (size_t q = 0; q < np && apart; q++)
 			apart = size[q] < 2 || lone_apart(&clk[p], &clk[q]);
 		if (!apart) {
-			group[p] = group[*first];
+			if (rest == SIZE_MAX)
+				rest = ng++;
+			group[p] = rest;
 			continue;
 		}
 		for (size_t q = 0; q < p && group[p] == SIZE_MAX; q++)
-			if (size[q] == 1 && group[q] != group[*first] && same_step(&clk[q], &clk[p]))
+			if (size[q] == 1 && group[q] != rest &&
+			    (*first == np ? hub_same_job(&clk[q], &clk[p]) : same_step(&clk[q], &clk[p])))
 				group[p] = group[q];
 		if (group[p] == SIZE_MAX)
 			group[p] = ng++;
 	}
 	return ng;
+}
+
+/* A spoke's data connections to the hub h: the ports of the flows between
+ * them holding a quarter of their bytes or more (two at most), h's end
+ * (mine) and the spoke's (theirs). */
+typedef struct spoke_ports {
+	size_t n;
+	uint16_t mine[2], theirs[2];
+} spoke_ports;
+
+static void ports_of(const dmls_stats *st, size_t h, size_t i, double edge_bytes,
+		     spoke_ports *sp)
+{
+	sp->n = 0;
+	for (size_t k = 0; k < st->nflows && sp->n < 2; k++) {
+		const dmls_flow *f = &st->flows[k];
+		if ((double)f->payload_bytes < 0.25 * edge_bytes || !(f->proto == 6 || f->proto == 17))
+			continue;
+		if (f->src == h && f->dst == i)
+			sp->mine[sp->n] = f->sport, sp->theirs[sp->n++] = f->dport;
+		else if (f->src == i && f->dst == h)
+			sp->mine[sp->n] = f->dport, sp->theirs[sp->n++] = f->sport;
+	}
+}
+
+static int share_port(const spoke_ports *a, const spoke_ports *b)
+{
+	for (size_t x = 0; x < a->n; x++)
+		for (size_t y = 0; y < b->n; y++)
+			if (a->mine[x] == b->mine[y] || a->theirs[x] == b->theirs[y])
+				return 1;
+	return 0;
+}
+
+static size_t find_root(const size_t *root, size_t x)
+{
+	while (root[x] != x)
+		x = root[x];
+	return x;
+}
+
+/* Around a hub with nothing but spokes, groups whose spokes reach the
+ * same data port of h are one job: one process behind one socket (an
+ * asynchronous server answers every worker on its listening port, each
+ * worker at a pace of its own).  So are spokes whose data go to the same
+ * port number at the far end: one program's ranks, each listening on it
+ * (Open MPI's TCP transport; its recursive halving meets one partner twice
+ * a step, another once).  Renumbers the groups; returns how many. */
+static size_t join_by_port(const graph_ctx *g, size_t h, const size_t *size, const double *vol,
+			   size_t np, size_t *group, size_t ng)
+{
+	const dmls_stats *st = g->st;
+	size_t hh = g->job->hosts[h], *root = malloc(ng * sizeof(size_t));
+	size_t *id = malloc(ng * sizeof(size_t));
+	spoke_ports *sp = calloc(np, sizeof(spoke_ports));
+	size_t n = 1; /* without memory, no split */
+	if (!root || !id || !sp)
+		goto out;
+	for (size_t j = 0; j < ng; j++)
+		root[j] = j;
+	for (size_t i = 0; i < g->n; i++) {
+		size_t p = g->part[i], pairs[2], npairs;
+		if (i != h && size[p] == 1 && vol[p] >= 0)
+			ports_of(st, hh, g->job->hosts[i], edge(st, g->job->hosts[i], hh, pairs, &npairs),
+				 &sp[p]);
+	}
+	for (size_t p = 0; p < np; p++)
+		for (size_t q = 0; q < p; q++)
+			if (group[p] != SIZE_MAX && group[q] != SIZE_MAX && share_port(&sp[p], &sp[q])) {
+				size_t x = find_root(root, group[p]), y = find_root(root, group[q]);
+				root[x > y ? x : y] = x < y ? x : y;
+			}
+	n = 0;
+	for (size_t j = 0; j < ng; j++) { /* a root is the least of its set */
+		size_t r = find_root(root, j);
+		id[j] = r == j ? n++ : id[r];
+	}
+	for (size_t p = 0; p < np; p++)
+		if (group[p] != SIZE_MAX)
+			group[p] = id[group[p]];
+out:
+	free(root);
+	free(id);
+	free(sp);
+	return n;
+}
+
+/* Around a hub with nothing but spokes: the groups holding a steady spoke
+ * are jobs.  Another spoke moving less than a tenth of the bytes of the
+ * smallest of them is control (a launcher, a store: no job); a larger one
+ * joins the steady spoke whose steps it keeps (hub_same_job), or else the
+ * group of the others, a job of its own (a gossiping rank's peers).  One
+ * without evidence either way (too few steps, or no clock) keeps the hub
+ * whole.  Renumbers the groups, SIZE_MAX for no job; returns how many
+ * jobs (1: no split). */
+static size_t keep_jobs(const size_t *size, const double *vol, const part_clock *clk,
+			size_t np, size_t *group, size_t ng)
+{
+	double *gv = calloc(ng, sizeof(double));
+	unsigned char *steady = calloc(ng, 1);
+	size_t n = 1, *id = malloc(ng * sizeof(size_t));
+	if (!gv || !steady || !id)
+		goto out;
+	for (size_t p = 0; p < np; p++)
+		if (size[p] == 1 && group[p] != SIZE_MAX && vol[p] >= 0 && spoke_steady(&clk[p], 1))
+			steady[group[p]] = 1;
+	for (size_t p = 0; p < np; p++)
+		if (size[p] == 1 && group[p] != SIZE_MAX && steady[group[p]])
+			gv[group[p]] += fmax(vol[p], 0);
+	double least = INFINITY;
+	for (size_t j = 0; j < ng; j++)
+		if (steady[j])
+			least = fmin(least, gv[j]);
+	if (!isfinite(least))
+		goto out;
+	for (size_t p = 0; p < np; p++) {
+		if (size[p] != 1 || group[p] == SIZE_MAX || steady[group[p]])
+			continue;
+		if (vol[p] >= 0 && vol[p] < 0.1 * least) {
+			group[p] = SIZE_MAX; /* control */
+			continue;
+		}
+		if (vol[p] < 0 || clk[p].count < DMLS_SHARED_MIN_STEPS || !isfinite(clk[p].period_s))
+			goto out; /* no evidence */
+		for (size_t q = 0; q < np; q++)
+			if (size[q] == 1 && group[q] != SIZE_MAX && steady[group[q]] &&
+			    spoke_steady(&clk[q], 1) && hub_same_job(&clk[p], &clk[q])) {
+				group[p] = group[q];
+				break;
+			}
+	}
+	memset(gv, 0, ng * sizeof(double));
+	for (size_t p = 0; p < np; p++)
+		if (size[p] == 1 && group[p] != SIZE_MAX)
+			gv[group[p]] += fmax(vol[p], 0);
+	n = 0;
+	for (size_t j = 0; j < ng; j++)
+		id[j] = steady[j] || gv[j] >= 0.1 * least ? n++ : SIZE_MAX;
+	if (n < 2) {
+		n = 1;
+		goto out;
+	}
+	for (size_t p = 0; p < np; p++)
+		if (group[p] != SIZE_MAX)
+			group[p] = id[group[p]];
+out:
+	free(gv);
+	free(steady);
+	free(id);
+	return n;
 }
 
 /* Try host h of the job: fills hosts of each separate job (local ids into
@@ -268,7 +462,7 @@ static size_t try_split(graph_ctx *g, size_t h, int lone, size_t *out, size_t *s
 			size[g->part[i]]++;
 	for (size_t p = 0; p < np; p++)
 		nbig += size[p] >= 2;
-	if (nbig == 0)
+	if (nbig == 0 && !lone)
 		goto out;
 	if (pick_lone(g, h, lone, size, np, vol) == 0 && nbig < 2)
 		goto out;
@@ -278,12 +472,23 @@ static size_t try_split(graph_ctx *g, size_t h, int lone, size_t *out, size_t *s
 		goto out;
 	size_t *group = hosts, first; /* reused: group per part */
 	size_t ng = group_parts(size, vol, clk, np, group, &first);
+
+	if (nbig == 0 && ng >= 2)
+		ng = join_by_port(g, h, size, vol, np, group, ng);
+	if (nbig == 0 && ng >= 2)
+		ng = keep_jobs(size, vol, clk, np, group, ng);
 	if (ng < 2)
 		goto out;
 	*score = 1;
-	for (size_t p = 0; p < np; p++)
-		if (size[p] >= 2 || group[p] != group[first])
+	/* the parts and the spokes set apart (around a hub of spokes only:
+	 * the steady ones) */
+	size_t rest = first < np ? group[first] : SIZE_MAX;
+	for (size_t p = 0; p < np; p++) {
+		int apart = size[p] == 1 && vol[p] >= 0 && spoke_steady(&clk[p], rest == SIZE_MAX) &&
+			    (rest == SIZE_MAX || group[p] != rest);
+		if (size[p] >= 2 || apart)
 			*score = fmin(*score, isfinite(clk[p].regularity) ? clk[p].regularity : 0);
+	}
 	size_t k = 0;
 	for (size_t j = 0; j < ng; j++) {
 		start[j] = k;
@@ -314,7 +519,7 @@ static int make_jobs(const dmls_stats *st, const dmls_job_scope *job, const size
 	size_t n = job->n;
 	for (size_t j = 0; j < nj; j++) {
 		size_t m = start[j + 1] - start[j];
-		out[j] = (dmls_job_scope){m, malloc(m * sizeof(size_t)), job->thr, 0};
+		out[j] = (dmls_job_scope){m, malloc(m * sizeof(size_t)), job->thr, 0, 1};
 		if (!out[j].hosts) {
 			for (size_t i = 0; i < j; i++)
 				free(out[i].hosts);
@@ -412,7 +617,7 @@ int dmls_jobs_split_shared(dmls_job_scope **jobs, size_t *njobs, const dmls_stat
 	size_t splits = 0;
 	for (size_t j = 0; j < *njobs && splits < DMLS_SHARED_MAX_SPLITS;) {
 		const dmls_job_scope *job = &(*jobs)[j];
-		if (job->n < 4 || job->n > DMLS_SHARED_MAX_HOSTS) {
+		if (job->n < 3 || job->n > DMLS_SHARED_MAX_HOSTS) {
 			j++;
 			continue;
 		}

@@ -62,6 +62,10 @@ static void notes_view(dmls_analysis *a, const dmls_stats *st)
 		dmls_note(a, "partial view: %zu ranks' sending (%s), to service port %u: MPI-style "
 			"connections on demand, rank count unknown", p->nobserved, list,
 		     p->service_port);
+	else if (p->center_jobs > 1)
+		dmls_note(a, "partial view: only the sending of %s, a host in %zu jobs: this job's "
+			"hosts are those its steps reach, its rank count unknown", list,
+			p->center_jobs);
 	else
 		dmls_note(a, "partial view: only %zu of %zu ranks' outgoing traffic is in the "
 			"capture: %s", p->nobserved, p->ranks, list);

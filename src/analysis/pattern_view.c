@@ -232,7 +232,9 @@ static int classify_view(dmls_pattern *p, const dmls_stats *st, view *v)
 			for (size_t x = 0; x < n; x++)
 				if (v->e[lone * n + x])
 					peer = x;
-			if (peer == n || !other_bulk(st, v->node[lone], v->node[peer])) {
+			/* a host in two jobs: its other bulk may be the other job's */
+			if (peer == n || p->center_jobs > 1 ||
+			    !other_bulk(st, v->node[lone], v->node[peer])) {
 				p->kind = DMLS_PAT_UNKNOWN;
 				p->lone_sender = 1;
 				p->norder = 0;
@@ -402,13 +404,14 @@ static unsigned service_port(const dmls_stats *st, const unsigned char *obs_host
 	return port;
 }
 
-int dmls_pattern_view(dmls_pattern *p, const dmls_stats *st)
+int dmls_pattern_view(dmls_pattern *p, const dmls_stats *st, const size_t *in_jobs)
 {
 	free(p->observed);
 	free(p->pairs);
 	p->observed = p->pairs = NULL;
 	p->nobserved = p->npairs = 0;
 	p->partial = p->lone_sender = 0;
+	p->center_jobs = 0;
 	p->ndata = p->ranks;
 	if (p->ranks == 0)
 		return 0;
@@ -440,7 +443,9 @@ int dmls_pattern_view(dmls_pattern *p, const dmls_stats *st)
 	rc = -1;
 	/* ranks: the data graph's hosts and the observed ranks' contacts */
 	memcpy(m, p->members, n * sizeof(size_t));
-	n = add_contacts(st, m, n, in, obs_host, p->service_port);
+	p->center_jobs = center < nh && in_jobs ? in_jobs[center] : 0;
+	if (p->center_jobs < 2)
+		n = add_contacts(st, m, n, in, obs_host, p->service_port);
 	sort_hosts(st, m, n);
 	size_t *hubs = realloc(p->hubs, n * sizeof(size_t));
 	if (hubs)

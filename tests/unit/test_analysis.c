@@ -582,10 +582,15 @@ static int cmp_ev(const void *x, const void *y)
 	return (a->t > b->t) - (a->t < b->t);
 }
 
+static int64_t conn_send(dmls_stats *st, int64_t t, int s, int d, uint16_t sport, uint16_t dport,
+			 uint64_t bytes);
+
 /* An asynchronous parameter server (host 1): each worker at its own pace
- * (100, 137, 181 ms per step) pushes S and gets S back 2 ms later.  The
- * mode is asynchronous, there is no job-wide period, each rank's own is
- * right, and S comes from a worker's bytes per exchange. */
+ * (100, 137, 181 ms per step) pushes S and gets S back 2 ms later, over
+ * its connection to the server's listening port.  The mode is
+ * asynchronous, there is no job-wide period, each rank's own is right, and
+ * S comes from a worker's bytes per exchange.  One job: the server's
+ * spokes keep paces of their own, but one socket serves them all. */
 static void test_async_server(void **state)
 {
 	(void)state;
@@ -601,9 +606,14 @@ static void test_async_server(void **state)
 	qsort(e, n, sizeof(e[0]), cmp_ev);
 	dmls_stats st;
 	dmls_stats_init(&st, 0);
-	for (size_t i = 0; i < n; i++)
-		synth_send(&st, e[i].t, e[i].src, e[i].dst, S_BYTES / 40);
+	for (size_t i = 0; i < n; i++) {
+		int w = e[i].src == 1 ? e[i].dst : e[i].src;
+		uint16_t listen = 29400, mine = (uint16_t)(40000 + w);
+		conn_send(&st, e[i].t, e[i].src, e[i].dst, e[i].src == 1 ? listen : mine,
+			  e[i].src == 1 ? mine : listen, S_BYTES / 40);
+	}
 	dmls_analysis *a = analyze(&st);
+	assert_int_equal(a->njobs, 1);
 	assert_int_equal(a->pattern.kind, DMLS_PAT_STAR);
 	assert_int_equal(a->mode.mode, DMLS_MODE_ASYNC);
 	assert_true(isnan(a->iter.period_s));

@@ -33,6 +33,8 @@ typedef int (*keep_fn)(int src, int dst);
 
 static int g_n;        /* ranks, hosts 1..g_n */
 static keep_fn g_keep; /* what the capture holds */
+static uint16_t g_listen; /* nonzero: host 1's port on every connection (a
+			   * server's listening socket), else one per pair */
 
 /* synth_send, but only the packets the view holds reach st */
 static int64_t vsend(dmls_stats *st, int64_t t, int s, int d, uint64_t bytes)
@@ -40,6 +42,10 @@ static int64_t vsend(dmls_stats *st, int64_t t, int s, int d, uint64_t bytes)
 	while (bytes > 0) {
 		uint64_t n = bytes < SYNTH_SEG ? bytes : SYNTH_SEG;
 		dmls_pkt p = synth_pkt(t, s, d, n, synth_seq[s][d]);
+		if (g_listen && s == 1)
+			p.sport = g_listen;
+		if (g_listen && d == 1)
+			p.dport = g_listen;
 		synth_seq[s][d] += (uint32_t)n;
 		if (g_keep(s, d))
 			dmls_stats_add(st, &p);
@@ -303,14 +309,16 @@ static void test_star_server_only(void **state)
 /* An asynchronous server (host 1) with two workers at their own paces
  * (100 and 123 ms: most iterations of the merged clock hold an answer to
  * both), seen from the server's sending alone: its two edges keep paces
- * of their own, so kind, period and S are withheld, not a merged period. */
+ * of their own, so kind, period and S are withheld, not a merged period.
+ * Both edges leave from the server's one listening port: one process, one
+ * job (not two jobs sharing host 1). */
 static void test_async_server_two_workers_server_only(void **state)
 {
 	(void)state;
 	static const int64_t step_ms[] = {100, 123};
 	dmls_stats st;
 	dmls_stats_init(&st, 0);
-	g_n = 3, g_keep = keep_1;
+	g_n = 3, g_keep = keep_1, g_listen = 29400;
 	int64_t next[2] = {SYNTH_T0 + 3 * MS, SYNTH_T0 + 11 * MS};
 	for (int k = 0; k < 2 * 40; k++) {
 		int w = next[0] <= next[1] ? 0 : 1;
@@ -326,12 +334,14 @@ static void test_async_server_two_workers_server_only(void **state)
 	assert_true(isnan(a->gradient_bytes));
 	dmls_analysis_free(a);
 	dmls_stats_release(&st);
+	g_listen = 0;
 }
 
 /* Host 1 with ranks of two jobs, seen from its own sending: to host 2 at
  * one job's step (100 ms), to host 3 at the other's (103 ms: 3 % apart,
- * so the steps drift through each other).  Its merged clock is neither
- * job's: kind, period and S are withheld. */
+ * so the steps drift through each other), each from a socket of its own.
+ * Two jobs, each with host 1 and its peer and the period of its own steps;
+ * their rank counts, kinds and S are unknown from one sender's edge. */
 static void test_host_in_two_jobs_own_file(void **state)
 {
 	(void)state;
@@ -346,9 +356,23 @@ static void test_host_in_two_jobs_own_file(void **state)
 		next[j] += step_ms[j] * MS;
 	}
 	dmls_analysis *a = analyze(&st);
-	assert_true(a->hub_one_at_a_time);
-	assert_true(isnan(a->iter.period_s));
-	assert_true(isnan(a->gradient_bytes));
+	assert_int_equal(a->njobs, 2);
+	for (size_t j = 0; j < 2; j++) {
+		const dmls_analysis *x = a->jobs[j];
+		assert_false(x->hub_one_at_a_time);
+		assert_int_equal(x->pattern.ranks, 2);
+		assert_int_equal(x->pattern.center_jobs, 2);
+		assert_int_equal(x->pattern.kind, DMLS_PAT_UNKNOWN);
+		assert_true(isnan(x->gradient_bytes));
+		int peer = -1;
+		for (size_t i = 0; i < x->pattern.ranks; i++)
+			if (st.hosts[x->pattern.members[i]].addr[15] != 1)
+				peer = st.hosts[x->pattern.members[i]].addr[15];
+		assert_true(peer == 2 || peer == 3);
+		assert_near(x->iter.period_s, (double)step_ms[peer - 2] * 1e-3, 0.01);
+		assert_true(x->iter.count >= 38 && x->iter.count <= 41);
+	}
+	assert_true(has_note(a, "a host in 2 jobs"));
 	dmls_analysis_free(a);
 	dmls_stats_release(&st);
 }
