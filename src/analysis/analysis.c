@@ -212,6 +212,21 @@ static int stage_mode(stage_ctx *c, dmls_error *err)
 		a->iter_found = a->iter.count;
 		return 0;
 	}
+	/* a star's hubs keep no step of their own (an asynchronous server's
+	 * sending follows whichever worker pushed): its workers' clocks */
+	size_t *workers = NULL;
+	if (p->kind == DMLS_PAT_STAR && !p->partial && p->nhubs > 0 && n >= p->nhubs + 2 &&
+	    (workers = malloc(n * sizeof(size_t)))) {
+		size_t nw = 0;
+		for (size_t i = 0; i < n; i++) {
+			int hub = 0;
+			for (size_t k = 0; k < p->nhubs; k++)
+				hub |= p->hubs[k] == r[i];
+			if (!hub)
+				workers[nw++] = r[i];
+		}
+		r = workers, n = nw;
+	}
 	dmls_exchanges ex = {0};
 	int have_ex = p->kind == DMLS_PAT_PAIRWISE && !p->partial && n <= DMLS_MODE_MAX_RANKS &&
 		      dmls_exchanges_find(&ex, c->st, r, n) == 0;
@@ -222,6 +237,7 @@ static int stage_mode(stage_ctx *c, dmls_error *err)
 				whole ? 0 : c->njpairs, have_ex ? &ex : NULL, &a->iter, err);
 	if (have_ex)
 		dmls_exchanges_release(&ex);
+	free(workers);
 	a->iter_found = a->iter.count;
 	const dmls_iterations *it = &a->iter;
 	if (rc == 0 && a->mode.mode != DMLS_MODE_ASYNC && it->count >= 4 &&

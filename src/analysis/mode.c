@@ -291,6 +291,8 @@ static int decide(dmls_mode *m, size_t n, dmls_error *err)
 	size_t off = 0, nclock = nc;
 	for (size_t i = 0; i < nc; i++)
 		off += fabs(p[i] - P) > DMLS_MODE_PERIOD_OFF * P;
+	if (nc == 2) /* the median of two is their midpoint: the two apart */
+		off = fabs(p[0] - p[1]) > DMLS_MODE_PERIOD_OFF * fmin(p[0], p[1]) ? 2 : 0;
 	for (size_t i = 0; i < m->nranks; i++) /* the reference: nearest P */
 		if (clocked(&m->ranks[i]) &&
 		    fabs(m->ranks[i].period_s - P) < fabs(m->ranks[ref].period_s - P))
