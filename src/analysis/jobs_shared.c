@@ -283,20 +283,21 @@ static size_t group_parts(const size_t *size, const double *vol, const part_cloc
 }
 
 /* A spoke's data connections to the hub h: the ports of the flows between
- * them holding a quarter of their bytes or more (two at most), h's end
- * (mine) and the spoke's (theirs). */
+ * them holding a tenth of their bytes or more (SPOKE_PORTS at most), h's
+ * end (mine) and the spoke's (theirs). */
+#define SPOKE_PORTS 8
 typedef struct spoke_ports {
 	size_t n;
-	uint16_t mine[2], theirs[2];
+	uint16_t mine[SPOKE_PORTS], theirs[SPOKE_PORTS];
 } spoke_ports;
 
 static void ports_of(const dmls_stats *st, size_t h, size_t i, double edge_bytes,
 		     spoke_ports *sp)
 {
 	sp->n = 0;
-	for (size_t k = 0; k < st->nflows && sp->n < 2; k++) {
+	for (size_t k = 0; k < st->nflows && sp->n < SPOKE_PORTS; k++) {
 		const dmls_flow *f = &st->flows[k];
-		if ((double)f->payload_bytes < 0.25 * edge_bytes || !(f->proto == 6 || f->proto == 17))
+		if ((double)f->payload_bytes < 0.1 * edge_bytes || !(f->proto == 6 || f->proto == 17))
 			continue;
 		if (f->src == h && f->dst == i)
 			sp->mine[sp->n] = f->sport, sp->theirs[sp->n++] = f->dport;
@@ -367,14 +368,53 @@ out:
 	return n;
 }
 
+static int cmp_double(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+	return (a > b) - (a < b);
+}
+
+/* 1 when the step ends of the spokes of the jobs kept (keep[group], with
+ * steps enough: a control spoke has none) are, merged, one steady clock:
+ * a rank that sends each step to one peer of several (gossip, a random
+ * peer) splits its own steps among its spokes, where two jobs' steps
+ * interleave unevenly.  0 when not, or out of memory. */
+static int merged_steady(const size_t *size, const double *vol, const part_clock *clk, size_t np,
+			 const size_t *group, const size_t *keep)
+{
+	size_t n = 0;
+#define MERGED(p)                                                                          \
+	(size[p] == 1 && vol[p] >= 0 && group[p] != SIZE_MAX && keep[group[p]] != SIZE_MAX && \
+	 clk[p].count >= DMLS_SHARED_MIN_STEPS && isfinite(clk[p].period_s))
+	for (size_t p = 0; p < np; p++)
+		if (MERGED(p))
+			n += clk[p].count;
+	double *t = malloc((n ? n : 1) * sizeof(double));
+	if (!t)
+		return 0;
+	n = 0;
+	for (size_t p = 0; p < np; p++)
+		if (MERGED(p))
+			for (size_t k = 0; k < clk[p].count; k++)
+				t[n++] = clk[p].ends[k];
+#undef MERGED
+	qsort(t, n, sizeof(double), cmp_double);
+	for (size_t k = 0; k + 1 < n; k++)
+		t[k] = t[k + 1] - t[k];
+	double cv = n > DMLS_SHARED_MIN_STEPS ? dmls_robust_cv(t, n - 1) : NAN;
+	free(t);
+	return cv <= DMLS_SHARED_HUB_CV;
+}
+
 /* Around a hub with nothing but spokes: the groups holding a steady spoke
  * are jobs.  Another spoke moving less than a tenth of the bytes of the
  * smallest of them is control (a launcher, a store: no job); a larger one
  * joins the steady spoke whose steps it keeps (hub_same_job), or else the
  * group of the others, a job of its own (a gossiping rank's peers).  One
  * without evidence either way (too few steps, or no clock) keeps the hub
- * whole.  Renumbers the groups, SIZE_MAX for no job; returns how many
- * jobs (1: no split). */
+ * whole, and so do spokes whose steps, merged, are one steady clock
+ * (merged_steady).  Renumbers the groups, SIZE_MAX for no job; returns how
+ * many jobs (1: no split). */
 static size_t keep_jobs(const size_t *size, const double *vol, const part_clock *clk,
 			size_t np, size_t *group, size_t ng)
 {
@@ -390,10 +430,11 @@ static size_t keep_jobs(const size_t *size, const double *vol, const part_clock 
 		if (size[p] == 1 && group[p] != SIZE_MAX && steady[group[p]])
 			gv[group[p]] += fmax(vol[p], 0);
 	double least = INFINITY;
+	size_t nsteady = 0;
 	for (size_t j = 0; j < ng; j++)
 		if (steady[j])
-			least = fmin(least, gv[j]);
-	if (!isfinite(least))
+			least = fmin(least, gv[j]), nsteady++;
+	if (nsteady == 0)
 		goto out;
 	for (size_t p = 0; p < np; p++) {
 		if (size[p] != 1 || group[p] == SIZE_MAX || steady[group[p]])
@@ -418,7 +459,7 @@ static size_t keep_jobs(const size_t *size, const double *vol, const part_clock 
 	n = 0;
 	for (size_t j = 0; j < ng; j++)
 		id[j] = steady[j] || gv[j] >= 0.1 * least ? n++ : SIZE_MAX;
-	if (n < 2) {
+	if (n < 2 || merged_steady(size, vol, clk, np, group, id)) {
 		n = 1;
 		goto out;
 	}

@@ -377,6 +377,28 @@ static void test_host_in_two_jobs_own_file(void **state)
 	dmls_stats_release(&st);
 }
 
+/* A gossiping rank (host 1) seen from its own sending: each 100 ms step
+ * it pushes to host 2 or host 3, picked at random, so each edge alone
+ * keeps an uneven clock of its own; merged they are its steps: one job,
+ * not two. */
+static void test_gossip_rank_own_file(void **state)
+{
+	(void)state;
+	dmls_stats st;
+	dmls_stats_init(&st, 0);
+	g_n = 3, g_keep = keep_1;
+	unsigned r = 7;
+	for (int k = 0; k < 40; k++) {
+		r = r * 1103515245u + 12345u;
+		vsend(&st, SYNTH_T0 + (3 + 100 * k) * MS, 1, 2 + (int)((r >> 16) & 1), S_BYTES / 20);
+	}
+	dmls_analysis *a = analyze(&st);
+	assert_int_equal(a->njobs, 1);
+	assert_int_equal(a->pattern.center_jobs, 0);
+	dmls_analysis_free(a);
+	dmls_stats_release(&st);
+}
+
 /* The same star seen from one worker's file: one data peer, no other bulk:
  * a ring neighbour or a server's worker, so kind and S are unknown, the
  * worker's bytes (S per push) and the period are right. */
@@ -428,6 +450,7 @@ int main(void)
 		cmocka_unit_test(test_star_one_worker),
 		cmocka_unit_test(test_async_server_two_workers_server_only),
 		cmocka_unit_test(test_host_in_two_jobs_own_file),
+		cmocka_unit_test(test_gossip_rank_own_file),
 		cmocka_unit_test(test_star_server_both_directions),
 		cmocka_unit_test(test_butterfly_host_both_directions),
 	};
