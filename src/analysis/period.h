@@ -52,6 +52,11 @@ struct dmls_series;
 double dmls_busiest_stretch(const struct dmls_series *const *ser, size_t n, int64_t *from,
 			    int64_t *to, int64_t *gap_cut);
 
+/* The period of requests at t[0..k) (ascending) when kc > k were sent:
+ * the span over the number of steps whose period the intervals fit best
+ * as whole multiples (mode.c); NAN for an empty span. */
+double dmls_period_of_missed(const double *t, size_t k, size_t kc);
+
 /* Helpers shared by the analysis files (stats_util.c). */
 double dmls_quantile(double *v, size_t n, double q); /* sorts v; NAN if n == 0 */
 /* The same value in O(n), v reordered but not sorted. */
