@@ -200,6 +200,23 @@ double dmls_period_of_missed(const double *t, size_t k, size_t kc)
 	return P;
 }
 
+/* The period of requests among bursts at t[0..k) that hold more than the
+ * requests (answers taken for requests): span_period, the span over the
+ * requests, unless the answers lie outside the requests' span (a rank
+ * answering others after its own last step) and stretch it: then the
+ * median interval, when more than 10 % apart from it. */
+static double period_of_extra(const double *t, size_t k, double span_period)
+{
+	double *d = malloc((k - 1) * sizeof(double));
+	if (!d)
+		return span_period;
+	for (size_t i = 0; i + 1 < k; i++)
+		d[i] = t[i + 1] - t[i];
+	double med = dmls_median(d, k - 1);
+	free(d);
+	return fabs(span_period - med) > 0.1 * med ? med : span_period;
+}
+
 static int event_clocks(dmls_mode *m, const dmls_exchanges *ex, const size_t *ranks, size_t take,
 			dmls_error *err)
 {
@@ -230,6 +247,8 @@ static int event_clocks(dmls_mode *m, const dmls_exchanges *ex, const size_t *ra
 		c->period_s = ks >= 2 ? (ex->t[i][k - 1] - ex->t[i][0]) / (double)(ks - 1) : NAN;
 		if (kc > k && k >= 3)
 			c->period_s = dmls_period_of_missed(ex->t[i], k, kc);
+		else if (kc < k && k >= 4)
+			c->period_s = period_of_extra(ex->t[i], k, c->period_s);
 		c->bytes_per_exchange = ex->bytes[i];
 		c->end_off = m->nends;
 		if (k)

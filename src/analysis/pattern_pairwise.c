@@ -103,12 +103,37 @@ static int window_stats(const double *x, size_t ne, size_t nw, double *fill,
 	return 1;
 }
 
+/* 1 when two non-hub members of a one-hub star exchanged a data edge's
+ * worth over the run (DMLS_EDGE_FRACTION of the largest member pair). */
+static int spokes_exchange(const dmls_pattern *p, const dmls_stats *st)
+{
+	unsigned char *in = calloc(st->nhosts ? st->nhosts : 1, 1);
+	if (!in)
+		return 0;
+	for (size_t i = 0; i < p->ranks; i++)
+		in[p->members[i]] = 1;
+	double maxv = 0, spoke = 0;
+	for (size_t k = 0; k < st->npairs; k++) {
+		const dmls_pair *pr = &st->pairs[k];
+		if (!in[pr->src] || !in[pr->dst] || pr->src == pr->dst)
+			continue;
+		maxv = fmax(maxv, (double)pr->payload_bytes);
+		if (pr->src != p->hubs[0] && pr->dst != p->hubs[0])
+			spoke = fmax(spoke, (double)pr->payload_bytes);
+	}
+	free(in);
+	return maxv > 0 && spoke >= DMLS_EDGE_FRACTION * maxv;
+}
+
 void dmls_pattern_check_pairwise(dmls_pattern *p, const dmls_stats *st, double window_s)
 {
 	pw_edges pe = {0};
 	/* every pair touches the hub: a server whose workers come at their
-	 * own pace (an asynchronous parameter server), not pair averaging */
-	if (p->kind == DMLS_PAT_STAR && p->nhubs == 1)
+	 * own pace (an asynchronous parameter server), not pair averaging;
+	 * unless spokes move bulk to each other over the run (pair averaging
+	 * of 3 ranks whose one pair met in fewer than half the steps: its
+	 * median per step, which the steady shape takes, is 0) */
+	if (p->kind == DMLS_PAT_STAR && p->nhubs == 1 && !spokes_exchange(p, st))
 		return;
 	if (p->ranks < 3 || collect_edges(&pe, p, st) < 0 || pe.n < 3) {
 		free(pe.e);

@@ -704,6 +704,51 @@ static void test_pair_averaging_connections(void **state)
 	dmls_stats_release(&st);
 }
 
+/* Pair averaging of 3 ranks at their own paces (70, 100, 130 ms), each
+ * step with a peer picked at random, where ranks 1 and 3 picked each other
+ * rarely: per step the median of the 1-3 pair is 0, so the steady shape
+ * is a star around rank 2; over the run 1-3 moves a data edge's worth,
+ * which no asynchronous server's workers do: pairwise, asynchronous. */
+static void test_pair_averaging_three(void **state)
+{
+	(void)state;
+	static const int64_t step_ms[] = {70, 100, 130};
+	enum { STEPS = 40 };
+	typedef struct rq {
+		int64_t t;
+		int a, b;
+	} rq;
+	rq q[3 * STEPS];
+	size_t n = 0;
+	unsigned r = 11;
+	for (int w = 0; w < 3; w++)
+		for (int k = 0; k < STEPS; k++) {
+			r = r * 1103515245u + 12345u;
+			int other = (r >> 16) % 4 == 0; /* 1 and 3 pick each other a quarter of the time */
+			int b = w == 1 ? ((r >> 18) & 1 ? 1 : 3) : other ? 4 - (w + 1) : 2;
+			q[n++] = (rq){SYNTH_T0 + (w + 1) * 9 * MS + k * step_ms[w] * MS, w + 1, b};
+		}
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = i + 1; j < n; j++)
+			if (q[j].t < q[i].t) {
+				rq x = q[i];
+				q[i] = q[j], q[j] = x;
+			}
+	dmls_stats st;
+	dmls_stats_init(&st, 0);
+	for (size_t i = 0; i < n; i++) {
+		uint16_t cp = (uint16_t)(41000 + 100 * q[i].a + q[i].b), lp = (uint16_t)(30000 + q[i].b);
+		conn_send(&st, q[i].t, q[i].a, q[i].b, cp, lp, S_BYTES / 40);
+		conn_send(&st, q[i].t + 3 * MS, q[i].b, q[i].a, lp, cp, S_BYTES / 40);
+	}
+	dmls_analysis *a = analyze(&st);
+	assert_int_equal(a->pattern.kind, DMLS_PAT_PAIRWISE);
+	assert_int_equal(a->pattern.ranks, 3);
+	assert_int_equal(a->mode.mode, DMLS_MODE_ASYNC);
+	dmls_analysis_free(a);
+	dmls_stats_release(&st);
+}
+
 /* The synchronous jobs of this file keep one step: mode synchronous. */
 static void test_sync_modes(void **state)
 {
@@ -770,6 +815,7 @@ int main(void)
 		cmocka_unit_test(test_small_job_and_launcher),
 		cmocka_unit_test(test_async_server),
 		cmocka_unit_test(test_pair_averaging_connections),
+		cmocka_unit_test(test_pair_averaging_three),
 		cmocka_unit_test(test_mpich_three),
 		cmocka_unit_test(test_uneven_withheld),
 		cmocka_unit_test(test_sync_modes),     cmocka_unit_test(test_control_only),
