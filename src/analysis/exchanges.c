@@ -31,6 +31,7 @@
 #define ANSWER_MAX_S 0.2
 #define SIZE_TOL 0.5
 #define MAX_BURSTS (1u << 20) /* all pairs together */
+#define MIN_ANSWERED 3          /* answered requests that give a rank's bytes per request */
 
 typedef struct burst {
 	double t0, t1, bytes; /* seconds from st->t0_ns; payload (wire x the pair's share) */
@@ -247,9 +248,16 @@ out:
 	return rc;
 }
 
+/* Per rank, the bytes of its requests that were answered (a like amount
+ * back: a whole request, neither split nor merged with another). */
+typedef struct answered_bytes {
+	double *v;
+	size_t n, cap;
+} answered_bytes;
+
 /* Label the bursts of one pair (sorted): requests appended per rank. */
 static int label(dmls_exchanges *x, size_t *cap, const size_t *local, burst *b, size_t n,
-		 size_t *bursts_n, size_t *paired)
+		 answered_bytes *ab, size_t *bursts_n, size_t *paired)
 {
 	for (size_t k = 0; k < n; k++) {
 		*bursts_n += 1;
@@ -262,6 +270,11 @@ static int label(dmls_exchanges *x, size_t *cap, const size_t *local, burst *b, 
 				return -1;
 			x->t[r][x->count[r]++] = b[k].t0;
 			x->bytes[r] += b[k].bytes;
+		}
+		if (answered && r < x->n) {
+			if (dmls_grow((void **)&ab[r].v, &ab[r].cap, ab[r].n, sizeof(double), 64))
+				return -1;
+			ab[r].v[ab[r].n++] = b[k].bytes;
 		}
 		if (answered) {
 			*bursts_n += 1;
@@ -281,9 +294,10 @@ int dmls_exchanges_find(dmls_exchanges *x, const dmls_stats *st, const size_t *r
 	x->count = calloc(n ? n : 1, sizeof(size_t));
 	size_t *local = malloc(st->nhosts * sizeof(size_t));
 	size_t *cap = calloc(n ? n : 1, sizeof(size_t)); /* of each x->t[i] */
+	answered_bytes *ab = calloc(n ? n : 1, sizeof(*ab));
 	bursts bs = {0};
 	int rc = -1;
-	if (!x->t || !x->bytes || !x->count || !local || !cap)
+	if (!x->t || !x->bytes || !x->count || !local || !cap || !ab)
 		goto out;
 	for (size_t i = 0; i < st->nhosts; i++)
 		local[i] = n;
@@ -300,7 +314,7 @@ int dmls_exchanges_find(dmls_exchanges *x, const dmls_stats *st, const size_t *r
 			if (bs.oom)
 				goto out;
 			qsort(bs.b, bs.n, sizeof(burst), cmp_t0);
-			if (label(x, cap, local, bs.b, bs.n, &total, &paired))
+			if (label(x, cap, local, bs.b, bs.n, ab, &total, &paired))
 				goto out;
 		}
 	x->paired_share = total ? (double)paired / (double)total : NAN;
@@ -308,11 +322,19 @@ int dmls_exchanges_find(dmls_exchanges *x, const dmls_stats *st, const size_t *r
 		if (x->count[i])
 			qsort(x->t[i], x->count[i], sizeof(double), cmp_double_asc);
 		x->bytes[i] = x->count[i] ? x->bytes[i] / (double)x->count[i] : NAN;
+		/* bytes per request: the median of its answered requests where
+		 * there are some (contention splits a burst, and a mean over all
+		 * its bursts reads low: -5 % at 8 ranks), else the mean */
+		if (ab[i].n >= MIN_ANSWERED)
+			x->bytes[i] = dmls_median(ab[i].v, ab[i].n);
 	}
 	if (by_connection(x, st, local))
 		goto out;
 	rc = 0;
 out:
+	for (size_t i = 0; ab && i < n; i++)
+		free(ab[i].v);
+	free(ab);
 	free(local);
 	free(cap);
 	free(bs.b);

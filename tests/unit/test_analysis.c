@@ -686,7 +686,12 @@ static void test_pair_averaging_connections(void **state)
 	dmls_stats_init(&st, 0);
 	for (size_t i = 0; i < n; i++) {
 		uint16_t cp = (uint16_t)(41000 + 100 * q[i].a + q[i].b), lp = (uint16_t)(30000 + q[i].b);
-		conn_send(&st, q[i].t, q[i].a, q[i].b, cp, lp, S_BYTES / 40);
+		if (q[i].a == 4 && i % 4 == 0) { /* contention splits a request in two bursts */
+			conn_send(&st, q[i].t - 15 * MS, q[i].a, q[i].b, cp, lp, S_BYTES / 80);
+			conn_send(&st, q[i].t, q[i].a, q[i].b, cp, lp, S_BYTES / 80);
+		} else {
+			conn_send(&st, q[i].t, q[i].a, q[i].b, cp, lp, S_BYTES / 40);
+		}
 		conn_send(&st, q[i].t + 3 * MS, q[i].b, q[i].a, lp, cp, S_BYTES / 40);
 	}
 	dmls_analysis *a = analyze(&st);
