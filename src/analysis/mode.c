@@ -63,6 +63,7 @@
 #define DMLS_MODE_MIN_STEPS 4
 #define DMLS_MODE_PERIOD_OFF 0.10  /* a rank's period this far off the median */
 #define DMLS_MODE_MIN_LOCK 0.75    /* share of steps with one end of each rank */
+#define DMLS_MODE_PAIR_STEPS 12    /* steps of each of two clocks compared directly */
 #define DMLS_MODE_STEADY_BYTES 0.10 /* the job clock's bytes per worker spread */
 #define DMLS_MODE_OUTLIERS 0.05 /* and its share of cells off a worker's median */
 
@@ -335,7 +336,14 @@ static int decide(dmls_mode *m, size_t n, dmls_error *err)
 	size_t off = 0, nclock = nc;
 	for (size_t i = 0; i < nc; i++)
 		off += fabs(p[i] - P) > DMLS_MODE_PERIOD_OFF * P;
-	if (nc == 2) /* the median of two is their midpoint: the two apart */
+	/* the median of two is their midpoint: two clocks of enough steps each
+	 * (one step missed at a short window's edge moves a 10-step mean by
+	 * 10 %) are apart when their periods are */
+	size_t least = SIZE_MAX;
+	for (size_t i = 0; i < m->nranks; i++)
+		if (clocked(&m->ranks[i]) && m->ranks[i].count < least)
+			least = m->ranks[i].count;
+	if (nc == 2 && least >= DMLS_MODE_PAIR_STEPS)
 		off = fabs(p[0] - p[1]) > DMLS_MODE_PERIOD_OFF * fmin(p[0], p[1]) ? 2 : 0;
 	for (size_t i = 0; i < m->nranks; i++) /* the reference: nearest P */
 		if (clocked(&m->ranks[i]) &&

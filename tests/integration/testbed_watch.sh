@@ -31,7 +31,7 @@ bad() { echo "testbed_watch: FAIL: $*"; fail=1; }
 
 # 1. a whole job
 "$PY" "$SRCDIR/testbed/run_job.py" --framework ddp --model tinycnn --batch 16 --ranks 2 \
-	--steps 10 --out "$out/ok" --timeout 120 --watch "$DMLSCOPE"
+	--steps 30 --out "$out/ok" --timeout 120 --watch "$DMLSCOPE"
 rc=$?
 [ "$rc" = 77 ] && skip "run_job.py says this machine cannot run it"
 [ "$rc" = 0 ] || { echo "testbed_watch: FAIL: run_job.py exited $rc"; exit 1; }
