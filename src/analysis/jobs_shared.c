@@ -513,7 +513,6 @@ static size_t try_split(graph_ctx *g, size_t h, int lone, size_t *out, size_t *s
 		goto out;
 	size_t *group = hosts, first; /* reused: group per part */
 	size_t ng = group_parts(size, vol, clk, np, group, &first);
-
 	if (nbig == 0 && ng >= 2)
 		ng = join_by_port(g, h, size, vol, np, group, ng);
 	if (nbig == 0 && ng >= 2)
