@@ -650,6 +650,28 @@ static int64_t conn_send(dmls_stats *st, int64_t t, int s, int d, uint16_t sport
 	return t;
 }
 
+/* Requests e[0..n) in time order (a selection of the earliest, in place:
+ * equal times keep the order the tests rely on). */
+static void sort_requests(ev *e, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = i + 1; j < n; j++)
+			if (e[j].t < e[i].t) {
+				ev x = e[i];
+				e[i] = e[j], e[j] = x;
+			}
+}
+
+/* The asker's port to the peer, and the peer's listening port. */
+static uint16_t asker_port(const ev *e) { return (uint16_t)(41000 + 100 * e->src + e->dst); }
+static uint16_t listen_port(const ev *e) { return (uint16_t)(30000 + e->dst); }
+
+/* The answer to request e: the peer's bytes back 3 ms later. */
+static void answer(dmls_stats *st, const ev *e, uint64_t bytes)
+{
+	conn_send(st, e->t + 3 * MS, e->dst, e->src, listen_port(e), asker_port(e), bytes);
+}
+
 /* Pair averaging over RPC connections: rank r (host r) listens on port
  * 30000 + r; its request to rank q goes over the connection it opened,
  * 41000 + 100 r + q -> 30000 + q, and q's answer comes back over it 3 ms
@@ -663,36 +685,27 @@ static void test_pair_averaging_connections(void **state)
 	(void)state;
 	static const int64_t step_ms[] = {100, 123, 149, 171};
 	enum { NR = 4, STEPS = 40 };
-	typedef struct rq {
-		int64_t t;
-		int a, b;
-	} rq;
-	rq q[NR * STEPS + STEPS];
+	ev q[NR * STEPS + STEPS];
 	size_t n = 0;
 	for (int r = 0; r < NR; r++) /* peers in turn, as a random choice spreads them */
 		for (int k = 0; k < STEPS; k++)
-			q[n++] = (rq){SYNTH_T0 + (r + 1) * 7 * MS + k * step_ms[r] * MS, r + 1,
+			q[n++] = (ev){SYNTH_T0 + (r + 1) * 7 * MS + k * step_ms[r] * MS, r + 1,
 				      (r + 1 + k % (NR - 1)) % NR + 1};
 	for (size_t i = 0; i < n; i++) /* every fifth step of rank 1: rank 2 asks it at once */
-		if (q[i].a == 2 && (q[i].t - SYNTH_T0) / MS / step_ms[1] % 5 == 0)
-			q[i].b = 1;
-	for (size_t i = 0; i < n; i++)
-		for (size_t j = i + 1; j < n; j++)
-			if (q[j].t < q[i].t) {
-				rq x = q[i];
-				q[i] = q[j], q[j] = x;
-			}
+		if (q[i].src == 2 && (q[i].t - SYNTH_T0) / MS / step_ms[1] % 5 == 0)
+			q[i].dst = 1;
+	sort_requests(q, n);
 	dmls_stats st;
 	dmls_stats_init(&st, 0);
 	for (size_t i = 0; i < n; i++) {
-		uint16_t cp = (uint16_t)(41000 + 100 * q[i].a + q[i].b), lp = (uint16_t)(30000 + q[i].b);
-		if (q[i].a == 4 && i % 4 == 0) { /* contention splits a request in two bursts */
-			conn_send(&st, q[i].t - 15 * MS, q[i].a, q[i].b, cp, lp, S_BYTES / 80);
-			conn_send(&st, q[i].t, q[i].a, q[i].b, cp, lp, S_BYTES / 80);
+		uint16_t cp = asker_port(&q[i]), lp = listen_port(&q[i]);
+		if (q[i].src == 4 && i % 4 == 0) { /* contention splits a request in two bursts */
+			conn_send(&st, q[i].t - 15 * MS, q[i].src, q[i].dst, cp, lp, S_BYTES / 80);
+			conn_send(&st, q[i].t, q[i].src, q[i].dst, cp, lp, S_BYTES / 80);
 		} else {
-			conn_send(&st, q[i].t, q[i].a, q[i].b, cp, lp, S_BYTES / 40);
+			conn_send(&st, q[i].t, q[i].src, q[i].dst, cp, lp, S_BYTES / 40);
 		}
-		conn_send(&st, q[i].t + 3 * MS, q[i].b, q[i].a, lp, cp, S_BYTES / 40);
+		answer(&st, &q[i], S_BYTES / 40);
 	}
 	dmls_analysis *a = analyze(&st);
 	assert_int_equal(a->mode.mode, DMLS_MODE_ASYNC);
@@ -719,11 +732,7 @@ static void test_pair_averaging_three(void **state)
 	(void)state;
 	static const int64_t step_ms[] = {70, 100, 130};
 	enum { STEPS = 40 };
-	typedef struct rq {
-		int64_t t;
-		int a, b;
-	} rq;
-	rq q[3 * STEPS];
+	ev q[3 * STEPS];
 	size_t n = 0;
 	unsigned r = 11;
 	for (int w = 0; w < 3; w++)
@@ -731,20 +740,15 @@ static void test_pair_averaging_three(void **state)
 			r = r * 1103515245u + 12345u;
 			int other = (r >> 16) % 4 == 0; /* 1 and 3 pick each other a quarter of the time */
 			int b = w == 1 ? ((r >> 18) & 1 ? 1 : 3) : other ? 4 - (w + 1) : 2;
-			q[n++] = (rq){SYNTH_T0 + (w + 1) * 9 * MS + k * step_ms[w] * MS, w + 1, b};
+			q[n++] = (ev){SYNTH_T0 + (w + 1) * 9 * MS + k * step_ms[w] * MS, w + 1, b};
 		}
-	for (size_t i = 0; i < n; i++)
-		for (size_t j = i + 1; j < n; j++)
-			if (q[j].t < q[i].t) {
-				rq x = q[i];
-				q[i] = q[j], q[j] = x;
-			}
+	sort_requests(q, n);
 	dmls_stats st;
 	dmls_stats_init(&st, 0);
 	for (size_t i = 0; i < n; i++) {
-		uint16_t cp = (uint16_t)(41000 + 100 * q[i].a + q[i].b), lp = (uint16_t)(30000 + q[i].b);
-		conn_send(&st, q[i].t, q[i].a, q[i].b, cp, lp, S_BYTES / 40);
-		conn_send(&st, q[i].t + 3 * MS, q[i].b, q[i].a, lp, cp, S_BYTES / 40);
+		conn_send(&st, q[i].t, q[i].src, q[i].dst, asker_port(&q[i]), listen_port(&q[i]),
+			  S_BYTES / 40);
+		answer(&st, &q[i], S_BYTES / 40);
 	}
 	dmls_analysis *a = analyze(&st);
 	assert_int_equal(a->pattern.kind, DMLS_PAT_PAIRWISE);
