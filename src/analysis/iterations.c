@@ -269,23 +269,55 @@ static size_t gap_starts(cand *c, size_t nc, size_t *starts)
 	return ns;
 }
 
-/* Iteration starts (bins, ascending) into *starts; returns the count.
- * *last_on = the last on bin. */
-static size_t find_starts(dmls_iterations *it, job_series *js, double T,
-			  size_t **starts, size_t *last_on, double *thr_out)
+/* The on-threshold of js: ON_FRACTION of the 99th percentile of its
+ * non-zero bins; -1 when out of memory. */
+static double on_threshold(const job_series *js)
 {
-	size_t n = js->n, nnz = 0, nc = 0, ns = 0;
-	double *nz = malloc(n * sizeof(double));
-	cand *c = malloc(n * sizeof(cand));
-	*starts = malloc(n * sizeof(size_t));
-	if (!nz || !c || !*starts)
-		goto out;
-	for (size_t k = 0; k < n; k++)
+	size_t nnz = 0;
+	for (size_t k = 0; k < js->n; k++)
+		nnz += js->x[k] > 0;
+	double *nz = malloc((nnz + 1) * sizeof(double));
+	if (!nz)
+		return -1;
+	nnz = 0;
+	for (size_t k = 0; k < js->n; k++)
 		if (js->x[k] > 0)
 			nz[nnz++] = js->x[k];
 	double thr = ON_FRACTION * dmls_quantile_select(nz, nnz, 0.99);
+	free(nz);
+	return thr;
+}
+
+/* Iteration starts (bins, ascending) into *starts (malloc'd), their count
+ * into *ns; *last_on = the last on bin.  Memory follows the on runs, not
+ * the bins: a long capture's series has hundreds of thousands of bins and
+ * a few thousand runs.  0, or -1 when out of memory. */
+static int find_starts(dmls_iterations *it, job_series *js, double T, size_t **starts,
+		       size_t *ns_out, size_t *last_on, double *thr_out)
+{
+	size_t n = js->n, nc = 0, ns = 0;
+	cand *c = NULL;
+	*starts = NULL;
+	*ns_out = 0;
+	double thr = on_threshold(js);
+	if (thr < 0)
+		return -1;
 	*thr_out = thr;
 	size_t prev_on = n;
+	for (size_t k = 0; k < n; k++) /* count the runs first */
+		if (js->x[k] >= thr && js->x[k] > 0) {
+			nc += prev_on == n || k > prev_on + 1;
+			prev_on = k;
+		}
+	/* every start is a run's (track_starts, gap_starts) or a gap's
+	 * (byteclock: at most one per gap, and two before the first) */
+	c = malloc((nc + 1) * sizeof(cand));
+	*starts = malloc((nc + 3) * sizeof(size_t));
+	if (!c || !*starts) {
+		free(c);
+		return -1;
+	}
+	nc = 0, prev_on = n;
 	for (size_t k = 0; k < n; k++) {
 		if (!(js->x[k] >= thr && js->x[k] > 0))
 			continue;
@@ -310,9 +342,9 @@ static size_t find_starts(dmls_iterations *it, job_series *js, double T,
 		it->method = "gaps";
 	}
 out:
-	free(nz);
 	free(c);
-	return ns;
+	*ns_out = ns;
+	return 0;
 }
 
 /* The payload host h sends in js's bins [a, b): its tx_payload series, or
@@ -519,10 +551,11 @@ int dmls_iterations_find_pairs(dmls_iterations *it, const dmls_stats *st, const 
 		it->acf_period_s = T * js.bin_s;
 		it->acf_peak = peak;
 	}
-	size_t *starts = NULL, last_on = 0;
+	size_t *starts = NULL, last_on = 0, ns = 0;
 	double thr = 0;
-	size_t ns = find_starts(it, &js, T, &starts, &last_on, &thr);
 	int rc = 0;
+	if (find_starts(it, &js, T, &starts, &ns, &last_on, &thr) < 0)
+		rc = dmls_fail(err, DMLS_ENOMEM, "out of memory");
 	/* Halves only exist where some host is not a worker (a parameter
 	 * server): a ring, every rank a worker, is never merged. */
 	if (ns >= 6 && nw < nh && merge_halves(&js, st, hosts, nh, thr, starts, &ns) < 0)
