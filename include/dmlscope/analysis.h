@@ -278,6 +278,10 @@ typedef struct dmls_analysis {
 				    * one of them and a host of no job), s
 				    * from st->t0_ns; NAN without a job */
 	double job_wire_bytes;     /* wire bytes of those packets */
+	double capture_start_s, capture_end_s; /* the capture's first and last
+				    * packet, s from st->t0_ns (the span over
+				    * which burstiness takes its mean rate);
+				    * NAN for an empty capture */
 } dmls_analysis;
 
 /* Analyze st (roles are written into st->hosts[i].role).  log may be NULL. */

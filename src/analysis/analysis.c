@@ -407,6 +407,7 @@ static dmls_analysis *analysis_new(size_t job_id)
 		return NULL;
 	a->gradient_bytes = a->expected_iter_bytes = a->observed_iter_bytes = NAN;
 	a->server_bytes = a->job_start_s = a->job_end_s = a->job_wire_bytes = NAN;
+	a->capture_start_s = a->capture_end_s = NAN;
 	a->job_id = job_id;
 	return a;
 }
@@ -470,6 +471,10 @@ int dmls_analysis_run(dmls_analysis **out, dmls_stats *st, const dmls_trainlog *
 	dmls_analysis *a = analysis_new(0);
 	if (!a)
 		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
+	if (st->packets) {
+		a->capture_start_s = (double)(st->first_ns - st->t0_ns) * 1e-9;
+		a->capture_end_s = (double)(st->last_ns - st->t0_ns) * 1e-9;
+	}
 	int rc = dmls_jobs_split(&jobs, &njobs, st, err);
 	for (size_t i = 0; i < st->nhosts; i++)
 		st->hosts[i].role = DMLS_ROLE_OTHER;

@@ -186,20 +186,26 @@ static void keep_shape(dmls_gen_job *job, const dmls_analysis *a)
 /*
  * The run's quiet start and end: a capture opens well before the first
  * iteration (processes start, connections open, the first parameters go
- * out) and closes after the last (shut-down).  Both are part of the
+ * out; a bridge or `-i any` capture may run for seconds before the job
+ * starts) and closes after the last (shut-down).  Both are part of the
  * capture's mean rate, and so of its peak-to-mean at every timescale; the
  * generated capture keeps them (lead: the first iteration's start from the
- * job's first packet; tail: the job's last packet after the last byte of
- * its iterations).
+ * capture's first packet; tail: the capture's last packet after the last
+ * byte of its iterations).  The job's own first packet would leave out the
+ * quiet before the job: on a bridge capture that started 6 s early, every
+ * peak-to-mean came out half the run's.
  */
 static void keep_quiet(dmls_gen_job *job, const dmls_analysis *a)
 {
 	const dmls_iterations *it = &a->iter;
-	double t0 = isfinite(a->job_start_s) ? a->job_start_s : 0;
+	double t0 = isfinite(a->capture_start_s) ? a->capture_start_s
+		    : isfinite(a->job_start_s)   ? a->job_start_s
+						 : 0;
+	double t1 = isfinite(a->capture_end_s) ? a->capture_end_s : a->job_end_s;
 	if (it->count >= 1 && it->starts_s && isfinite(it->starts_s[0]) && it->starts_s[0] > t0)
 		job->lead_ns = (int64_t)llround(fmin(it->starts_s[0] - t0, 86400) * 1e9);
-	if (isfinite(a->job_end_s) && isfinite(it->end_s) && a->job_end_s > it->end_s)
-		job->tail_ns = (int64_t)llround(fmin(a->job_end_s - it->end_s, 86400) * 1e9);
+	if (isfinite(t1) && isfinite(it->end_s) && t1 > it->end_s)
+		job->tail_ns = (int64_t)llround(fmin(t1 - it->end_s, 86400) * 1e9);
 }
 
 static int by_value(const void *a, const void *b)

@@ -615,13 +615,23 @@ static void test_calibrate(void **state)
 	a.iter.end_s = 3.45;
 	a.job_start_s = 0.25;
 	a.job_end_s = 3.95;
+	a.capture_start_s = a.capture_end_s = NAN; /* without the capture's span: the job's */
+	dmls_gen_job by_job = {0};
+	assert_int_equal(dmls_gen_calibrate(&by_job, 0, &a, "run", &err), DMLS_OK);
+	assert_int_equal(by_job.lead_ns, 1250000000);
+	assert_int_equal(by_job.tail_ns, 500000000);
+	/* the capture opened 0.25 s before the job's first packet (a bridge
+	 * capture started early) and closed 0.1 s after its last: the quiet
+	 * is the capture's, as is the mean rate peak-to-mean divides by */
+	a.capture_start_s = 0;
+	a.capture_end_s = 4.05;
 	a.observed_iter_bytes = 4 * 8995308.4;
 	a.phases.bursts = (dmls_dist){.n = 32, .mean_s = 0.009, .p50_s = 0.0075};
 	a.phases.gaps = (dmls_dist){.n = 31, .mean_s = 0.064, .p50_s = 0.04};
 	dmls_gen_job star = {0};
 	assert_int_equal(dmls_gen_calibrate(&star, 0, &a, "run", &err), DMLS_OK);
-	assert_int_equal(star.lead_ns, 1250000000);
-	assert_int_equal(star.tail_ns, 500000000);
+	assert_int_equal(star.lead_ns, 1500000000);
+	assert_int_equal(star.tail_ns, 600000000);
 	assert_true(fabs(star.push_groups - 2.2) < 1e-12);
 	assert_true(star.buckets == 0);
 	assert_int_equal(star.bucket_span_ns, 7500000);
