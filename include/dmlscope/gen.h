@@ -85,6 +85,11 @@ typedef struct dmls_gen_job {
 				    * with push groups: the share of an
 				    * iteration in its busiest 10 ms (above 1/2:
 				    * its last pushes, schedule.c) */
+	double heavy_fraction;     /* of S right after the dense bucket, paced
+				    * to end GEN_HEAVY_NS after the dense
+				    * bucket's start: with it, the share of an
+				    * iteration in its busiest 100 ms; 0 =
+				    * none */
 	int64_t bucket_room_ns;    /* the spread buckets and their gaps fit in
 				    * this (shrunk if not) */
 	double period_q[DMLS_GEN_NQ]; /* the last > 0: a run's periods (start to

@@ -85,6 +85,7 @@ enum { GEN_R_ITER = 1, GEN_R_STEP, GEN_R_MSG, GEN_R_PAIR, GEN_R_SEG, GEN_R_ACK, 
 #define GEN_MSG_JITTER_NS 2000
 #define GEN_SERVER_UPDATE_NS 200000 /* parameter server applies the update */
 #define GEN_DENSE_NS 10000000   /* the timescale of dense_fraction (--like) */
+#define GEN_HEAVY_NS 90000000   /* dense and heavy bucket: inside 100 ms (--like) */
 #define GEN_PAIR_JITTER_NS 500000  /* asynchronous pairs start apart */
 #define GEN_LISTEN_PORT 29400
 #define GEN_HANDSHAKE_NS 30000     /* one connection's handshake */

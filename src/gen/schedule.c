@@ -121,6 +121,10 @@ static int check_job(dmls_gen_job *job, size_t *nhosts, dmls_error *err)
 	if (!(job->push_groups >= 0 && job->push_groups <= DMLS_GEN_MAX_HOSTS))
 		return dmls_fail(err, DMLS_EUSAGE, "the push groups must be in [0, %d]",
 				 DMLS_GEN_MAX_HOSTS);
+	if (!(job->dense_fraction >= 0 && job->heavy_fraction >= 0 &&
+	      job->dense_fraction + job->heavy_fraction <= 1))
+		return dmls_fail(err, DMLS_EUSAGE, "the dense and heavy buckets' shares of the "
+				 "gradient must be in [0, 1] together");
 	if (job->lead_ns < 0 || job->tail_ns < 0 || job->lead_ns > GEN_MAX_QUIET_NS ||
 	    job->tail_ns > GEN_MAX_QUIET_NS || job->update_ns < 0 ||
 	    job->update_ns > GEN_MAX_QUIET_NS)
@@ -438,22 +442,31 @@ static int64_t lay_iteration(layout *L, gen_plan *p, uint32_t k, int64_t t0, int
 	if (job->buckets <= 1)
 		return lay_collective(L, p, k, job->gradient_bytes, 0, t0, 0, store);
 	B = B > 64 ? 64 : B;
-	double f = job->dense_fraction, S = (double)job->gradient_bytes, span[64];
+	double f = job->dense_fraction, h = f > 0 ? job->heavy_fraction : 0;
+	double S = (double)job->gradient_bytes, span[64];
 	uint32_t nspread = f > 0 ? (B > 1 ? B - 1 : 1) : B;
 	double A = (double)job->bucket_room_ns; /* the spread buckets' room */
 	double gap, sum = bucket_spans(job, k, nspread, A, span, &gap), done = 0;
 	if (f > 0 && B == 1)
 		gap = 0;
 	int64_t start = t0, end = t0;
-	uint64_t sent = 0, spread = (uint64_t)llround((f > 0 ? 1 - f : 1) * S);
+	uint64_t sent = 0, spread = (uint64_t)llround((f > 0 ? fmax(0, 1 - f - h) : 1) * S);
 	if (f > 0) {
-		uint64_t dense = job->gradient_bytes - spread;
+		uint64_t heavy = (uint64_t)llround(h * S);
+		heavy = heavy > job->gradient_bytes - spread ? job->gradient_bytes - spread : heavy;
+		uint64_t dense = job->gradient_bytes - spread - heavy;
 		int64_t e = lay_bucket(L, p, k, dense, &step0, t0, 0, store);
 		if (e < 0)
 			return -1;
 		/* the spread block ends at t0 + dense + A, whatever its spans */
 		int64_t lead = (int64_t)(A - sum - nspread * gap);
 		start = e + (int64_t)gap + (B > 1 && lead > 0 ? lead : 0);
+		if (heavy) { /* right after, ending inside the dense bucket's 100 ms */
+			int64_t hs = GEN_HEAVY_NS - (e - t0);
+			if ((e = lay_bucket(L, p, k, heavy, &step0, e, hs > 0 ? hs : 0, store)) < 0)
+				return -1;
+			start = e + (int64_t)gap > start ? e + (int64_t)gap : start;
+		}
 		end = e;
 	}
 	for (uint32_t b = 0; b < nspread; b++) {

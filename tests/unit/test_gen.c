@@ -154,6 +154,62 @@ static void test_buckets(void **state)
 	dmls_gen_schedule_release(&s);
 }
 
+/* Bytes of iteration k's messages inside [a, b): each message's bytes
+ * spread evenly over its planned frames. */
+static double bytes_in(const dmls_gen_schedule *s, uint32_t k, int64_t a, int64_t b)
+{
+	double sum = 0;
+	for (size_t i = 0; i < s->nmsgs; i++) {
+		const dmls_gen_msg *m = &s->msgs[i];
+		if (m->iteration != k || !m->bytes)
+			continue;
+		int64_t frames = (int64_t)((m->bytes + DMLS_GEN_MSS - 1) / DMLS_GEN_MSS);
+		int64_t lo = m->start_ns, hi = lo + frames * m->gap_ns;
+		int64_t x = lo > a ? lo : a, y = hi < b ? hi : b;
+		if (hi == lo)
+			sum += lo >= a && lo < b ? (double)m->bytes : 0;
+		else if (y > x)
+			sum += (double)m->bytes * (double)(y - x) / (double)(hi - lo);
+	}
+	return sum;
+}
+
+/* A heavy bucket (--like on a large model, keep_heavy): 10 % of S dense at
+ * line rate, 50 % right after it, ending inside 100 ms of the dense
+ * bucket's start, the other 40 % spread over 900 ms: the iteration's
+ * busiest 100 ms hold 60 % of its bytes, and no 100 ms of the spread part
+ * more than a third of that. */
+static void test_heavy_bucket(void **state)
+{
+	(void)state;
+	uint64_t S = 40 * MB;
+	dmls_gen_job job = {.pattern = DMLS_PAT_RING, .workers = 4, .gradient_bytes = S,
+			    .iterations = 3, .seed = 5, .iteration_ns = 2000000000,
+			    .link_gbps = 10, .buckets = 3, .bucket_span_ns = 400000000,
+			    .bucket_span_mean_ns = 450000000, .bucket_gap_ns = 20000000,
+			    .dense_fraction = 0.1, .heavy_fraction = 0.5,
+			    .bucket_room_ns = 900000000};
+	dmls_gen_schedule s;
+	dmls_error err = {0};
+	assert_int_equal(dmls_gen_schedule_build(&s, &job, &err), DMLS_OK);
+	for (uint32_t k = 0; k < 3; k++) {
+		int64_t t0 = INT64_MAX;
+		for (size_t i = 0; i < s.nmsgs; i++)
+			if (s.msgs[i].iteration == k && s.msgs[i].start_ns < t0)
+				t0 = s.msgs[i].start_ns;
+		double all = bytes_in(&s, k, t0, t0 + 2000000000LL);
+		assert_true(fabs(all / (2.0 * 3 * (double)S) - 1) < 1e-6);
+		double head = bytes_in(&s, k, t0, t0 + 100000000);
+		assert_true(fabs(head / all - 0.6) < 0.01);
+		for (int64_t w = t0 + 100000000; w < t0 + 1100000000; w += 50000000)
+			assert_true(bytes_in(&s, k, w, w + 100000000) < head / 3);
+	}
+	dmls_gen_schedule_release(&s);
+	/* together with the dense bucket, at most all of S */
+	job.heavy_fraction = 0.95;
+	assert_int_equal(dmls_gen_schedule_build(&s, &job, &err), DMLS_EUSAGE);
+}
+
 /* The shape of --like on a star: 6 workers push in 2 or 3 groups per
  * iteration (mean 2.5), each group a step of its own, a bucket gap apart;
  * the replies (one step, last) start a gap after the last push; every
@@ -683,6 +739,29 @@ static void test_calibrate(void **state)
 	assert_int_equal(inner.bucket_gap_ns, 40000000);
 	a.phases.bursts.mean_s = 0.009;
 	a.iter.bounds_s = a.iter.comm_end_s = NULL;
+	/* a large model's heavy bucket (keep_heavy): 2.5 bursts of 0.3 s an
+	 * iteration, 10 % of its bytes in its busiest 10 ms and 60 % in its
+	 * busiest 100 ms, where its 2 spread buckets at their pace (1 s in
+	 * all) would give 19 %: 50 % go right after the dense bucket, which
+	 * gives its last 5 % (half of it) to the heavy one, whose pace puts
+	 * them beside it */
+	dmls_analysis big = a;
+	big.phases.bursts = (dmls_dist){.n = 25, .mean_s = 0.3, .p50_s = 0.25};
+	big.observed_iter_bytes = 36e6;
+	for (int i = 0; i < DMLS_NTAU; i++)
+		big.burst_total.max_window_bytes[i] = dmls_burst_tau_s[i] == 0.01 ? 3.6e6
+						      : dmls_burst_tau_s[i] == 0.1  ? 21.6e6
+										    : NAN;
+	dmls_gen_job heavy = {0};
+	assert_int_equal(dmls_gen_calibrate(&heavy, 0, &big, "run", &err), DMLS_OK);
+	assert_true(fabs(heavy.dense_fraction - 0.05) < 1e-9);
+	assert_true(fabs(heavy.heavy_fraction - 0.55) < 1e-9);
+	/* 24 % in 100 ms: the spread pace's 19 % is within 30 % of it */
+	big.burst_total.max_window_bytes[4] = 8.64e6;
+	assert_true(dmls_burst_tau_s[4] == 0.1);
+	heavy = (dmls_gen_job){0};
+	assert_int_equal(dmls_gen_calibrate(&heavy, 0, &big, "run", &err), DMLS_OK);
+	assert_true(heavy.heavy_fraction == 0 && fabs(heavy.dense_fraction - 0.1) < 1e-9);
 	/* a butterfly's link: E(1 ms) over the core ranks, the largest power
 	 * of two <= N (3 ranks: 2 links busy at once, the extra rank's hand-off
 	 * takes one); 4 ranks: 4 */
@@ -745,6 +824,7 @@ int main(void)
 		cmocka_unit_test(test_pairwise),
 		cmocka_unit_test(test_butterfly),
 		cmocka_unit_test(test_buckets),
+		cmocka_unit_test(test_heavy_bucket),
 		cmocka_unit_test(test_timing),
 		cmocka_unit_test(test_bad_jobs),
 		cmocka_unit_test(test_pcap_deterministic),
