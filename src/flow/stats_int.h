@@ -28,10 +28,37 @@ static inline int64_t ts_bin_floor(int64_t d, int64_t bin)
 	return d % bin && d < 0 ? q - 1 : q;
 }
 
+/* The keys' hashes (inline: the pass hashes every packet's flow). */
+static inline uint64_t st_hash_addr(const uint8_t a[16])
+{
+	uint64_t lo, hi;
+	memcpy(&lo, a, 8);
+	memcpy(&hi, a + 8, 8);
+	return dmls_mix64(lo ^ dmls_mix64(hi));
+}
+
+static inline uint64_t st_hash_pair(uint32_t s, uint32_t d)
+{
+	return dmls_mix64(((uint64_t)s << 32) | d);
+}
+
+/* Multiply-xor of the key's words with distinct odd constants, then the
+ * splitmix64 finalizer for the avalanche. */
+static inline uint64_t st_hash_flow(const flow_key *k)
+{
+	uint64_t a0, a1, b0, b1;
+	memcpy(&a0, k->src, 8);
+	memcpy(&a1, k->src + 8, 8);
+	memcpy(&b0, k->dst, 8);
+	memcpy(&b1, k->dst + 8, 8);
+	uint64_t h = a0 * 0x9e3779b97f4a7c15ULL ^ a1 * 0xc2b2ae3d27d4eb4fULL ^
+		     b0 * 0x165667b19e3779f9ULL ^ b1 * 0xd6e8feb86659fd93ULL ^
+		     (((uint64_t)k->sport << 24 | (uint64_t)k->dport << 8 | k->proto) *
+		      0xff51afd7ed558ccdULL);
+	return dmls_mix64(h);
+}
+
 /* tables.c */
-uint64_t st_hash_addr(const uint8_t a[16]);
-uint64_t st_hash_pair(uint32_t s, uint32_t d);
-uint64_t st_hash_flow(const flow_key *k);
 int st_eq_flow(const void *ctx, uint32_t i, const void *key);
 
 static inline int st_eq16(const uint8_t *a, const uint8_t *b)
@@ -71,7 +98,10 @@ long st_flow_new(dmls_stats *st, const flow_key *k, uint64_t hv, uint32_t s, uin
 int st_reindex_pairs(dmls_stats *st);
 int st_reindex_flows(dmls_stats *st);
 /* Forget the one-entry lookup cache (after a fold). */
-void st_reset_cache(dmls_stats *st);
+static inline void st_reset_cache(dmls_stats *st)
+{
+	st->last_s = st->last_d = st->last_pair = -1;
+}
 
 /* fold.c */
 int st_fold_hosts(dmls_stats *st);

@@ -12,35 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-uint64_t st_hash_addr(const uint8_t a[16])
-{
-	uint64_t lo, hi;
-	memcpy(&lo, a, 8);
-	memcpy(&hi, a + 8, 8);
-	return dmls_mix64(lo ^ dmls_mix64(hi));
-}
-
-uint64_t st_hash_pair(uint32_t s, uint32_t d)
-{
-	return dmls_mix64(((uint64_t)s << 32) | d);
-}
-
-/* Multiply-xor of the key's words with distinct odd constants, then the
- * splitmix64 finalizer for the avalanche. */
-uint64_t st_hash_flow(const flow_key *k)
-{
-	uint64_t a0, a1, b0, b1;
-	memcpy(&a0, k->src, 8);
-	memcpy(&a1, k->src + 8, 8);
-	memcpy(&b0, k->dst, 8);
-	memcpy(&b1, k->dst + 8, 8);
-	uint64_t h = a0 * 0x9e3779b97f4a7c15ULL ^ a1 * 0xc2b2ae3d27d4eb4fULL ^
-		     b0 * 0x165667b19e3779f9ULL ^ b1 * 0xd6e8feb86659fd93ULL ^
-		     (((uint64_t)k->sport << 24 | (uint64_t)k->dport << 8 | k->proto) *
-		      0xff51afd7ed558ccdULL);
-	return dmls_mix64(h);
-}
-
 static int eq_host(const void *ctx, uint32_t i, const void *key)
 {
 	return !memcmp(((const dmls_stats *)ctx)->hosts[i].addr, key, 16);
@@ -61,11 +32,6 @@ int st_eq_flow(const void *ctx, uint32_t i, const void *key)
 	return f->sport == k->sport && f->dport == k->dport && f->proto == k->proto &&
 	       !memcmp(st->hosts[f->src].addr, k->src, 16) &&
 	       !memcmp(st->hosts[f->dst].addr, k->dst, 16);
-}
-
-void st_reset_cache(dmls_stats *st)
-{
-	st->last_s = st->last_d = st->last_pair = -1;
 }
 
 long dmls_stats_find_host(const dmls_stats *st, const uint8_t addr[16])

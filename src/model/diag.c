@@ -1,5 +1,5 @@
 /*
- * diag.c - residual diagnostics and the whole fit of a design with warnings.
+ * diag.c - residual diagnostics of an OLS fit (ols.c calls them).
  *
  * The footer of statsmodels' OLS summary():
  *   skew and kurtosis: the biased moment estimators (scipy.stats.skew,
@@ -76,49 +76,4 @@ void dmls_resid_diagnostics(dmls_fit *fit, const double *e)
 		if (isfinite(fit->omnibus))
 			fit->omnibus_p = gsl_cdf_chisq_Q(fit->omnibus, 2);
 	}
-}
-
-/* Rows per parameter below which we warn: a common rule of thumb for linear
- * models is 10 to 20 (Harrell, Regression Modeling Strategies, 4.4). */
-#define DMLS_ROWS_PER_PARAM 10
-/* Condition number of X with unit-length columns above which columns are
- * near-collinear (Belsley, Kuh and Welsch, 1980: 30 moderate, 100 strong). */
-#define DMLS_COLLINEAR_COND 100
-
-int dmls_fit_design(dmls_fit *fit, const dmls_design *d, int folds, dmls_error *err)
-{
-	int st = dmls_ols(fit, d->X, d->y, d->n, d->ncols, err);
-	if (st)
-		return st;
-	if ((st = dmls_ols_cv(fit, d->X, d->y, d->n, d->ncols, folds, err))) {
-		dmls_fit_release(fit);
-		return st;
-	}
-	int bad = 0;
-	if (d->dropped)
-		bad |= dmls_fit_warn(fit, "dropped %zu rows with missing values", d->dropped);
-	for (size_t i = 0; i < d->fm.nfactors; i++) {
-		const dmls_factor *f = &d->fm.factors[i];
-		if (f->categorical && f->nlevels == 1)
-			bad |= dmls_fit_warn(fit, "'%s' has a single level ('%s')", f->code,
-					     f->levels[0]);
-	}
-	if (fit->rank < fit->k)
-		bad |= dmls_fit_warn(fit, "rank deficient: rank %zu for %zu columns; the "
-				     "coefficients are the minimum-norm solution (pinv) and "
-				     "not all are identifiable", fit->rank, fit->k);
-	else if (fit->scaled_condition_number > DMLS_COLLINEAR_COND)
-		bad |= dmls_fit_warn(fit, "near-collinear columns: condition number %.3g "
-				     "with unit-length columns (above %d)",
-				     fit->scaled_condition_number, DMLS_COLLINEAR_COND);
-	if (fit->n < DMLS_ROWS_PER_PARAM * fit->k)
-		bad |= dmls_fit_warn(fit, "%.1f rows per parameter (%zu rows, %zu parameters): "
-				     "fewer than %d, estimates are fragile",
-				     (double)fit->n / (double)fit->k, fit->n, fit->k,
-				     DMLS_ROWS_PER_PARAM);
-	if (bad) {
-		dmls_fit_release(fit);
-		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
-	}
-	return DMLS_OK;
 }

@@ -1,4 +1,4 @@
-/* json_int.h - between json.c (the walk) and json_lists.c (the lists). */
+/* json_int.h - the lists of json.c, for test_result. */
 #ifndef DMLSCOPE_JSON_INT_H
 #define DMLSCOPE_JSON_INT_H
 
