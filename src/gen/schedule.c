@@ -123,10 +123,11 @@ static int check_job(dmls_gen_job *job, size_t *nhosts, dmls_error *err)
 				 DMLS_GEN_MAX_HOSTS);
 	if (job->lead_ns < 0 || job->tail_ns < 0 || job->lead_ns > GEN_MAX_QUIET_NS ||
 	    job->tail_ns > GEN_MAX_QUIET_NS || job->update_ns < 0 ||
-	    job->update_ns > GEN_MAX_QUIET_NS)
+	    job->update_ns > GEN_MAX_QUIET_NS || job->push_gap_ns < 0 ||
+	    job->push_gap_ns > GEN_MAX_QUIET_NS)
 		return dmls_fail(err, DMLS_EUSAGE, "the quiet before the first iteration, "
-				 "after the last and before a server's replies must be in "
-				 "[0, 1 day]");
+				 "after the last, between pushes and before a server's "
+				 "replies must be in [0, 1 day]");
 	if (job->pattern == DMLS_PAT_HIERARCHICAL) {
 		if (job->group_size == 0)
 			job->group_size = auto_group(job->workers);
@@ -358,11 +359,15 @@ static int64_t lay_paced(layout *L, gen_xfer *x, size_t n, uint32_t k, uint32_t 
  * that it and the replies fit in 9 ms (GEN_DENSE_NS, less a 10 % margin),
  * the gap at most; the G - 1 other groups push first as above.
  */
+static int64_t lay_star_chain(layout *L, gen_plan *p, uint32_t k, int64_t t0, int store);
+
 static int64_t lay_star_iteration(layout *L, gen_plan *p, uint32_t k, int64_t t0, int store)
 {
 	const dmls_gen_job *job = &L->s->job;
 	uint32_t W = (uint32_t)job->workers, hubs = (uint32_t)job->servers;
 	double span[64], gap;
+	if (job->push_gap_ns > 0)
+		return lay_star_chain(L, p, k, t0, store);
 	uint32_t G = count_of(job, job->push_groups, k, 2), last = 0;
 	G = G < 1 ? 1 : G > W ? W : G > 64 ? 64 : G;
 	if (job->dense_fraction > 0.5) {
@@ -418,6 +423,55 @@ static int64_t lay_star_iteration(layout *L, gen_plan *p, uint32_t k, int64_t t0
 }
 
 /*
+ * Iteration k of a star whose server answers as soon as the last push is in
+ * (--like, push_gap_ns > 0; calibrate.c): the W workers push one after the
+ * other, each on its own at line rate, in an order that turns every
+ * iteration; a push gap (a quiet the analysis keeps inside one burst)
+ * after each push, and the server's replies to every worker together at
+ * line rate a push gap (at least its update) after the last push.  Each of
+ * these W quiets is instead a bucket gap (at least update_ns: a quiet the
+ * analysis sees between two bursts) with probability push_groups / W, so
+ * an iteration is push_groups + 1 bursts on average, and the iterations
+ * differ as a run's do: some are one tight burst (the run's busiest 10
+ * ms), others spread over three or four.  Steps: the pushes, then the
+ * replies.
+ */
+static int64_t lay_star_chain(layout *L, gen_plan *p, uint32_t k, int64_t t0, int store)
+{
+	const dmls_gen_job *job = &L->s->job;
+	uint32_t W = (uint32_t)job->workers, hubs = (uint32_t)job->servers;
+	double pb = fmin(1, job->push_groups / W);
+	int64_t big = job->bucket_gap_ns > job->update_ns ? job->bucket_gap_ns : job->update_ns;
+	if (gen_plan_iteration(p, job, k))
+		return -1;
+	size_t npush = 0, i = 0;
+	while (npush < p->n && p->x[npush].phase == DMLS_GEN_PUSH)
+		npush++;
+	uint64_t off = gen_hash(job->seed, GEN_R_ITER, k, 3) % W;
+	int64_t t = t0;
+	for (uint32_t j = 0; j <= W; j++) {
+		if (j > 0) { /* the quiet before push j, or before the replies */
+			int64_t q = gen_u01(job->seed, GEN_R_ITER, k, 256 + j) < pb
+					    ? big : job->push_gap_ns;
+			t += j == W && q < GEN_SERVER_UPDATE_NS ? GEN_SERVER_UPDATE_NS : q;
+		}
+		if (j == W)
+			break;
+		size_t first = i; /* worker (j + off) mod W's pushes (one per server) */
+		for (size_t m = i; m < npush; m++) {
+			if ((p->x[m].src - hubs + W - off) % W == j) {
+				gen_xfer x = p->x[m];
+				p->x[m] = p->x[i];
+				p->x[i++] = x;
+			}
+		}
+		if (i > first && (t = lay_paced(L, p->x + first, i - first, k, j, t, 0, store)) < 0)
+			return -1;
+	}
+	return lay_paced(L, p->x + npush, p->n - npush, k, W, t, 0, store);
+}
+
+/*
  * Lay out iteration k's communication from t0; returns its end or -1.
  * One collective of S, or (job->buckets > 1) the gradient in buckets, as
  * data-parallel frameworks send it while the backward pass runs: bucket
@@ -433,7 +487,7 @@ static int64_t lay_iteration(layout *L, gen_plan *p, uint32_t k, int64_t t0, int
 {
 	const dmls_gen_job *job = &L->s->job;
 	uint32_t B = buckets_of(job, k), step0 = 0;
-	if (job->pattern == DMLS_PAT_STAR && job->push_groups >= 1)
+	if (job->pattern == DMLS_PAT_STAR && (job->push_groups >= 1 || job->push_gap_ns > 0))
 		return lay_star_iteration(L, p, k, t0, store);
 	if (job->buckets <= 1)
 		return lay_collective(L, p, k, job->gradient_bytes, 0, t0, 0, store);
