@@ -108,6 +108,13 @@ typedef struct dmls_gen_job {
 				 * update between the last pushes and its
 				 * replies (the pushes paced to fit in 9 ms
 				 * with it); 0 = the bucket gap, shortened */
+	int64_t push_gap_ns;    /* star, > 0: each worker pushes on its own at
+				 * line rate, this quiet (one burst to the
+				 * analysis) after the one before, the
+				 * replies this quiet (at least the update)
+				 * after the last push; each of those W quiets
+				 * is a bucket gap instead with probability
+				 * push_groups / W (schedule.c); 0 = groups */
 	int64_t lead_ns;        /* the first collective starts no earlier than
 				 * this after the capture's start (a run's
 				 * start-up before its first iteration); 0 =

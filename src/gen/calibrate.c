@@ -70,6 +70,8 @@ static int64_t compute_gap_ns(const dmls_gen_job *run, double period_s)
  * the median gap separates pushes and precedes the replies, all within 75
  * % of the period.  The replies go out at line rate (the run's 1 ms peak).
  */
+static void keep_star_chain(dmls_gen_job *job, const dmls_phases *ph, double B, double T);
+
 static void keep_star_shape(dmls_gen_job *job, const dmls_phases *ph, double T)
 {
 	double B = job->buckets;
@@ -83,6 +85,47 @@ static void keep_star_shape(dmls_gen_job *job, const dmls_phases *ph, double T)
 	job->update_ns = isfinite(u) && u > 0 && u < 1 ? (int64_t)llround(u * 1e9) : 0;
 	double room = ceil(B - 1) * (double)(job->bucket_span_mean_ns + job->bucket_gap_ns);
 	job->bucket_room_ns = (int64_t)llround(fmin(room, 0.75 * T * 1e9));
+	keep_star_chain(job, ph, B, T);
+}
+
+/*
+ * A star whose busiest 10 ms hold more than its replies and a push (the
+ * replies are half an iteration's bytes, a push 1 / 2W: dense_fraction >
+ * (W + 1) / 2W; not the sample, 0.50 of 2 workers) has a server that
+ * answers as soon as the last push is in, and
+ * workers whose pushes come a few ms apart: bursts of several messages
+ * (the issue-9 star: pushes at 2712, 2727 and 2737 ms, replies at 2744,
+ * 2745 and 2747), as long as the run's time in bursts says, B x the mean
+ * burst per iteration (10.5 ms there, of 2 ms of transfers).  The workers
+ * then push one by one (schedule.c, lay_star_chain), each quiet between
+ * two messages a bucket gap with probability (B - 1) / W (B bursts on
+ * average), else the push gap p that gives that time in bursts: W pushes
+ * of d and the replies, R = W S / M at line rate (M servers), each burst
+ * one bin more (a burst of length L covers L / bin + 1 bins on average),
+ * and the W - (B - 1) quiets inside bursts: p = (B mean - B bin - W d - R)
+ * / (W - (B - 1)), at most the analysis's gap threshold less a bin (so it
+ * stays inside a burst), at least the server's update.  Not when its
+ * longest iteration (every quiet a bucket gap) would take more than 75 %
+ * of the period.
+ */
+static void keep_star_chain(dmls_gen_job *job, const dmls_phases *ph, double B, double T)
+{
+	double W = (double)job->workers, M = job->servers ? (double)job->servers : 1;
+	double bin = ph->bin_s, most = ph->gap_threshold_s - bin, mean = ph->bursts.mean_s;
+	if (!(job->dense_fraction > (W + 1) / (2 * W)) || !(bin > 0) || !(most > 0) ||
+	    !(mean > 0) || W < 1)
+		return;
+	double seg = GEN_FRAME_WIRE_BYTES * 8 / (job->link_gbps * 1e9); /* s */
+	double d = ceil((double)job->gradient_bytes / DMLS_GEN_MSS) * seg;
+	double R = W * ceil((double)job->gradient_bytes / M / DMLS_GEN_MSS) * seg;
+	double inside = W - (B - 1), p = most;
+	if (inside > 0.01)
+		p = (B * mean - B * bin - W * d - R) / inside;
+	p = fmax(GEN_SERVER_UPDATE_NS * 1e-9, fmin(p, most));
+	double big = (double)(job->bucket_gap_ns > job->update_ns ? job->bucket_gap_ns
+								   : job->update_ns) * 1e-9;
+	if (W * (fmax(big, p) + d) + R <= 0.75 * T)
+		job->push_gap_ns = (int64_t)llround(p * 1e9);
 }
 
 /*

@@ -32,6 +32,9 @@
  * apply the update before the pull.  Asynchronous pairs start up to 500 us
  * apart.
  *
+ * A star that --like calibrated (push groups or a push gap) has its own
+ * layout of an iteration, in star.c.
+ *
  * All randomness is a hash of (seed, what, iteration, index) (gen_int.h),
  * so the same job gives the same schedule whatever the order of work.
  */
@@ -41,13 +44,7 @@
 
 #include "dmlscope/analysis.h"
 #include "gen/gen_int.h"
-
-typedef struct layout {
-	dmls_gen_schedule *s;
-	uint32_t *conn_of;    /* nhosts x nhosts, UINT32_MAX = none */
-	uint32_t *fan_out, *fan_in;
-	double frame_ns;      /* wire time of one full frame at the link rate */
-} layout;
+#include "gen/layout.h"
 
 const char *dmls_gen_phase_name(int phase)
 {
@@ -127,10 +124,11 @@ static int check_job(dmls_gen_job *job, size_t *nhosts, dmls_error *err)
 				 "gradient must be in [0, 1] together");
 	if (job->lead_ns < 0 || job->tail_ns < 0 || job->lead_ns > GEN_MAX_QUIET_NS ||
 	    job->tail_ns > GEN_MAX_QUIET_NS || job->update_ns < 0 ||
-	    job->update_ns > GEN_MAX_QUIET_NS)
+	    job->update_ns > GEN_MAX_QUIET_NS || job->push_gap_ns < 0 ||
+	    job->push_gap_ns > GEN_MAX_QUIET_NS)
 		return dmls_fail(err, DMLS_EUSAGE, "the quiet before the first iteration, "
-				 "after the last and before a server's replies must be in "
-				 "[0, 1 day]");
+				 "after the last, between pushes and before a server's "
+				 "replies must be in [0, 1 day]");
 	if (job->pattern == DMLS_PAT_HIERARCHICAL) {
 		if (job->group_size == 0)
 			job->group_size = auto_group(job->workers);
@@ -261,7 +259,7 @@ static int64_t lay_collective(layout *L, gen_plan *p, uint32_t k, uint64_t bytes
  * any K iterations in a row hold K f ceils to within one, so a short job
  * (the butterfly sample: 6 iterations of 1.67 bursts) keeps the run's
  * count instead of a binomial draw of it (1.17 to 2 on seeds 1-12). */
-static uint32_t count_of(const dmls_gen_job *job, double x, uint32_t k, uint64_t tag)
+uint32_t gen_count_of(const dmls_gen_job *job, double x, uint32_t k, uint64_t tag)
 {
 	double n = floor(x), f = x - n, u = gen_u01(job->seed, GEN_R_ITER, 0, tag);
 	return (uint32_t)n + (uint32_t)(floor((k + 1) * f + u) - floor(k * f + u));
@@ -271,14 +269,14 @@ static uint32_t count_of(const dmls_gen_job *job, double x, uint32_t k, uint64_t
  * job->buckets. */
 static uint32_t buckets_of(const dmls_gen_job *job, uint32_t k)
 {
-	return count_of(job, job->buckets < 1 ? 1 : job->buckets, k, 2);
+	return gen_count_of(job, job->buckets < 1 ? 1 : job->buckets, k, 2);
 }
 
 /* The spans of the B buckets of iteration k (ns, into span[]): lognormal
  * with the job's median and mean, shrunk with the gaps after them (*gap)
  * so that they fit in room ns.  Returns their sum. */
-static double bucket_spans(const dmls_gen_job *job, uint32_t k, uint32_t B, double room,
-			   double *span, double *gap)
+double gen_bucket_spans(const dmls_gen_job *job, uint32_t k, uint32_t B, double room,
+			double *span, double *gap)
 {
 	double med = (double)job->bucket_span_ns, mean = (double)job->bucket_span_mean_ns;
 	double sigma = mean > med ? sqrt(2 * log(mean / med)) : 0, sum = 0;
@@ -328,8 +326,8 @@ static int64_t lay_bucket(layout *L, gen_plan *p, uint32_t k, uint64_t bytes, ui
 
 /* Lay the steps x[0..n) of iteration k from t0 as step number step, paced
  * slower to last span ns (0: at line rate); returns the end or -1. */
-static int64_t lay_paced(layout *L, gen_xfer *x, size_t n, uint32_t k, uint32_t step,
-			 int64_t t0, double span, int store)
+int64_t gen_lay_paced(layout *L, gen_xfer *x, size_t n, uint32_t k, uint32_t step,
+		      int64_t t0, double span, int store)
 {
 	double frame = L->frame_ns;
 	for (size_t i = 0; i < n; i++)
@@ -345,87 +343,10 @@ static int64_t lay_paced(layout *L, gen_xfer *x, size_t n, uint32_t k, uint32_t 
 }
 
 /*
- * Iteration k of a star whose workers push at different times (--like: a
- * run whose pushes came as push_groups bursts, its workers' compute ending
- * at different times): the W workers in G groups (floor or ceil of
- * push_groups, at most W), which worker in which group turning every
- * iteration; each group's pushes paced to last a bucket span, a gap after
- * each (bucket_spans: they fit in the room); the server's replies to every
- * worker go out together at line rate one gap (its update) after the last
- * push.  Steps: the groups, then the replies.
- *
- * A star whose busiest 10 ms hold more than its replies (dense_fraction f >
- * 1/2: the replies are half an iteration's bytes) had workers pushing just
- * before the server answered: the last group is then (f - 1/2) / (1/2) of
- * the workers (floor or ceil, at least one; all of them when G is 1),
- * pushing at line rate, and the server's update after it is shortened so
- * that it and the replies fit in 9 ms (GEN_DENSE_NS, less a 10 % margin),
- * the gap at most; the G - 1 other groups push first as above.
- */
-static int64_t lay_star_iteration(layout *L, gen_plan *p, uint32_t k, int64_t t0, int store)
-{
-	const dmls_gen_job *job = &L->s->job;
-	uint32_t W = (uint32_t)job->workers, hubs = (uint32_t)job->servers;
-	double span[64], gap;
-	uint32_t G = count_of(job, job->push_groups, k, 2), last = 0;
-	G = G < 1 ? 1 : G > W ? W : G > 64 ? 64 : G;
-	if (job->dense_fraction > 0.5) {
-		double share = fmin(1, (job->dense_fraction - 0.5) / 0.5);
-		last = count_of(job, share * W, k, 4);
-		last = last && G == 1 ? W : last > W ? W : last;
-	}
-	uint32_t early = W - last, Ge = last ? (early ? G - 1 : 0) : G;
-	Ge = Ge > early && last ? early : Ge;
-	bucket_spans(job, k, Ge + (last > 0), (double)job->bucket_room_ns, span, &gap);
-	if (gen_plan_iteration(p, job, k))
-		return -1;
-	size_t npush = 0, i = 0;
-	while (npush < p->n && p->x[npush].phase == DMLS_GEN_PUSH)
-		npush++;
-	uint64_t off = gen_hash(job->seed, GEN_R_ITER, k, 3) % W;
-	int64_t t = t0, R = 0, u = 0;
-	if (last) { /* the update, the replies: the last pushes fit before them in 9 ms */
-		R = lay_paced(L, p->x + npush, p->n - npush, k, Ge + 1, 0, 0, 0);
-		if (R < 0)
-			return -1;
-		u = job->update_ns ? job->update_ns : (int64_t)gap;
-	}
-	for (uint32_t g = 0; g < Ge + (last > 0); g++) {
-		size_t first = i; /* group g's pushes to the front of the rest */
-		for (size_t m = i; m < npush; m++) {
-			uint64_t w = (p->x[m].src - hubs + off) % W;
-			uint32_t of = w >= early ? Ge : (uint32_t)(w * Ge / early);
-			if (of == g) {
-				gen_xfer x = p->x[m];
-				p->x[m] = p->x[i];
-				p->x[i++] = x;
-			}
-		}
-		if (i == first)
-			continue;
-		double sp = span[g];
-		if (g == Ge) { /* the last group: paced to fit, else at line rate */
-			int64_t room = (int64_t)(0.9 * GEN_DENSE_NS) - R - u;
-			sp = room > 0 && sp > (double)room ? (double)room : room > 0 ? sp : 0;
-		}
-		t = lay_paced(L, p->x + first, i - first, k, g, t, sp, store);
-		if (t < 0)
-			return -1;
-		t += g < Ge ? (int64_t)gap : u;
-	}
-	uint32_t G1 = Ge + (last > 0);
-	if (!last && (int64_t)gap < GEN_SERVER_UPDATE_NS)
-		t += GEN_SERVER_UPDATE_NS - (int64_t)gap;
-	else if (last && u < GEN_SERVER_UPDATE_NS)
-		t += GEN_SERVER_UPDATE_NS - u;
-	return lay_paced(L, p->x + npush, p->n - npush, k, G1, t, 0, store);
-}
-
-/*
  * Lay out iteration k's communication from t0; returns its end or -1.
  * One collective of S, or (job->buckets > 1) the gradient in buckets, as
  * data-parallel frameworks send it while the backward pass runs: bucket
- * spans are lognormal (bucket_spans), each bucket's collective paced to
+ * spans are lognormal (gen_bucket_spans), each bucket's collective paced to
  * last its span, a gap between buckets.  With a dense bucket
  * (dense_fraction of S at line rate, the burst that makes the run's 10 ms
  * peak) first, the spread buckets share the rest of S in proportion to
@@ -437,8 +358,8 @@ static int64_t lay_iteration(layout *L, gen_plan *p, uint32_t k, int64_t t0, int
 {
 	const dmls_gen_job *job = &L->s->job;
 	uint32_t B = buckets_of(job, k), step0 = 0;
-	if (job->pattern == DMLS_PAT_STAR && job->push_groups >= 1)
-		return lay_star_iteration(L, p, k, t0, store);
+	if (job->pattern == DMLS_PAT_STAR && (job->push_groups >= 1 || job->push_gap_ns > 0))
+		return gen_lay_star(L, p, k, t0, store);
 	if (job->buckets <= 1)
 		return lay_collective(L, p, k, job->gradient_bytes, 0, t0, 0, store);
 	B = B > 64 ? 64 : B;
@@ -446,7 +367,7 @@ static int64_t lay_iteration(layout *L, gen_plan *p, uint32_t k, int64_t t0, int
 	double S = (double)job->gradient_bytes, span[64];
 	uint32_t nspread = f > 0 ? (B > 1 ? B - 1 : 1) : B;
 	double A = (double)job->bucket_room_ns; /* the spread buckets' room */
-	double gap, sum = bucket_spans(job, k, nspread, A, span, &gap), done = 0;
+	double gap, sum = gen_bucket_spans(job, k, nspread, A, span, &gap), done = 0;
 	if (f > 0 && B == 1)
 		gap = 0;
 	int64_t start = t0, end = t0;
