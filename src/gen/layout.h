@@ -1,7 +1,8 @@
 /*
- * layout.h - the state of a schedule being laid out, shared by schedule.c
- * (every pattern, buckets, the time line) and star.c (a parameter server's
- * iteration as --like calibrates it).
+ * layout.h - the state of a schedule being laid out and the pieces it is
+ * laid with (layout.c), shared by schedule.c (every pattern, buckets, the
+ * time line) and star.c (a parameter server's iteration as --like
+ * calibrates it).
  */
 #ifndef DMLS_GEN_LAYOUT_H
 #define DMLS_GEN_LAYOUT_H
@@ -18,7 +19,13 @@ typedef struct layout {
 	double frame_ns;      /* wire time of one full frame at the link rate */
 } layout;
 
-/* Floor or ceil of x for iteration k, the ceils spread evenly (schedule.c);
+/* Lay the transfers x[0..n) of one step of iteration k from t0 at their
+ * fair shares of the links (layout.c); returns when the step is received
+ * (last segment plus the ACK delay), or -1 when out of memory.  Messages
+ * are stored only when store is set. */
+int64_t gen_lay_step(layout *L, const gen_xfer *x, size_t n, uint32_t k, int64_t t0, int store);
+
+/* Floor or ceil of x for iteration k, the ceils spread evenly (layout.c);
  * tag picks the drawn phase. */
 uint32_t gen_count_of(const dmls_gen_job *job, double x, uint32_t k, uint64_t tag);
 
