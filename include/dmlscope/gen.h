@@ -122,6 +122,16 @@ typedef struct dmls_gen_job {
 	int64_t tail_ns;        /* > 0: this long after the last message the
 				 * connections close (FIN, ACK), as a run's
 				 * capture ends; 0 = no close */
+	int64_t pair_jitter_ns; /* pairwise: each pair's exchange starts up to
+				 * this after its step's start (uniform); 0 =
+				 * 500 us.  --like of an asynchronous run:
+				 * half its period, as ranks on their own
+				 * clocks meet at any phase */
+	double async_periods_s[2]; /* set by --like of an asynchronous run (its
+				 * ranks keep their own clocks): their
+				 * shortest and longest period, for a note;
+				 * the steps are laid out together at the
+				 * median period all the same */
 } dmls_gen_job;
 
 /* Parse a --pattern name ("ring", ...); returns the kind or -1. */

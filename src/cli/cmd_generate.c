@@ -401,6 +401,11 @@ int cmd_generate(int argc, char **argv)
 	const char *hint = ""; /* the library names values, not options */
 	if (o.like)
 		rc = calibrate(&o, &err, &hint);
+	if (!rc && o.like && o.job.async_periods_s[1] > 0)
+		fprintf(stderr, "dmlscope generate: note: '%s' is asynchronous, its ranks keep their "
+				"own clocks (periods %.3g to %.3g s); the generated ranks step "
+				"together, at their median period\n", o.like, o.job.async_periods_s[0],
+			o.job.async_periods_s[1]);
 	/* the run's quiet start and end belong to a capture of it (pcap, CSV);
 	 * a simulator would only spend simulated time on them */
 	if (strcmp(fmt, "pcap") && strcmp(fmt, "csv"))

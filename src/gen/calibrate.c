@@ -21,6 +21,19 @@
 
 #define HEAVY_KEEP_ON 0.025 /* keep_heavy */
 
+static int by_value(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The median of v[0..n) (n > 0; v sorted). */
+static double median_of(double *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), by_value);
+	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
 /*
  * The rate of one link: E(1 ms), the most wire bytes of any millisecond
  * (burstiness.c), divided by the links busy at once: every rank in a ring,
@@ -29,17 +42,32 @@
  * the largest power of two p <= N (plan.c: N - p extra ranks only hand
  * their vector to a core rank and get it back, one link each, so at most p
  * links are busy at once: 2 of 3 ranks).  fallback if unknown.
+ *
+ * Ranks on their own clocks (an asynchronous run) are busy at once as they
+ * happen to meet: a 4-rank gossip run's busiest millisecond is one push, an
+ * 8-rank pair averaging run's several pairs.  So there it is the busiest
+ * millisecond a host sent (its payload, on the wire as full frames), the
+ * median over the hosts: two short messages can share a host's busiest
+ * millisecond (1.10 MB against 0.55 to 0.81 MB for the other 7 hosts).
  */
-static double link_gbps(const dmls_analysis *a, double fallback)
+static double link_gbps(const dmls_analysis *a, double fallback, int async)
 {
 	double e = NAN, ranks = (double)a->pattern.ranks;
+	int ms = 0;
 	for (int i = 0; i < DMLS_NTAU; i++)
 		if (dmls_burst_tau_s[i] == 1e-3)
-			e = a->burst_total.max_window_bytes[i];
+			e = a->burst_total.max_window_bytes[i], ms = i;
 	double busy = a->pattern.kind == DMLS_PAT_STAR ? 1
 		      : a->pattern.kind == DMLS_PAT_TREE ? ranks / 2 : ranks;
 	if (a->pattern.kind == DMLS_PAT_BUTTERFLY && ranks >= 2)
 		busy = exp2(floor(log2(ranks)));
+	double h[64];
+	size_t nh = 0;
+	for (size_t i = 0; async && a->burst_host && i < a->nhosts && nh < 64; i++)
+		if (a->burst_host[i].max_window_bytes[ms] > 0)
+			h[nh++] = a->burst_host[i].max_window_bytes[ms];
+	if (nh) /* the median host: one that sent two messages in a millisecond is not */
+		e = median_of(h, nh) * GEN_FRAME_WIRE_BYTES / DMLS_GEN_MSS, busy = 1;
 	if (!isfinite(e) || e <= 0 || busy < 1)
 		return fallback;
 	double g = e * 8 / 1e-3 / 1e9 / busy;
@@ -274,6 +302,58 @@ static void keep_shape(dmls_gen_job *job, const dmls_analysis *a)
 }
 
 /*
+ * The run's clock: how many iterations, their mean period, how much they
+ * vary, and when the first starts and the last ends (s from st->t0_ns).  A
+ * synchronous run's are its iterations'.  An asynchronous one (gossip, pair
+ * averaging, an asynchronous parameter server: mode.c) has no job-wide
+ * iterations: each rank keeps its own clock, and a job-wide count is not
+ * the run's (a 4-rank gossip run of 36 exchanges a rank read as 141
+ * iterations, and generated 309 MB for its 79).  The generator lays out
+ * steps the ranks take together; the nearest it has is the ranks' median
+ * count and period, the spread of their periods as the jitter, from the
+ * first exchange of any rank to the last.
+ */
+typedef struct run_clock {
+	size_t count;
+	double period_s, jitter, first_s, end_s;
+	double shortest_s, longest_s; /* asynchronous: the ranks' periods; else 0 */
+} run_clock;
+
+static run_clock clock_of(const dmls_analysis *a)
+{
+	const dmls_iterations *it = &a->iter;
+	run_clock c = {it->count, it->period_s, it->duration_cv,
+		       it->count >= 1 && it->starts_s ? it->starts_s[0] : NAN, it->end_s, 0, 0};
+	const dmls_mode *m = &a->mode;
+	if (m->mode != DMLS_MODE_ASYNC || m->nranks == 0)
+		return c;
+	double cnt[DMLS_MODE_MAX_RANKS], per[DMLS_MODE_MAX_RANKS], dev[DMLS_MODE_MAX_RANKS];
+	double first = INFINITY, last = -INFINITY;
+	size_t n = 0;
+	for (size_t i = 0; i < m->nranks && n < DMLS_MODE_MAX_RANKS; i++) {
+		const dmls_rank_clock *r = &m->ranks[i];
+		if (!(r->period_s > 0) || r->count < 1)
+			continue;
+		cnt[n] = (double)r->count, per[n++] = r->period_s;
+		if (r->nends) {
+			first = fmin(first, r->ends[0]);
+			last = fmax(last, r->ends[r->nends - 1]);
+		}
+	}
+	if (n == 0)
+		return (run_clock){0, NAN, NAN, NAN, NAN, 0, 0};
+	c.count = (size_t)llround(median_of(cnt, n));
+	c.period_s = median_of(per, n);
+	c.shortest_s = per[0], c.longest_s = per[n - 1]; /* sorted */
+	for (size_t i = 0; i < n; i++)
+		dev[i] = fabs(per[i] - c.period_s);
+	c.jitter = n >= 2 ? 1.4826 * median_of(dev, n) / c.period_s : 0;
+	c.first_s = isfinite(first) ? first : NAN;
+	c.end_s = isfinite(last) ? last : NAN;
+	return c;
+}
+
+/*
  * The run's quiet start and end: a capture opens well before the first
  * iteration (processes start, connections open, the first parameters go
  * out; a bridge or `-i any` capture may run for seconds before the job
@@ -285,23 +365,16 @@ static void keep_shape(dmls_gen_job *job, const dmls_analysis *a)
  * quiet before the job: on a bridge capture that started 6 s early, every
  * peak-to-mean came out half the run's.
  */
-static void keep_quiet(dmls_gen_job *job, const dmls_analysis *a)
+static void keep_quiet(dmls_gen_job *job, const dmls_analysis *a, const run_clock *c)
 {
-	const dmls_iterations *it = &a->iter;
 	double t0 = isfinite(a->capture_start_s) ? a->capture_start_s
 		    : isfinite(a->job_start_s)   ? a->job_start_s
 						 : 0;
 	double t1 = isfinite(a->capture_end_s) ? a->capture_end_s : a->job_end_s;
-	if (it->count >= 1 && it->starts_s && isfinite(it->starts_s[0]) && it->starts_s[0] > t0)
-		job->lead_ns = (int64_t)llround(fmin(it->starts_s[0] - t0, 86400) * 1e9);
-	if (isfinite(t1) && isfinite(it->end_s) && t1 > it->end_s)
-		job->tail_ns = (int64_t)llround(fmin(t1 - it->end_s, 86400) * 1e9);
-}
-
-static int by_value(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
+	if (c->count >= 1 && isfinite(c->first_s) && c->first_s > t0)
+		job->lead_ns = (int64_t)llround(fmin(c->first_s - t0, 86400) * 1e9);
+	if (isfinite(t1) && isfinite(c->end_s) && t1 > c->end_s)
+		job->tail_ns = (int64_t)llround(fmin(t1 - c->end_s, 86400) * 1e9);
 }
 
 /*
@@ -340,7 +413,8 @@ static void keep_periods(dmls_gen_job *job, const dmls_analysis *a)
 
 /* Scaled (other ranks, S or link rate given): the collective changes, the
  * compute between collectives does not: keep the gap, not T. */
-static void keep_gap(dmls_gen_job *job, unsigned set, const dmls_analysis *a, size_t hubs)
+static void keep_gap(dmls_gen_job *job, unsigned set, const dmls_analysis *a, size_t hubs,
+		     const run_clock *c)
 {
 	const dmls_pattern *p = &a->pattern;
 	unsigned scaled = set & (DMLS_GEN_SET_WORKERS | DMLS_GEN_SET_GRADIENT | DMLS_GEN_SET_LINK);
@@ -353,8 +427,8 @@ static void keep_gap(dmls_gen_job *job, unsigned set, const dmls_analysis *a, si
 	if ((set & DMLS_GEN_SET_GRADIENT) && isfinite(a->gradient_bytes) && a->gradient_bytes >= 1)
 		run.gradient_bytes = (uint64_t)llround(a->gradient_bytes);
 	if (set & DMLS_GEN_SET_LINK)
-		run.link_gbps = link_gbps(a, 10);
-	int64_t g = compute_gap_ns(&run, a->iter.period_s);
+		run.link_gbps = link_gbps(a, 10, c->longest_s > 0);
+	int64_t g = compute_gap_ns(&run, c->period_s);
 	if (g > 0) {
 		job->compute_gap_ns = g;
 		job->iteration_ns = 0;
@@ -394,25 +468,33 @@ int dmls_gen_calibrate(dmls_gen_job *job, unsigned set, const struct dmls_analys
 					 "the gradient size", name, dmls_pattern_name(p->kind));
 		job->gradient_bytes = (uint64_t)llround(a->gradient_bytes);
 	}
+	run_clock c = clock_of(a);
+	int async = c.longest_s > 0;
 	if (!(set & DMLS_GEN_SET_ITERATIONS)) {
-		if (a->iter.count < 1)
+		if (c.count < 1)
 			return dmls_fail(err, DMLS_EBAD, "'%s': no iterations found; give "
 					 "the number of iterations", name);
-		job->iterations = a->iter.count;
+		job->iterations = c.count;
 	}
-	if (!(set & DMLS_GEN_SET_PERIOD) && isfinite(a->iter.period_s) && a->iter.period_s > 0)
-		job->iteration_ns = (int64_t)llround(a->iter.period_s * 1e9);
+	if (!(set & DMLS_GEN_SET_PERIOD) && isfinite(c.period_s) && c.period_s > 0)
+		job->iteration_ns = (int64_t)llround(c.period_s * 1e9);
 	/* the run's robust CV of iteration durations is T / G times smaller
 	 * than that of the compute gaps; with compute most of T, take it as is */
-	if (!(set & DMLS_GEN_SET_JITTER) && isfinite(a->iter.duration_cv))
-		job->jitter = a->iter.duration_cv < 2 ? a->iter.duration_cv : 2;
-	if (!(set & (DMLS_GEN_SET_JITTER | DMLS_GEN_SET_PERIOD)))
+	if (!(set & DMLS_GEN_SET_JITTER) && isfinite(c.jitter))
+		job->jitter = c.jitter < 2 ? c.jitter : 2;
+	if (async) {
+		job->async_periods_s[0] = c.shortest_s;
+		job->async_periods_s[1] = c.longest_s;
+		if (job->pattern == DMLS_PAT_PAIRWISE && job->iteration_ns > 0)
+			job->pair_jitter_ns = job->iteration_ns / 2;
+	} else if (!(set & (DMLS_GEN_SET_JITTER | DMLS_GEN_SET_PERIOD))) {
 		keep_periods(job, a);
+	}
 	if (!(set & DMLS_GEN_SET_LINK))
-		job->link_gbps = link_gbps(a, job->link_gbps);
-	if (job->pattern == p->kind)
+		job->link_gbps = link_gbps(a, job->link_gbps, async);
+	if (job->pattern == p->kind && !async) /* bursts per job-wide iteration */
 		keep_shape(job, a);
-	keep_quiet(job, a);
-	keep_gap(job, set, a, hubs);
+	keep_quiet(job, a, &c);
+	keep_gap(job, set, a, hubs, &c);
 	return DMLS_OK;
 }

@@ -75,8 +75,9 @@ int64_t gen_lay_step(layout *L, const gen_xfer *x, size_t n, uint32_t k, int64_t
 		if (x[i].phase == DMLS_GEN_EXCHANGE) {
 			uint64_t pair = x[i].src < x[i].dst ? x[i].src * 4096ULL + x[i].dst
 							    : x[i].dst * 4096ULL + x[i].src;
-			start += (int64_t)(gen_u01(s->job.seed, GEN_R_PAIR, k, pair) *
-					   GEN_PAIR_JITTER_NS);
+			int64_t pj = s->job.pair_jitter_ns ? s->job.pair_jitter_ns
+							    : GEN_PAIR_JITTER_NS;
+			start += (int64_t)(gen_u01(s->job.seed, GEN_R_PAIR, k, pair) * (double)pj);
 		}
 		gap = gap < 1 ? 1 : gap;
 		int64_t done = start + (int64_t)nseg * gap + gap + GEN_ACK_DELAY_NS;

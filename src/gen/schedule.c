@@ -122,6 +122,8 @@ static int check_job(dmls_gen_job *job, size_t *nhosts, dmls_error *err)
 	      job->dense_fraction + job->heavy_fraction <= 1))
 		return dmls_fail(err, DMLS_EUSAGE, "the dense and heavy buckets' shares of the "
 				 "gradient must be in [0, 1] together");
+	if (job->pair_jitter_ns < 0 || job->pair_jitter_ns > GEN_MAX_QUIET_NS)
+		return dmls_fail(err, DMLS_EUSAGE, "the pairs' start jitter must be in [0, 1 day]");
 	if (job->lead_ns < 0 || job->tail_ns < 0 || job->lead_ns > GEN_MAX_QUIET_NS ||
 	    job->tail_ns > GEN_MAX_QUIET_NS || job->update_ns < 0 ||
 	    job->update_ns > GEN_MAX_QUIET_NS || job->push_gap_ns < 0 ||
