@@ -332,6 +332,13 @@ int dmls_iterations_find(dmls_iterations *it, const dmls_stats *st,
 int dmls_iterations_find_pairs(dmls_iterations *it, const dmls_stats *st, const size_t *hosts,
 			       size_t n, const size_t *workers, size_t nworkers,
 			       const size_t *pairs, size_t npairs, dmls_error *err);
+/* The clock of host h alone (its series, or np > 0 the pairs
+ * st->pairs[pairs[i]]): the same count, periods, ends and bytes as
+ * dmls_iterations_find_pairs, without the time autocorrelation (unless the
+ * byte clock finds no steps) and the regularity, which a rank's clock does
+ * not need: mode.c makes one per rank. */
+int dmls_iterations_find_clock(dmls_iterations *it, const dmls_stats *st, size_t h,
+			       const size_t *pairs, size_t np, dmls_error *err);
 /* Forget the first iteration (a parameter server's initial model pull seen
  * from the server alone) and recompute the period. */
 void dmls_iterations_drop_first(dmls_iterations *it);

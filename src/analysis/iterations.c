@@ -147,20 +147,26 @@ static double *decimated(const job_series *js, size_t f, size_t m)
 	double *y = calloc(m, sizeof(double));
 	if (!y)
 		return NULL;
+	unsigned sh = 0; /* f is a power of two: a shift, not a division a bin */
+	while (((size_t)1 << sh) < f)
+		sh++;
 	for (size_t k = 0; k < js->n; k++)
-		y[k / f] += js->x[k];
+		y[k >> sh] += js->x[k];
 	if (f == 1)
 		return y;
 	double *z = calloc(m, sizeof(double));
 	if (!z)
 		return free(y), NULL;
 	static const double tri[5] = {1, 2, 3, 2, 1};
-	for (size_t i = 0; i < m; i++)
+	for (size_t i = 0; i < m; i++) {
+		if (y[i] == 0)
+			continue;
 		for (int o = -2; o <= 2; o++) {
 			long j = (long)i + o;
 			if (j >= 0 && j < (long)m)
 				z[j] += y[i] * tri[o + 2] / 9;
 		}
+	}
 	free(y);
 	return z;
 }
@@ -292,7 +298,7 @@ static double on_threshold(const job_series *js)
  * into *ns; *last_on = the last on bin.  Memory follows the on runs, not
  * the bins: a long capture's series has hundreds of thousands of bins and
  * a few thousand runs.  0, or -1 when out of memory. */
-static int find_starts(dmls_iterations *it, job_series *js, double T, size_t **starts,
+static int find_starts(dmls_iterations *it, job_series *js, double *T, size_t **starts,
 		       size_t *ns_out, size_t *last_on, double *thr_out)
 {
 	size_t n = js->n, nc = 0, ns = 0;
@@ -332,10 +338,14 @@ static int find_starts(dmls_iterations *it, job_series *js, double T, size_t **s
 		goto out;
 	ns = dmls_byteclock_starts(&js->fft, js->x, n, thr, *starts, &it->iter_bytes,
 				   &it->byte_peak);
+	if (ns < 3 && *T < 0) { /* the time autocorrelation, when not made yet */
+		double peak;
+		*T = acf_period(js, &peak);
+	}
 	if (ns >= 3) {
 		it->method = "byte-clock";
-	} else if (T > 0) {
-		ns = track_starts(c, nc, T, *starts);
+	} else if (*T > 0) {
+		ns = track_starts(c, nc, *T, *starts);
 		it->method = "time-acf";
 	} else {
 		ns = gap_starts(c, nc, *starts);
@@ -530,9 +540,12 @@ static int build_series(job_series *js, const dmls_stats *st, const size_t *host
 	return rc;
 }
 
-int dmls_iterations_find_pairs(dmls_iterations *it, const dmls_stats *st, const size_t *hosts,
-			       size_t nh, const size_t *workers, size_t nw, const size_t *pairs,
-			       size_t np, dmls_error *err)
+/* The iterations; clock_only: a rank's clock (count, periods, ends, bytes),
+ * without what only a job's output holds (the time autocorrelation unless
+ * the byte clock finds no steps, the regularity). */
+static int find_core(dmls_iterations *it, const dmls_stats *st, const size_t *hosts, size_t nh,
+		     const size_t *workers, size_t nw, const size_t *pairs, size_t np,
+		     int clock_only, dmls_error *err)
 {
 	iterations_clear(it);
 	job_series js = {0};
@@ -546,7 +559,7 @@ int dmls_iterations_find_pairs(dmls_iterations *it, const dmls_stats *st, const 
 		return 0;
 	it->stretch_share = js.stretch_share;
 	it->idle_gap_s = js.idle_gap_s;
-	double peak = NAN, T = acf_period(&js, &peak);
+	double peak = NAN, T = clock_only ? -1 : acf_period(&js, &peak);
 	if (T > 0) {
 		it->acf_period_s = T * js.bin_s;
 		it->acf_peak = peak;
@@ -554,7 +567,7 @@ int dmls_iterations_find_pairs(dmls_iterations *it, const dmls_stats *st, const 
 	size_t *starts = NULL, last_on = 0, ns = 0;
 	double thr = 0;
 	int rc = 0;
-	if (find_starts(it, &js, T, &starts, &ns, &last_on, &thr) < 0)
+	if (find_starts(it, &js, &T, &starts, &ns, &last_on, &thr) < 0)
 		rc = dmls_fail(err, DMLS_ENOMEM, "out of memory");
 	/* Halves only exist where some host is not a worker (a parameter
 	 * server): a ring, every rank a worker, is never merged. */
@@ -572,7 +585,7 @@ int dmls_iterations_find_pairs(dmls_iterations *it, const dmls_stats *st, const 
 			fill_times(it, &js, starts, ns, last_on);
 		}
 	}
-	if (rc == 0 && ns >= 3) {
+	if (rc == 0 && ns >= 3 && !clock_only) {
 		it->acf_at_period = acf_at(&js, it->period_median_s);
 		double a = isfinite(it->acf_at_period) ? fmax(0, it->acf_at_period) : 0;
 		double b = isfinite(it->duration_cv) ? fmax(0, 1 - it->duration_cv) : 0;
@@ -583,4 +596,17 @@ int dmls_iterations_find_pairs(dmls_iterations *it, const dmls_stats *st, const 
 	free(js.x);
 	dmls_fft_release(&js.fft);
 	return rc;
+}
+
+int dmls_iterations_find_pairs(dmls_iterations *it, const dmls_stats *st, const size_t *hosts,
+			       size_t nh, const size_t *workers, size_t nw, const size_t *pairs,
+			       size_t np, dmls_error *err)
+{
+	return find_core(it, st, hosts, nh, workers, nw, pairs, np, 0, err);
+}
+
+int dmls_iterations_find_clock(dmls_iterations *it, const dmls_stats *st, size_t h,
+			       const size_t *pairs, size_t np, dmls_error *err)
+{
+	return find_core(it, st, &h, 1, &h, 1, pairs, np, 1, err);
 }

@@ -146,8 +146,7 @@ static int rank_clock(dmls_mode *m, const dmls_stats *st, size_t h, const size_t
 	for (size_t k = 0; pairs && k < np; k++)
 		if (st->pairs[pairs[k]].src == h)
 			mine[nm++] = pairs[k];
-	int rc = nm ? dmls_iterations_find_pairs(&it, st, &h, 1, &h, 1, mine, nm, err)
-		    : dmls_iterations_find(&it, st, &h, 1, &h, 1, err);
+	int rc = dmls_iterations_find_clock(&it, st, h, nm ? mine : NULL, nm, err);
 	if (rc)
 		return rc;
 	memset(c, 0, sizeof(*c));

@@ -133,16 +133,8 @@ static int fft_ready(dmls_fft *f, size_t m)
 	return 0;
 }
 
-/* W^k = e^{-2 pi i k / m} for k = 0..h (h = m/2) from the quarter table:
- * W^{h-k} = -conj(W^k). */
-static inline void twiddle(const double *tw, size_t h, size_t k, double *wr, double *wi)
-{
-	if (2 * k <= h)
-		*wr = tw[2 * k], *wi = -tw[2 * k + 1];
-	else
-		*wr = -tw[2 * (h - k)], *wi = -tw[2 * (h - k) + 1];
-}
-
+/* W^k = e^{-2 pi i k / m} for k = 0..h (h = m/2) from the quarter table
+ * tw: (tw[2k], -tw[2k+1]) for 2k <= h, and W^{h-k} = -conj(W^k) above. */
 /* P[0..h] = |X|^2 of the real transform X of the m = 2h points packed in
  * c (z_j = x_{2j} + i x_{2j+1}), after c = FFT_h(z). */
 static void unpack_power(const fftw_complex *c, const double *tw, size_t h, double *P)
@@ -152,8 +144,7 @@ static void unpack_power(const fftw_complex *c, const double *tw, size_t h, doub
 		double ar = c[k][0], ai = c[k][1], br = c[j][0], bi = -c[j][1];
 		double er = 0.5 * (ar + br), ei = 0.5 * (ai + bi);  /* (Z_k + conj Z_{h-k}) / 2 */
 		double orr = 0.5 * (ai - bi), oi = -0.5 * (ar - br); /* (Z_k - conj Z_{h-k}) / 2i */
-		double wr, wi;
-		twiddle(tw, h, k, &wr, &wi);
+		double wr = tw[2 * k], wi = -tw[2 * k + 1]; /* W^k, 2 k <= h */
 		double tr = wr * orr - wi * oi, ti = wr * oi + wi * orr;
 		P[k] = (er + tr) * (er + tr) + (ei + ti) * (ei + ti);
 		P[h - k] = (er - tr) * (er - tr) + (ei - ti) * (ei - ti);
@@ -164,10 +155,17 @@ static void unpack_power(const fftw_complex *c, const double *tw, size_t h, doub
  * its inverse FFT_h holds r_{2j} + i r_{2j+1} (Wiener-Khinchin, P even). */
 static void pack_power(const double *P, const double *tw, size_t h, fftw_complex *c)
 {
-	for (size_t k = 0; k < h; k++) {
-		double ev = P[k] + P[h - k], od = P[k] - P[h - k], wr, wi;
-		twiddle(tw, h, k, &wr, &wi);
+	/* W^k below and above h / 2 in loops apart: no branch a point */
+	for (size_t k = 0; 2 * k <= h && k < h; k++) {
+		double ev = P[k] + P[h - k], od = P[k] - P[h - k];
+		double wr = tw[2 * k], wi = -tw[2 * k + 1];
 		c[k][0] = ev + od * wi; /* i * od * (wr - i wi) = od wi + i od wr */
+		c[k][1] = od * wr;
+	}
+	for (size_t k = h / 2 + 1; k < h; k++) {
+		double ev = P[k] + P[h - k], od = P[k] - P[h - k];
+		double wr = -tw[2 * (h - k)], wi = -tw[2 * (h - k) + 1];
+		c[k][0] = ev + od * wi;
 		c[k][1] = od * wr;
 	}
 }
