@@ -10,6 +10,21 @@
 #include "gen/gen_int.h"
 #include "gen/layout.h"
 
+/* Iteration k's plan into p, its pushes first: their number into *npush,
+ * and the turn of the workers' order this iteration into *off.  0, or -1
+ * when out of memory. */
+static int plan_pushes(gen_plan *p, const dmls_gen_job *job, uint32_t k, size_t *npush,
+		       uint64_t *off)
+{
+	if (gen_plan_iteration(p, job, k))
+		return -1;
+	*npush = 0;
+	while (*npush < p->n && p->x[*npush].phase == DMLS_GEN_PUSH)
+		(*npush)++;
+	*off = gen_hash(job->seed, GEN_R_ITER, k, 3) % (uint32_t)job->workers;
+	return 0;
+}
+
 /*
  * Iteration k of a star whose server answers as soon as the last push is in
  * (--like, push_gap_ns > 0; calibrate.c): the W workers push one after the
@@ -30,12 +45,10 @@ static int64_t lay_star_chain(layout *L, gen_plan *p, uint32_t k, int64_t t0, in
 	uint32_t W = (uint32_t)job->workers, hubs = (uint32_t)job->servers;
 	double pb = fmin(1, job->push_groups / W);
 	int64_t big = job->bucket_gap_ns > job->update_ns ? job->bucket_gap_ns : job->update_ns;
-	if (gen_plan_iteration(p, job, k))
+	size_t npush, i = 0;
+	uint64_t off;
+	if (plan_pushes(p, job, k, &npush, &off))
 		return -1;
-	size_t npush = 0, i = 0;
-	while (npush < p->n && p->x[npush].phase == DMLS_GEN_PUSH)
-		npush++;
-	uint64_t off = gen_hash(job->seed, GEN_R_ITER, k, 3) % W;
 	int64_t t = t0;
 	for (uint32_t j = 0; j <= W; j++) {
 		if (j > 0) { /* the quiet before push j, or before the replies */
@@ -98,12 +111,10 @@ int64_t gen_lay_star(layout *L, gen_plan *p, uint32_t k, int64_t t0, int store)
 	uint32_t early = W - last, Ge = last ? (early ? G - 1 : 0) : G;
 	Ge = Ge > early && last ? early : Ge;
 	gen_bucket_spans(job, k, Ge + (last > 0), (double)job->bucket_room_ns, span, &gap);
-	if (gen_plan_iteration(p, job, k))
+	size_t npush, i = 0;
+	uint64_t off;
+	if (plan_pushes(p, job, k, &npush, &off))
 		return -1;
-	size_t npush = 0, i = 0;
-	while (npush < p->n && p->x[npush].phase == DMLS_GEN_PUSH)
-		npush++;
-	uint64_t off = gen_hash(job->seed, GEN_R_ITER, k, 3) % W;
 	int64_t t = t0, R = 0, u = 0;
 	if (last) { /* the update, the replies: the last pushes fit before them in 9 ms */
 		R = gen_lay_paced(L, p->x + npush, p->n - npush, k, Ge + 1, 0, 0, 0);
