@@ -263,6 +263,15 @@ static int calibrate(struct gen_opts *o, dmls_error *err, const char **hint)
 		rc = dmls_fail(err, DMLS_EBAD, "'%s': %s", o->like, run.analysis_error.msg);
 	if (!rc && (rc = dmls_gen_calibrate(&o->job, o->set, run.analysis, o->like, err)))
 		*hint = " (options --pattern, --workers, --gradient-bytes, --iterations)";
+	if (run.damage.status != DMLS_OK) { /* the run was read up to damage */
+		if (rc) { /* that is the cause to name */
+			rc = dmls_fail(err, run.damage.status, "%s", run.damage.msg);
+			*hint = "";
+		} else {
+			fprintf(stderr, "dmlscope generate: warning: %s; calibrated on what "
+					"was read before it\n", run.damage.msg);
+		}
+	}
 	dmls_job_release(&run);
 	return rc;
 }

@@ -87,4 +87,19 @@ expect csv_stdout 2 "takes a folder" -- "$tmp/good.pcap" --csv -
 	{ echo "FAIL csv_new_dirs: exit $rc $(cat "$tmp/err")"; fail=1; }
 # one good and one truncated capture of the same job: both read, exit 1
 expect mixed 1 "trunc.pcap'" -- "$tmp/good.pcap" "$tmp/trunc.pcap"
+
+# generate --like a damaged run: the damage named, not a calibration it
+# caused; with the job given, a warning and the file
+gen() { "$DMLSCOPE" generate --like "$@" -o "$tmp/g.csv" >"$tmp/out" 2>"$tmp/err"; }
+gen "$tmp/caplen.pcap"; rc=$?
+[ $rc = 1 ] && [ "$(wc -l <"$tmp/err")" = 1 ] && grep -q "caplen.pcap'.*caplen" "$tmp/err" &&
+	echo "ok   like_corrupt: exit 1: $(cat "$tmp/err")" ||
+	{ echo "FAIL like_corrupt: exit $rc: $(cat "$tmp/err")"; fail=1; }
+gen "$tmp/empty.pcap"; rc=$?
+[ $rc = 1 ] && grep -q "empty.pcap'.*empty" "$tmp/err" && echo "ok   like_empty: exit 1" ||
+	{ echo "FAIL like_empty: exit $rc: $(cat "$tmp/err")"; fail=1; }
+gen "$tmp/trunc.pcap" --pattern ring --workers 2 --gradient-bytes 1MB --iterations 2; rc=$?
+[ $rc = 0 ] && [ -s "$tmp/g.csv" ] && grep -q "warning: '.*trunc.pcap'.*truncated" "$tmp/err" &&
+	echo "ok   like_truncated: exit 0, $(head -1 "$tmp/err")" ||
+	{ echo "FAIL like_truncated: exit $rc: $(cat "$tmp/err")"; fail=1; }
 exit $fail
