@@ -26,6 +26,11 @@ json_t *dmls_json_value(dmls_value v);
 /* The whole `analyze --json` document (new reference, NULL when out of
  * memory): the metric table walked in order. */
 json_t *dmls_render_json(const dmls_result *r);
+/* doc to fp as json_dumpf(doc, fp, JSON_INDENT(2) | JSON_REAL_PRECISION(
+ * precision) | JSON_ENSURE_ASCII) writes it, byte for byte, but faster (one
+ * buffer, reals that hold integers without printf).  0, or -1 (out of
+ * memory or a write error). */
+int dmls_json_dumpf(const json_t *doc, FILE *fp, int precision);
 
 /* Write hosts.csv, matrix.csv, flows.csv, flow_cdf.csv, series.csv,
  * flow_activity.csv and, with the analysis, iterations.csv, burstiness.csv

@@ -28,12 +28,15 @@
  *     (dmls_series_coarsen): resolution is lost, never bytes, and the bin
  *     width in the output says so.  Bursty training traffic (a burst per
  *     step, quiet compute in between) stays at full resolution for hours.
- *   - Burstiness of the total wire bytes at 100 us is computed online
- *     (burst.h) and needs no series.
+ *   - Burstiness of the total wire bytes at 100 us, and of each of the
+ *     first DMLS_HOST_BURST_STREAMS hosts' sent payload at 1 ms, is
+ *     computed online (burst.h) and needs no series.
  *
  * Time series kept (all in bytes; "payload" = TCP/UDP payload):
  *   total_wire      all packets, wire bytes, pair class (bin_ns, --bin)
- *   total_payload   all packets, payload bytes, host class (1 ms)
+ *   total_payload   all packets, payload bytes, total class (1 ms): a class
+ *                   of its own, so that the on/off phases keep 1 ms bins
+ *                   long after the hosts' series have coarsened
  *   host.tx_payload each host's sent payload, host class (1 ms)
  *   pair.series     each pair's wire bytes, pair class (bin_ns, --bin)
  *   flow.activity   each flow's wire bytes, flow class (10 s)
@@ -67,6 +70,15 @@ typedef struct dmls_born {
 	uint64_t seq;
 } dmls_born;
 
+/* A host's sent payload at 1 ms bins, online (burst.h): its burstiness
+ * stays exact at every time scale from 1 ms up whatever the host class'
+ * bin width becomes.  The open bin is added when a packet passes its end. */
+typedef struct dmls_host_burst {
+	dmls_burst_stream s;
+	int64_t bin, end;      /* the open bin and where it ends (ns) */
+	uint64_t bytes;        /* its bytes so far */
+} dmls_host_burst;
+
 typedef struct dmls_host {
 	uint8_t addr[16];
 	char name[48];         /* text form of addr */
@@ -77,6 +89,8 @@ typedef struct dmls_host {
 	uint64_t tx_retransmissions; /* TCP segments this host sent again */
 	int64_t first_ns, last_ns;   /* first and last packet sent */
 	dmls_series tx_payload;      /* host_bin_ns bins */
+	dmls_host_burst *tx_burst;   /* NULL: none (past DMLS_HOST_BURST_STREAMS
+				      * hosts, or a mergeable state) */
 	dmls_born born;
 } dmls_host;
 
@@ -110,7 +124,11 @@ typedef struct dmls_flow {
 #define DMLS_PAIR_SERIES_BUDGET (8u << 20)
 #define DMLS_FLOW_SERIES_BUDGET (4u << 20)
 #define DMLS_FINE_SERIES_BUDGET (8u << 20) /* mergeable states only */
+#define DMLS_TOTAL_SERIES_BUDGET (4u << 20) /* the total payload alone */
 #define DMLS_MAX_BIN_NS (1LL << 36)  /* coarsening stops at about 69 s bins */
+/* Hosts with an online burstiness stream (dmls_host_burst, 16 KiB each)
+ * at a time: a host gets one at its second packet while fewer are held. */
+#define DMLS_HOST_BURST_STREAMS 64
 
 typedef struct dmls_stats_limits {
 	size_t max_hosts;      /* 0 = default */
@@ -124,7 +142,8 @@ typedef struct dmls_fold {
 	uint64_t entries, packets, wire_bytes, payload_bytes;
 } dmls_fold;
 
-enum { DMLS_CLASS_HOST, DMLS_CLASS_PAIR, DMLS_CLASS_FLOW, DMLS_CLASS_FINE, DMLS_NCLASS };
+enum { DMLS_CLASS_HOST, DMLS_CLASS_PAIR, DMLS_CLASS_FLOW, DMLS_CLASS_FINE, DMLS_CLASS_TOTAL,
+       DMLS_NCLASS };
 
 /* Series sharing one bin width and one memory budget. */
 typedef struct dmls_series_class {
@@ -162,7 +181,8 @@ typedef struct dmls_stats {
 	dmls_flow *flows;
 
 	dmls_series total_wire;    /* pair class */
-	dmls_series total_payload; /* host class */
+	dmls_series total_payload; /* total class */
+	size_t host_bursts;        /* hosts holding a tx_burst */
 	dmls_series_class cls[DMLS_NCLASS];
 
 	/* burstiness of the total wire bytes, 100 us bins: online, and for a

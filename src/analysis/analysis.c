@@ -300,7 +300,9 @@ static int cmp_idx(const void *x, const void *y)
 
 /* Per-host burstiness: every host up to DMLS_BURST_MAX_HOSTS, else the
  * ones that sent the most payload (a scan's thousands of one-packet hosts
- * have no burstiness worth a line each), in table order. */
+ * have no burstiness worth a line each), in table order.  From the host's
+ * online stream where it has one (stats.h), else from its series, whose bins
+ * may have grown on a long capture (time scales below a bin are then null). */
 static int stage_burst(stage_ctx *c, dmls_error *err)
 {
 	dmls_analysis *a = c->a;
@@ -319,9 +321,13 @@ static int stage_burst(stage_ctx *c, dmls_error *err)
 		qsort(a->burst_host_idx, n, sizeof(size_t), cmp_idx);
 	}
 	a->nhosts = n;
-	for (size_t i = 0; i < n; i++)
-		dmls_burst_compute(&a->burst_host[i], &st->hosts[a->burst_host_idx[i]].tx_payload,
-				   dur);
+	for (size_t i = 0; i < n; i++) {
+		const dmls_host *h = &st->hosts[a->burst_host_idx[i]];
+		if (h->tx_burst && !h->tx_burst->s.oom) /* online, 1 ms: exact however long */
+			dmls_burst_stream_result(&h->tx_burst->s, dur, &a->burst_host[i]);
+		else
+			dmls_burst_compute(&a->burst_host[i], &h->tx_payload, dur);
+	}
 	return 0;
 }
 

@@ -135,6 +135,10 @@ void dmls_notes_all(dmls_analysis *a, const dmls_stats *st)
 			"(%zu hosts); each is in jobs%s", a->jobs_found, p->ranks,
 		     a->jobs_found > a->njobs ? " (the largest ones)" : "");
 	dmls_notes_job(a, st);
+	if (a->phases.bin_s > 1.5e-3 && isfinite(a->phases.duty_cycle))
+		dmls_note(a, "phases at %.3g ms bins (the total payload series coarsened past its "
+			"memory budget): bursts and gaps are whole bins, the duty cycle an upper bound",
+		     1e3 * a->phases.bin_s);
 	if (st->retransmissions > 0)
 		dmls_note(a, "%llu TCP retransmissions (%.3g %% of packets): loss or timeouts on the path",
 		     (unsigned long long)st->retransmissions,

@@ -6,21 +6,24 @@
 #include <string.h>
 
 #include "dmlscope/error.h"
+#include "dmlscope/render.h"
 
 int cli_write_json(json_t *doc, const char *dest, const char *cmd, int precision)
 {
-	size_t flags = JSON_INDENT(2) | JSON_REAL_PRECISION(precision) | JSON_ENSURE_ASCII;
 	int rc;
 	if (!doc) { /* the library could not build it */
 		fprintf(stderr, "dmlscope %s: out of memory\n", cmd);
 		return DMLS_ENOMEM;
 	}
 	if (!strcmp(dest, "-")) {
-		rc = json_dumpf(doc, stdout, flags);
+		rc = dmls_json_dumpf(doc, stdout, precision);
 		fputc('\n', stdout);
 		rc |= fflush(stdout);
 	} else {
-		rc = json_dump_file(doc, dest, flags);
+		FILE *fp = fopen(dest, "w");
+		rc = fp ? dmls_json_dumpf(doc, fp, precision) : -1;
+		if (fp)
+			rc |= fclose(fp);
 	}
 	json_decref(doc);
 	if (rc) {

@@ -15,8 +15,9 @@ dmls_series *st_class_series(dmls_stats *st, int c, size_t i)
 {
 	switch (c) {
 	case DMLS_CLASS_HOST:
-		return i < st->nhosts ? &st->hosts[i].tx_payload
-		       : i == st->nhosts ? &st->total_payload : NULL;
+		return i < st->nhosts ? &st->hosts[i].tx_payload : NULL;
+	case DMLS_CLASS_TOTAL:
+		return i == 0 ? &st->total_payload : NULL;
 	case DMLS_CLASS_PAIR:
 		return i < st->npairs ? &st->pairs[i].series
 		       : i == st->npairs ? &st->total_wire : NULL;

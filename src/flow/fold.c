@@ -207,6 +207,16 @@ int st_fold_pairs(dmls_stats *st)
 	return st_reindex_pairs(st);
 }
 
+void st_host_burst_free(dmls_stats *st, dmls_host *h)
+{
+	if (!h->tx_burst)
+		return;
+	dmls_burst_stream_release(&h->tx_burst->s);
+	free(h->tx_burst);
+	h->tx_burst = NULL;
+	st->host_bursts--;
+}
+
 /* Hosts: the pairs and flows of a folded host fold with it; the others are
  * renumbered. */
 int st_fold_hosts(dmls_stats *st)
@@ -230,6 +240,7 @@ int st_fold_hosts(dmls_stats *st)
 			st_fold_add(&st->fold_hosts, h->tx_packets, h->tx_wire_bytes,
 				 h->tx_payload_bytes);
 			st_class_forget(st, DMLS_CLASS_HOST, &h->tx_payload);
+			st_host_burst_free(st, h);
 			continue;
 		}
 		map[i] = (uint32_t)m;

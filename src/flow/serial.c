@@ -400,7 +400,7 @@ static int get_head(rbuf *r, dmls_stats *st, const dmls_stats_limits *lim)
 		k->bin_ns = now, k->coarsened = co;
 	}
 	if (get_series(r, st, DMLS_CLASS_PAIR, &st->total_wire) ||
-	    get_series(r, st, DMLS_CLASS_HOST, &st->total_payload) ||
+	    get_series(r, st, DMLS_CLASS_TOTAL, &st->total_payload) ||
 	    get_series(r, st, DMLS_CLASS_FINE, &st->fine_series))
 		return -1;
 	return 0;

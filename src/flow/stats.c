@@ -59,6 +59,7 @@ void dmls_stats_init_limits(dmls_stats *st, int64_t bin_ns, const dmls_stats_lim
 	class_init(&st->cls[DMLS_CLASS_PAIR], st->bin_ns, DMLS_PAIR_SERIES_BUDGET);
 	class_init(&st->cls[DMLS_CLASS_FLOW], DMLS_ACTIVITY_BIN_NS, DMLS_FLOW_SERIES_BUDGET);
 	class_init(&st->cls[DMLS_CLASS_FINE], DMLS_FINE_BIN_NS, DMLS_FINE_SERIES_BUDGET);
+	class_init(&st->cls[DMLS_CLASS_TOTAL], DMLS_HOST_BIN_NS, DMLS_TOTAL_SERIES_BUDGET);
 	st->mergeable = lim && lim->mergeable;
 	dmls_itable_init(&st->host_idx);
 	dmls_itable_init(&st->pair_idx);
@@ -72,8 +73,10 @@ void dmls_stats_init(dmls_stats *st, int64_t bin_ns)
 
 void dmls_stats_release(dmls_stats *st)
 {
-	for (size_t i = 0; i < st->nhosts; i++)
+	for (size_t i = 0; i < st->nhosts; i++) {
 		dmls_series_release(&st->hosts[i].tx_payload);
+		st_host_burst_free(st, &st->hosts[i]);
+	}
 	for (size_t i = 0; i < st->npairs; i++)
 		dmls_series_release(&st->pairs[i].series);
 	for (size_t i = 0; i < st->nflows; i++)
@@ -152,7 +155,7 @@ void dmls_stats_set_origin(dmls_stats *st, int64_t t0_ns)
 		return; /* packets already counted on another origin */
 	st->t0_ns = t0_ns;
 	dmls_series_init(&st->total_wire, t0_ns, st->cls[DMLS_CLASS_PAIR].bin_ns, 0);
-	dmls_series_init(&st->total_payload, t0_ns, st->cls[DMLS_CLASS_HOST].bin_ns, 0);
+	dmls_series_init(&st->total_payload, t0_ns, st->cls[DMLS_CLASS_TOTAL].bin_ns, 0);
 	dmls_series_init(&st->fine_series, t0_ns, st->cls[DMLS_CLASS_FINE].bin_ns, 0);
 	st->fine_bin = INT64_MIN;
 	st->fine_end = INT64_MIN;
@@ -186,11 +189,11 @@ static int totals_merge(dmls_stats *dst, const dmls_stats *src)
 	return 0;
 }
 
-/* series: the total wire bytes (pair class) and payload (host class) */
+/* series: the total wire bytes (pair class) and payload (total class) */
 static int series_add(dmls_stats *st, const dmls_pkt *p)
 {
 	return st_class_add(st, DMLS_CLASS_PAIR, &st->total_wire, p->ts_ns, p->wire_bytes) ||
-			       st_class_add(st, DMLS_CLASS_HOST, &st->total_payload, p->ts_ns,
+			       st_class_add(st, DMLS_CLASS_TOTAL, &st->total_payload, p->ts_ns,
 					    p->payload_bytes)
 		       ? -1
 		       : 0;
@@ -369,6 +372,52 @@ static void fold_packet(dmls_fold *f, const dmls_pkt *p)
 }
 
 /* tables: hosts, pairs, flows and their series */
+/* Bytes at time ts into a host's online burstiness (its open 1 ms bin). */
+static void host_burst_add(dmls_stats *st, dmls_host_burst *b, int64_t ts, uint64_t bytes)
+{
+	if (ts >= b->end) {
+		int64_t d = ts_bin_floor(ts - st->t0_ns, DMLS_HOST_BIN_NS);
+		if (b->bytes)
+			dmls_burst_stream_push(&b->s, b->bin, (double)b->bytes);
+		b->bin = d;
+		b->bytes = 0;
+		b->end = st->t0_ns + (d + 1) * DMLS_HOST_BIN_NS;
+	}
+	b->bytes += bytes; /* a late packet joins the open bin */
+}
+
+/* The sending host's online burstiness (stats.h, dmls_host_burst): made at
+ * its second packet while fewer than DMLS_HOST_BURST_STREAMS hosts hold one,
+ * with the first packet's payload at its own time, so it is exact from the
+ * host's start or not kept at all.  0, or -1 when out of memory. */
+static int host_burst(dmls_stats *st, dmls_host *h, const dmls_pkt *p)
+{
+	dmls_host_burst *b = h->tx_burst;
+	if (!b) {
+		if (h->tx_packets != 2 || st->mergeable || st->host_bursts >= DMLS_HOST_BURST_STREAMS)
+			return 0;
+		b = malloc(sizeof(*b));
+		if (!b)
+			return -1;
+		if (dmls_burst_stream_init(&b->s, DMLS_HOST_BIN_NS)) {
+			dmls_burst_stream_release(&b->s);
+			free(b);
+			return -1;
+		}
+		b->bin = b->end = INT64_MIN;
+		b->bytes = 0;
+		h->tx_burst = b;
+		st->host_bursts++;
+		uint64_t first = h->tx_payload_bytes - p->payload_bytes;
+		if (first)
+			host_burst_add(st, b, p->ts_ns == h->first_ns ? h->last_ns : h->first_ns,
+				       first);
+	}
+	if (p->payload_bytes)
+		host_burst_add(st, b, p->ts_ns, p->payload_bytes);
+	return 0;
+}
+
 static int tables_add(dmls_stats *st, const dmls_pkt *p)
 {
 	long s, d, pi, fi;
@@ -388,7 +437,8 @@ static int tables_add(dmls_stats *st, const dmls_pkt *p)
 		span(&hs->first_ns, &hs->last_ns, p->ts_ns);
 		if (st_entry_series(st, DMLS_CLASS_HOST, &hs->tx_payload, hs->tx_packets,
 				    hs->first_ns, hs->last_ns, hs->tx_payload_bytes, p->ts_ns,
-				    p->payload_bytes))
+				    p->payload_bytes) ||
+		    ((hs->tx_burst || hs->tx_packets == 2) && host_burst(st, hs, p)))
 			return -1;
 	} else {
 		fold_packet(&st->fold_hosts, p);
@@ -491,6 +541,11 @@ static int tables_finish(dmls_stats *st)
 	for (size_t i = 0; i < st->nhosts; i++) {
 		dmls_host *h = &st->hosts[i];
 		dmls_addr_format(h->addr, h->name, sizeof(h->name));
+		if (h->tx_burst && h->tx_burst->bytes) {
+			dmls_burst_stream_push(&h->tx_burst->s, h->tx_burst->bin,
+					       (double)h->tx_burst->bytes);
+			h->tx_burst->bytes = 0;
+		}
 		if (st_entry_single(st, DMLS_CLASS_HOST, &h->tx_payload, h->tx_packets, h->first_ns,
 				    h->tx_payload_bytes))
 			return -1;

@@ -104,6 +104,8 @@ static inline void st_reset_cache(dmls_stats *st)
 }
 
 /* fold.c */
+/* Release a host's online burstiness (a folded host's, or at the end). */
+void st_host_burst_free(dmls_stats *st, dmls_host *h);
 int st_fold_hosts(dmls_stats *st);
 int st_fold_pairs(dmls_stats *st);
 int st_fold_flows(dmls_stats *st);

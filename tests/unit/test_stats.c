@@ -208,6 +208,63 @@ static void test_series_budget(void **state)
 	/* the online 100 us window: one packet per 2 ms */
 	assert_true(st.burst_total.max_window_bytes[1] == 154.0);
 	assert_true(st.burst_total.max_window_bytes[5] == 154.0 * 500);
+	/* the host's online 1 ms stream stays exact past its series' coarsening */
+	assert_true(st.cls[DMLS_CLASS_HOST].bin_ns > DMLS_HOST_BIN_NS);
+	assert_non_null(st.hosts[0].tx_burst);
+	assert_int_equal(st.host_bursts, 1);
+	dmls_burst hb, coarse;
+	double dur = dmls_stats_duration_s(&st);
+	dmls_burst_stream_result(&st.hosts[0].tx_burst->s, dur, &hb);
+	assert_true(hb.max_window_bytes[1] == 100.0);
+	assert_true(hb.max_window_bytes[2] == 300.0); /* 5 ms: packets at 0, 2, 4 ms */
+	assert_true(hb.max_window_bytes[5] == 100.0 * 500);
+	assert_true(hb.peak_to_mean[1] > 1.99 && hb.peak_to_mean[1] < 2.01);
+	dmls_burst_compute(&coarse, &st.hosts[0].tx_payload, dur);
+	assert_true(coarse.max_window_bytes[1] != coarse.max_window_bytes[1]); /* NAN: below a bin */
+	dmls_stats_release(&st);
+}
+
+/* Online host streams: the first DMLS_HOST_BURST_STREAMS hosts to send twice
+ * get one, the others none; a fold gives the slots back. */
+static void test_host_burst_streams(void **state)
+{
+	(void)state;
+	dmls_stats st;
+	dmls_stats_limits lim = {.max_hosts = 128};
+	dmls_stats_init_limits(&st, 0, &lim);
+	int n = DMLS_HOST_BURST_STREAMS + 6;
+	for (int r = 0; r < 2; r++)
+		for (int h = 0; h < n; h++) {
+			dmls_pkt p = mk(1000000000LL + (r * n + h) * 1000LL, 10 + h, 1, 1, 2, 0, 500);
+			assert_int_equal(dmls_stats_add(&st, &p), 0);
+		}
+	assert_int_equal(st.host_bursts, DMLS_HOST_BURST_STREAMS);
+	assert_int_equal(dmls_stats_finish(&st), 0);
+	size_t with = 0;
+	for (size_t i = 0; i < st.nhosts; i++)
+		if (st.hosts[i].tx_burst) {
+			dmls_burst b;
+			dmls_burst_stream_result(&st.hosts[i].tx_burst->s, 1.0, &b);
+			assert_true(b.max_window_bytes[1] == 1000.0); /* both packets, one ms */
+			with++;
+		}
+	assert_int_equal(with, DMLS_HOST_BURST_STREAMS);
+	assert_null(st.hosts[st.nhosts - 1].tx_burst); /* the last ones came too late */
+	dmls_stats_release(&st);
+	/* past the host cap the smaller half folds, and its streams go with it */
+	lim.max_hosts = 16;
+	dmls_stats_init_limits(&st, 0, &lim);
+	for (int r = 0; r < 4; r++)
+		for (int h = 0; h < 40; h++) {
+			dmls_pkt p = mk(1000000000LL + (r * 40 + h) * 1000LL, 10 + h, 1, 1, 2, 0,
+					100 + (uint64_t)h);
+			assert_int_equal(dmls_stats_add(&st, &p), 0);
+			size_t held = 0;
+			for (size_t i = 0; i < st.nhosts; i++)
+				held += st.hosts[i].tx_burst != NULL;
+			assert_int_equal(st.host_bursts, held);
+		}
+	assert_true(st.fold_hosts.entries > 0);
 	dmls_stats_release(&st);
 }
 
@@ -243,6 +300,7 @@ int main(void)
 		cmocka_unit_test(test_u64_counters),
 		cmocka_unit_test(test_fold_at_caps),
 		cmocka_unit_test(test_series_budget),
+		cmocka_unit_test(test_host_burst_streams),
 		cmocka_unit_test(test_series_coarsen_merge),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
