@@ -56,7 +56,7 @@ static int run_command(const struct command *c, int argc, char **argv)
  * (mmap threshold) and fault every page in again on the next.  A page
  * fault costs 0.2 us on bare metal but 10 us or more in a VM, where this
  * halved them (real runs back to back: 11700 -> 5900).  Peak RSS is
- * unchanged within 2 MiB: what is kept is what the next job reuses.  The
+ * 1-3 MiB higher: what is kept is what the next job reuses.  The
  * program's choice, not the library's: mallopt is process-wide.
  */
 static void keep_freed_memory(void)

@@ -19,7 +19,7 @@
 
 #include "dmlscope/capture.h"
 
-#define DMLS_READ_CHUNK (256u << 10)    /* one fread: 256 KiB */
+#define DMLS_READ_CHUNK (64u << 10)     /* one fread: 64 KiB */
 #define DMLS_MAX_CAPLEN (256u * 1024u)  /* larger is corrupt (libpcap: 262144) */
 #define DMLS_MAX_BLOCK (16u << 20)      /* largest pcapng block we parse */
 

@@ -4,7 +4,7 @@
  * Why not libpcap for files: it reads them in small read() calls and cannot
  * read a pcapng whose interfaces differ in link type or snap length (libpcap
  * issues 1078, 1252, 1321).  The window is the caller's whole buffer, or is
- * refilled from a FILE * by 256 KiB freads; records are handed out as
+ * refilled from a FILE * by 64 KiB freads; records are handed out as
  * pointers into it.  A gzip- or xz-compressed stream (by content, not by
  * name) is decompressed into the window as it is read (zlib, RFC 1952;
  * liblzma, the .xz format), so a .pcap.gz costs no temporary file and no

@@ -134,7 +134,7 @@ int dmls_reader_open_file(dmls_reader **out, const char *path, dmls_error *err)
 		fclose(fp);
 		return dmls_fail(err, DMLS_EIO, "'%s': is a directory", path);
 	}
-	setvbuf(fp, NULL, _IONBF, 0); /* our own 256 KiB reads: no second copy */
+	setvbuf(fp, NULL, _IONBF, 0); /* our own 64 KiB reads: no second copy */
 	int rc = dmls_reader_open_stream(out, fp, path, err);
 	if (rc) {
 		fclose(fp);
