@@ -72,7 +72,6 @@ void dmls_fft_release(dmls_fft *f)
 {
 	if (f->m && log2_of(f->m) > KEEP_LOG2)
 		drop_kit(f->fwd, f->inv, f->tw);
-	fftw_free(f->d);
 	fftw_free(f->c);
 	*f = (dmls_fft){0};
 }
@@ -108,9 +107,8 @@ static int fft_ready(dmls_fft *f, size_t m)
 	if (m > INT32_MAX || m < 4)
 		return -1;
 	size_t h = m / 2;
-	f->d = fftw_alloc_real(h + 1);
 	f->c = fftw_alloc_complex(h);
-	if (!f->d || !f->c)
+	if (!f->c)
 		return dmls_fft_release(f), -1;
 	int k = log2_of(m);
 	if (k <= KEEP_LOG2 && kept[k].fwd) {
@@ -133,53 +131,48 @@ static int fft_ready(dmls_fft *f, size_t m)
 	return 0;
 }
 
-/* W^k = e^{-2 pi i k / m} for k = 0..h (h = m/2) from the quarter table
- * tw: (tw[2k], -tw[2k+1]) for 2k <= h, and W^{h-k} = -conj(W^k) above. */
-/* P[0..h] = |X|^2 of the real transform X of the m = 2h points packed in
- * c (z_j = x_{2j} + i x_{2j+1}), after c = FFT_h(z). */
-static void unpack_power(const fftw_complex *c, const double *tw, size_t h, double *P)
+/*
+ * The power spectrum, in place: c = FFT_h(z) of the m = 2h real points
+ * packed as z_j = x_{2j} + i x_{2j+1} becomes the packed power spectrum
+ * whose inverse FFT_h holds r_{2j} + i r_{2j+1} (Wiener-Khinchin, P even).
+ * Z_k and Z_{h-k} give P_k and P_{h-k} of the real transform X:
+ *   E = (Z_k + conj Z_{h-k}) / 2, O = (Z_k - conj Z_{h-k}) / 2i,
+ *   X_k = E + W^k O, X_{h-k} = conj(E - W^k O),
+ * and the same two powers give back c_k = Ev + i Od, Ev = P_k + P_{h-k},
+ * Od = (P_k - P_{h-k}) conj(W^k), and c_{h-k} alike: one pass over the
+ * pairs (k, h - k), no buffer.  W^k = e^{-2 pi i k / m} from the quarter
+ * table tw (2k <= h: (tw[2k], -tw[2k+1])).
+ */
+static void power_in_place(fftw_complex *c, const double *tw, size_t h)
 {
 	for (size_t k = 0; k <= h / 2; k++) {
 		size_t j = k ? h - k : 0;
 		double ar = c[k][0], ai = c[k][1], br = c[j][0], bi = -c[j][1];
-		double er = 0.5 * (ar + br), ei = 0.5 * (ai + bi);  /* (Z_k + conj Z_{h-k}) / 2 */
-		double orr = 0.5 * (ai - bi), oi = -0.5 * (ar - br); /* (Z_k - conj Z_{h-k}) / 2i */
-		double wr = tw[2 * k], wi = -tw[2 * k + 1]; /* W^k, 2 k <= h */
-		double tr = wr * orr - wi * oi, ti = wr * oi + wi * orr;
-		P[k] = (er + tr) * (er + tr) + (ei + ti) * (ei + ti);
-		P[h - k] = (er - tr) * (er - tr) + (ei - ti) * (ei - ti);
-	}
-}
-
-/* c = Ev + i Od, Ev_k = P_k + P_{h-k}, Od_k = (P_k - P_{h-k}) conj(W^k):
- * its inverse FFT_h holds r_{2j} + i r_{2j+1} (Wiener-Khinchin, P even). */
-static void pack_power(const double *P, const double *tw, size_t h, fftw_complex *c)
-{
-	/* W^k below and above h / 2 in loops apart: no branch a point */
-	for (size_t k = 0; 2 * k <= h && k < h; k++) {
-		double ev = P[k] + P[h - k], od = P[k] - P[h - k];
+		double er = 0.5 * (ar + br), ei = 0.5 * (ai + bi);
+		double orr = 0.5 * (ai - bi), oi = -0.5 * (ar - br);
 		double wr = tw[2 * k], wi = -tw[2 * k + 1];
+		double tr = wr * orr - wi * oi, ti = wr * oi + wi * orr;
+		double pk = (er + tr) * (er + tr) + (ei + ti) * (ei + ti);
+		double ph = (er - tr) * (er - tr) + (ei - ti) * (ei - ti); /* P_{h-k} */
+		double ev = pk + ph, od = pk - ph;
 		c[k][0] = ev + od * wi; /* i * od * (wr - i wi) = od wi + i od wr */
 		c[k][1] = od * wr;
-	}
-	for (size_t k = h / 2 + 1; k < h; k++) {
-		double ev = P[k] + P[h - k], od = P[k] - P[h - k];
-		double wr = -tw[2 * (h - k)], wi = -tw[2 * (h - k) + 1];
-		c[k][0] = ev + od * wi;
-		c[k][1] = od * wr;
+		if (k > 0 && 2 * k < h) { /* c_{h-k}: W^{h-k} = -conj(W^k) */
+			c[h - k][0] = ev - od * wi;
+			c[h - k][1] = od * wr;
+		}
 	}
 }
 
-/* r[0..n) from x[0..n); returns 0 or -1 (memory, flat series). */
-int dmls_autocorr(dmls_fft *fft, const double *x, size_t n, double *r)
+/* r[0..n) of x[0..n) in place in f's buffer (as doubles); NULL when out of
+ * memory or the series is flat. */
+static const double *autocorr(dmls_fft *f, const double *x, size_t n)
 {
 	size_t m = 4;
 	while (m < 2 * n)
 		m <<= 1;
-	dmls_fft local = {0}, *f = fft ? fft : &local;
-	int rc = -1;
 	if (n == 0 || fft_ready(f, m))
-		goto out;
+		return NULL;
 	size_t h = m / 2;
 	fftw_complex *c = f->c;
 	double mean = 0;
@@ -193,19 +186,39 @@ int dmls_autocorr(dmls_fft *fft, const double *x, size_t n, double *r)
 		c[used][0] = x[n - 1] - mean, c[used][1] = 0, used++;
 	memset(c + used, 0, (h - used) * sizeof(fftw_complex));
 	fftw_execute_dft(f->fwd, c, c);
-	unpack_power(c, f->tw, h, f->d);
-	pack_power(f->d, f->tw, h, c);
+	power_in_place(c, f->tw, h);
 	fftw_execute_dft(f->inv, c, c);
-	if (c[0][0] > 0) {
-		double inv0 = 1.0 / c[0][0];
-		for (size_t k = 0; k < n; k++)
-			r[k] = c[k / 2][k % 2] * inv0;
-		rc = 0;
-	}
-out:
+	if (!(c[0][0] > 0))
+		return NULL;
+	double *r = (double *)c, inv0 = 1.0 / r[0]; /* c[j] = r_{2j} + i r_{2j+1} */
+	for (size_t k = 0; k < n; k++)
+		r[k] *= inv0;
+	return r;
+}
+
+/* r[0..n) from x[0..n); returns 0 or -1 (memory, flat series). */
+int dmls_autocorr(dmls_fft *fft, const double *x, size_t n, double *r)
+{
+	dmls_fft local = {0}, *f = fft ? fft : &local;
+	const double *a = autocorr(f, x, n);
+	if (a)
+		memcpy(r, a, n * sizeof(*r));
 	if (f == &local)
 		dmls_fft_release(&local);
-	return rc;
+	return a ? 0 : -1;
+}
+
+/* Whether lag k (k0 < k < kmax) is a candidate peak of r: a local maximum
+ * of r > 0 holding the maximum of r within +-w (the first lag on a tie). */
+static int candidate(const double *r, size_t n, size_t k, size_t w)
+{
+	if (r[k] <= 0 || r[k] < r[k - 1] || r[k] < r[k + 1])
+		return 0;
+	size_t lo = k > w ? k - w : 0, hi = k + w < n ? k + w : n - 1;
+	for (size_t j = lo; j <= hi; j++)
+		if (r[j] > r[k] || (r[j] == r[k] && j < k))
+			return 0;
+	return 1;
 }
 
 double dmls_period_acf(dmls_fft *fft, const double *x, size_t n, double *peak)
@@ -213,44 +226,33 @@ double dmls_period_acf(dmls_fft *fft, const double *x, size_t n, double *peak)
 	*peak = NAN;
 	if (n < 8)
 		return 0;
-	double *r = malloc(n * sizeof(double));
-	if (!r || dmls_autocorr(fft, x, n, r) < 0) {
-		free(r);
-		return 0;
-	}
+	dmls_fft local = {0}, *f = fft ? fft : &local;
+	const double *r = autocorr(f, x, n);
+	double lag = 0;
+	if (!r)
+		goto out;
 	size_t k0 = 1;
 	while (k0 < n / 2 && r[k0] >= 0.5)
 		k0++;
-	size_t w = k0 > 1 ? k0 : 2, kmax = n / 2, nc = 0;
-	size_t *cand = malloc((kmax + 1) * sizeof(size_t));
+	size_t w = k0 > 1 ? k0 : 2, kmax = n / 2;
+	/* two passes over the candidates: the best, then the first near it */
 	double best = 0;
-	for (size_t k = k0 + 1; cand && k + 1 <= kmax; k++) {
-		if (r[k] <= 0 || r[k] < r[k - 1] || r[k] < r[k + 1])
+	for (size_t k = k0 + 1; k + 1 <= kmax; k++)
+		if (candidate(r, n, k, w) && r[k] > best)
+			best = r[k];
+	if (best < 0.1)
+		goto out;
+	for (size_t k = k0 + 1; k + 1 <= kmax; k++) {
+		if (r[k] < 0.8 * best || !candidate(r, n, k, w))
 			continue;
-		size_t lo = k > w ? k - w : 0, hi = k + w < n ? k + w : n - 1;
-		int is_max = 1;
-		for (size_t j = lo; j <= hi && is_max; j++)
-			if (r[j] > r[k] || (r[j] == r[k] && j < k))
-				is_max = 0;
-		if (!is_max)
-			continue;
-		cand[nc++] = k;
-		best = r[k] > best ? r[k] : best;
+		double a = r[k - 1], b = r[k], c = r[k + 1];
+		double den = a - 2 * b + c, off = den < 0 ? 0.5 * (a - c) / den : 0;
+		lag = (double)k + (fabs(off) < 1 ? off : 0);
+		*peak = fmin(1.0, b * (double)n / (double)(n - k));
+		break;
 	}
-	double lag = 0;
-	if (best >= 0.1) {
-		for (size_t i = 0; i < nc; i++) {
-			size_t k = cand[i];
-			if (r[k] < 0.8 * best)
-				continue;
-			double a = r[k - 1], b = r[k], c = r[k + 1];
-			double den = a - 2 * b + c, off = den < 0 ? 0.5 * (a - c) / den : 0;
-			lag = (double)k + (fabs(off) < 1 ? off : 0);
-			*peak = fmin(1.0, b * (double)n / (double)(n - k));
-			break;
-		}
-	}
-	free(cand);
-	free(r);
+out:
+	if (f == &local)
+		dmls_fft_release(&local);
 	return lag;
 }

@@ -14,7 +14,6 @@ typedef struct dmls_fft {
 	size_t m;           /* transform size of the plans, 0 when none */
 	void *fwd, *inv;    /* fftw_plan: complex, m / 2 points */
 	double *tw;         /* twiddles of size m */
-	double *d;          /* power spectrum, m / 2 + 1 */
 	void *c;            /* fftw_complex[m / 2] */
 } dmls_fft;
 void dmls_fft_release(dmls_fft *f);
