@@ -70,7 +70,14 @@ start() {
 stop() {
 	local tool=$1 out="$dir/watch-bench.$1" drops got
 	kill -INT "$pid"
-	wait "$pid"
+	# stop runs in a command substitution, a subshell, whose `wait` cannot
+	# wait for the parent's child: poll until it has written its report
+	local t
+	for t in $(seq 300); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -0 "$pid" 2>/dev/null && { kill -KILL "$pid"; echo "   ($tool did not stop within 30 s of SIGINT: killed)" >&2; }
 	pid=
 	if [ "$tool" = tcpdump ]; then
 		drops=$(awk '/dropped by kernel/ {print $1}' "$out.err")
