@@ -47,7 +47,7 @@
  */
 #define KEEP_LOG2 24
 static struct {
-	fftw_plan fwd, inv;
+	fftw_plan fwd;
 	double *tw; /* cos, sin pairs of 2 pi k / m, k = 0..m/4 */
 } kept[KEEP_LOG2 + 1];
 
@@ -59,19 +59,17 @@ static int log2_of(size_t m)
 	return k;
 }
 
-static void drop_kit(fftw_plan fwd, fftw_plan inv, double *tw)
+static void drop_kit(fftw_plan fwd, double *tw)
 {
 	if (fwd)
 		fftw_destroy_plan(fwd);
-	if (inv)
-		fftw_destroy_plan(inv);
 	free(tw);
 }
 
 void dmls_fft_release(dmls_fft *f)
 {
 	if (f->m && log2_of(f->m) > KEEP_LOG2)
-		drop_kit(f->fwd, f->inv, f->tw);
+		drop_kit(f->fwd, f->tw);
 	fftw_free(f->c);
 	*f = (dmls_fft){0};
 }
@@ -112,22 +110,21 @@ static int fft_ready(dmls_fft *f, size_t m)
 		return dmls_fft_release(f), -1;
 	int k = log2_of(m);
 	if (k <= KEEP_LOG2 && kept[k].fwd) {
-		f->fwd = kept[k].fwd, f->inv = kept[k].inv, f->tw = kept[k].tw;
+		f->fwd = kept[k].fwd, f->tw = kept[k].tw;
 		f->m = m;
 		return 0;
 	}
 	/* FFTW_ESTIMATE plans without touching the array */
 	fftw_complex *c = f->c;
 	fftw_plan fwd = fftw_plan_dft_1d((int)h, c, c, FFTW_FORWARD, FFTW_ESTIMATE);
-	fftw_plan inv = fftw_plan_dft_1d((int)h, c, c, FFTW_BACKWARD, FFTW_ESTIMATE);
 	double *tw = twiddles(m);
-	if (!fwd || !inv || !tw) {
-		drop_kit(fwd, inv, tw);
+	if (!fwd || !tw) {
+		drop_kit(fwd, tw);
 		return dmls_fft_release(f), -1;
 	}
-	f->fwd = fwd, f->inv = inv, f->tw = tw, f->m = m;
+	f->fwd = fwd, f->tw = tw, f->m = m;
 	if (k <= KEEP_LOG2)
-		kept[k].fwd = fwd, kept[k].inv = inv, kept[k].tw = tw;
+		kept[k].fwd = fwd, kept[k].tw = tw;
 	return 0;
 }
 
@@ -142,6 +139,10 @@ static int fft_ready(dmls_fft *f, size_t m)
  * Od = (P_k - P_{h-k}) conj(W^k), and c_{h-k} alike: one pass over the
  * pairs (k, h - k), no buffer.  W^k = e^{-2 pi i k / m} from the quarter
  * table tw (2k <= h: (tw[2k], -tw[2k+1])).
+ *
+ * c is written with its real and imaginary parts swapped: the inverse
+ * transform of c is the forward one of swap(c), swapped back (FFTW itself
+ * makes its backward plans so), so one plan a size serves both ways.
  */
 static void power_in_place(fftw_complex *c, const double *tw, size_t h)
 {
@@ -155,11 +156,11 @@ static void power_in_place(fftw_complex *c, const double *tw, size_t h)
 		double pk = (er + tr) * (er + tr) + (ei + ti) * (ei + ti);
 		double ph = (er - tr) * (er - tr) + (ei - ti) * (ei - ti); /* P_{h-k} */
 		double ev = pk + ph, od = pk - ph;
-		c[k][0] = ev + od * wi; /* i * od * (wr - i wi) = od wi + i od wr */
-		c[k][1] = od * wr;
+		c[k][1] = ev + od * wi; /* i * od * (wr - i wi) = od wi + i od wr */
+		c[k][0] = od * wr;
 		if (k > 0 && 2 * k < h) { /* c_{h-k}: W^{h-k} = -conj(W^k) */
-			c[h - k][0] = ev - od * wi;
-			c[h - k][1] = od * wr;
+			c[h - k][1] = ev - od * wi;
+			c[h - k][0] = od * wr;
 		}
 	}
 }
@@ -187,12 +188,14 @@ static const double *autocorr(dmls_fft *f, const double *x, size_t n)
 	memset(c + used, 0, (h - used) * sizeof(fftw_complex));
 	fftw_execute_dft(f->fwd, c, c);
 	power_in_place(c, f->tw, h);
-	fftw_execute_dft(f->inv, c, c);
-	if (!(c[0][0] > 0))
+	fftw_execute_dft(f->fwd, c, c); /* the inverse, swapped: c[j] = r_{2j+1} + i r_{2j} */
+	if (!(c[0][1] > 0))
 		return NULL;
-	double *r = (double *)c, inv0 = 1.0 / r[0]; /* c[j] = r_{2j} + i r_{2j+1} */
-	for (size_t k = 0; k < n; k++)
-		r[k] *= inv0;
+	double *r = (double *)c, inv0 = 1.0 / c[0][1];
+	for (size_t j = 0; 2 * j < n; j++) {
+		double even = c[j][1], odd = c[j][0];
+		r[2 * j] = even * inv0, r[2 * j + 1] = odd * inv0;
+	}
 	return r;
 }
 

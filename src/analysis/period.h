@@ -12,7 +12,7 @@
  * Zero-initialize; dmls_fft_release frees the buffers. */
 typedef struct dmls_fft {
 	size_t m;           /* transform size of the plans, 0 when none */
-	void *fwd, *inv;    /* fftw_plan: complex, m / 2 points */
+	void *fwd;          /* fftw_plan: forward, complex, m / 2 points */
 	double *tw;         /* twiddles of size m */
 	void *c;            /* fftw_complex[m / 2] */
 } dmls_fft;
