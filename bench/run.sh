@@ -19,8 +19,9 @@
 # peak RSS of the 3 (GNU time).  A ratio target is met when both the wall and the
 # CPU ratio are within it.  No target is an assertion: lines say "meets target"
 # or "misses target", and the script exits 0 unless it cannot run at all.
-# dmlscope runs as `dmlscope analyze INPUT --quiet --json -` under an address
-# space limit (a run that hits it shows as "failed (exit N)").
+# dmlscope runs as `dmlscope analyze INPUT --quiet --json -`; every command
+# runs under an address space limit (a run that hits it shows as "failed
+# (exit N)").
 # Generated captures are deterministic (seeded) and cached in $BENCH_DIR.
 #
 # Environment:
@@ -42,7 +43,7 @@
 #   BENCH_FLOOD_PACKETS=2000000     size of input 4
 #   BENCH_ITERATIONS=3600           iterations (seconds) of input 2; the short
 #                                   version has a sixth of them
-#   BENCH_AS_LIMIT=4294967296       address space (bytes) allowed to dmlscope
+#   BENCH_AS_LIMIT=4294967296       address space (bytes) allowed to each command
 #   BENCH_TCPDUMP=PATH              tcpdump to compare with (empty: none)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -86,13 +87,16 @@ fi
 # largest peak RSS kB, exit status (a failing run ends it).  A first, untimed
 # execution warms up and sizes the runs: one shorter than $min_time s is timed
 # over as many back-to-back executions as fill $min_time s (at most 50), divided
-# out (GNU time counts in 10 ms).  OUT: stdout of the last execution.
+# out (GNU time counts in 10 ms).  OUT: stdout of the last execution.  Every
+# command (tcpdump's too) runs under the address-space limit, set once for the
+# back-to-back loop, so the limit's own start-up (prlimit) is not counted once
+# an execution against the short captures.
 measure() {
 	local out=$1 rep=1 best="" cpu="" rss=0 st=0 t u s r c k
 	shift
 	for ((k = -1; k < runs; k++)); do
 		st=0
-		/usr/bin/time -f "%e %U %S %M" -o "$dir/time.txt" sh -c \
+		/usr/bin/time -f "%e %U %S %M" -o "$dir/time.txt" "${limited[@]}" sh -c \
 			'o=$1 n=$2; shift 2; while [ "$n" -gt 0 ]; do "$@" >"$o" || exit; n=$((n - 1)); done' \
 			sh "$out" "$rep" "$@" 2>"$dir/stderr.txt" || st=$?
 		read -r t u s r < <(tail -n 1 "$dir/time.txt")
@@ -164,7 +168,7 @@ tcpdump_row() {
 	REF=$res
 }
 # dmls OUT INPUT: time dmlscope on INPUT, its JSON kept in OUT
-dmls() { measure "$1" "${limited[@]}" "$dmls" analyze "$2" --quiet --json -; }
+dmls() { measure "$1" "$dmls" analyze "$2" --quiet --json -; }
 # jget JSON KEY/PATH...: the values, or "invalid" when the file is not JSON
 jget() {
 	"$py" - "$@" <<'EOF'
@@ -202,7 +206,7 @@ gen() {
 gid=$(cksum bench/gencap.py | cut -d' ' -f1)  # a new generator: new captures
 
 echo "dmlscope: build/dmlscope of $(date -r "$dmls" '+%F %T') (commit $(git log -1 --format=%h 2>/dev/null || echo '?')$(git diff --quiet HEAD -- src include 2>/dev/null || echo ', with uncommitted changes')), run as $dmls; tcpdump: ${tcpdump:-none}"
-echo "$(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); best of $runs runs (after a warm-up), commands under $min_time s repeated back to back; dmlscope's address space limited to $((as_limit / 1048576)) MiB"
+echo "$(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); best of $runs runs (after a warm-up), commands under $min_time s repeated back to back; address space limited to $((as_limit / 1048576)) MiB"
 [ -n "$tcpdump" ] || echo "tcpdump not installed (apt-get install tcpdump): its rows and the ratios are skipped"
 study_cap="" study_res=""
 
