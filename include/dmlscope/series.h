@@ -5,8 +5,10 @@
  * [t0_ns + k*bin_ns, t0_ns + (k+1)*bin_ns).  Only bins near traffic are
  * held: consecutive bins form runs (a run takes in up to join_bins empty
  * bins rather than start a new run), and the values of all runs share one
- * growing buffer.  A burst of traffic costs its bins plus one run header
- * (16 bytes), so memory follows the bins that hold traffic: never the
+ * growing buffer, of 32-bit values until a bin passes 4 GiB (a 1 ms bin
+ * would need 34 Tbit/s), then of 64-bit ones (`wide`: the whole buffer is
+ * widened once).  A burst of traffic costs its bins (4 bytes each) plus one
+ * run header (16 bytes), so memory follows the bins that hold traffic: never the
  * packets, never the span of the capture (a clock that jumps by years costs
  * one more run, not years of bins).  Bin indexes are signed: a packet before
  * t0 (out of order input) still lands.
@@ -34,7 +36,12 @@ typedef struct dmls_series {
 	int64_t t0_ns;       /* time of bin 0 */
 	int64_t bin_ns;      /* bin width */
 	uint32_t join;       /* empty bins a run takes in rather than end */
-	uint64_t *v;         /* the runs' values */
+	int wide;            /* values are v64 (else v32) */
+	union {              /* the runs' values: read them by dmls_series_val */
+		uint32_t *v32;
+		uint64_t *v64;
+		void *v;
+	};
 	size_t nv, vcap;
 	dmls_series_run *runs; /* sorted by first, disjoint */
 	size_t nruns, rcap;
@@ -52,6 +59,18 @@ int dmls_series_add(dmls_series *s, int64_t ts_ns, uint64_t bytes);
 /* Add bytes at bin index k. */
 int dmls_series_add_bin(dmls_series *s, int64_t k, uint64_t bytes);
 
+/* Value i of the buffer (a run's bin j is value off + j). */
+static inline uint64_t dmls_series_val(const dmls_series *s, size_t i)
+{
+	return s->wide ? s->v64[i] : s->v32[i];
+}
+
+/* Room for n more values.  0, or -1 when out of memory. */
+int dmls_series_reserve(dmls_series *s, size_t n);
+/* Append value x after the last (room reserved): 0, or -1 when out of
+ * memory (widening the buffer for it). */
+int dmls_series_append_value(dmls_series *s, uint64_t x);
+
 /* The fast path of dmls_series_add_bin: bin k inside the run hit last, or
  * just past it when that run ends the series and its buffer has room (the
  * way time-ordered traffic arrives).  Allocates nothing.  Returns 1 when
@@ -67,14 +86,25 @@ static inline int dmls_series_add_fast(dmls_series *s, int64_t k, uint64_t bytes
 		if (add > s->join || s->last + 1 != s->nruns || u->off + u->len != s->nv ||
 		    s->nv + add > s->vcap || j >= UINT32_MAX)
 			return 0;
-		for (uint64_t i = 0; i < add; i++)
-			s->v[s->nv + i] = 0;
+		for (uint64_t z = 0; z < add; z++)
+			if (s->wide)
+				s->v64[s->nv + z] = 0;
+			else
+				s->v32[s->nv + z] = 0;
 		s->nv += add;
 		u->len += (uint32_t)add;
 		if (k > s->max_bin)
 			s->max_bin = k;
 	}
-	s->v[u->off + j] += bytes;
+	size_t i = u->off + (size_t)j;
+	if (s->wide) {
+		s->v64[i] += bytes;
+	} else {
+		uint64_t x = (uint64_t)s->v32[i] + bytes;
+		if (x > UINT32_MAX)
+			return 0; /* the slow path widens */
+		s->v32[i] = (uint32_t)x;
+	}
 	s->total += bytes;
 	return 1;
 }

@@ -119,7 +119,8 @@ typedef struct dmls_flow {
 /* Table caps: past them the smaller half folds into `other`. */
 #define DMLS_DEFAULT_MAX_HOSTS 8192
 #define DMLS_DEFAULT_MAX_FLOWS 131072
-/* Series budgets per class, bytes of bins (8 bytes each). */
+/* Series budgets per class, bytes of bins (4 bytes each; 8 in a series
+ * once one of its bins passes 4 GiB) and run headers. */
 #define DMLS_HOST_SERIES_BUDGET (8u << 20)
 #define DMLS_PAIR_SERIES_BUDGET (8u << 20)
 #define DMLS_FLOW_SERIES_BUDGET (4u << 20)

@@ -50,7 +50,7 @@ double dmls_busiest_stretch(const dmls_series *const *ser, size_t n, int64_t *fr
 			const dmls_series_run *u = &ser[i]->runs[r];
 			double b = 0;
 			for (uint32_t j = 0; j < u->len; j++)
-				b += (double)ser[i]->v[u->off + j];
+				b += (double)dmls_series_val(ser[i], u->off + j);
 			seg[m++] = (stretch){u->first, u->first + u->len, b};
 		}
 	qsort(seg, m, sizeof(*seg), cmp_stretch);

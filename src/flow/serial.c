@@ -88,7 +88,7 @@ static void put_series(wbuf *w, const dmls_series *s)
 		PUT64(w, s->runs[r].first);
 		PUT32(w, s->runs[r].len);
 		for (uint32_t j = 0; j < s->runs[r].len; j++)
-			PUT64(w, s->v[s->runs[r].off + j]);
+			PUT64(w, dmls_series_val(s, s->runs[r].off + j));
 	}
 }
 
@@ -329,18 +329,15 @@ static int get_series(rbuf *r, dmls_stats *st, int c, dmls_series *s)
 			return 0;
 		if (dmls_grow((void **)&s->runs, &s->rcap, s->nruns, sizeof(*s->runs), 4))
 			return -1;
-		if (s->nv + len > s->vcap) {
-			size_t cap = s->vcap ? s->vcap : 16;
-			while (cap < s->nv + len)
-				cap *= 2;
-			uint64_t *v = realloc(s->v, cap * sizeof(*v));
-			if (!v)
-				return -1;
-			s->v = v, s->vcap = cap;
-		}
+		if (dmls_series_reserve(s, (size_t)len))
+			return -1;
 		s->runs[s->nruns++] = (dmls_series_run){first, (uint32_t)s->nv, (uint32_t)len};
-		for (uint64_t j = 0; j < len; j++)
-			sum += s->v[s->nv++] = GET64(r, "series value");
+		for (uint64_t j = 0; j < len; j++) {
+			uint64_t x = GET64(r, "series value");
+			if (dmls_series_append_value(s, x))
+				return -1;
+			sum += x;
+		}
 		end = first + (int64_t)len;
 	}
 	s->min_bin = lo, s->max_bin = hi, s->total = total, s->last = 0;

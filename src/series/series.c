@@ -7,7 +7,9 @@
  * written, so almost every packet costs a comparison and an addition.  A
  * bin outside every run starts a new one (its slice appended to v, its
  * header inserted in order); a bin up to `join` past the end of the last
- * run extends it with zeros, which costs less than a run header.
+ * run extends it with zeros, which costs less than a run header.  Values
+ * are 32-bit until one would pass UINT32_MAX: the buffer is then widened
+ * to 64 bits once (widen), for good.
  */
 #include "dmlscope/series.h"
 #include "util/grow.h"
@@ -34,6 +36,7 @@ void dmls_series_release(dmls_series *s)
 	s->v = NULL;
 	s->runs = NULL;
 	s->nv = s->vcap = s->nruns = s->rcap = 0;
+	s->wide = 0;
 }
 
 /* Floor division that rounds toward minus infinity. */
@@ -62,8 +65,12 @@ static size_t run_at(const dmls_series *s, int64_t k)
 	return lo == 0 ? s->nruns : lo - 1;
 }
 
-/* Room for n more values. */
-static int reserve_values(dmls_series *s, size_t n)
+static size_t value_bytes(const dmls_series *s)
+{
+	return s->wide ? sizeof(uint64_t) : sizeof(uint32_t);
+}
+
+int dmls_series_reserve(dmls_series *s, size_t n)
 {
 	if (s->nv + n <= s->vcap)
 		return 0;
@@ -72,11 +79,55 @@ static int reserve_values(dmls_series *s, size_t n)
 	size_t cap = s->vcap ? s->vcap : 16;
 	while (cap < s->nv + n)
 		cap *= 2;
-	uint64_t *v = realloc(s->v, cap * sizeof(*v));
+	void *v = realloc(s->v, cap * value_bytes(s));
 	if (!v)
 		return -1;
 	s->v = v;
 	s->vcap = cap;
+	return 0;
+}
+
+/* The values as 64-bit ones from now on: 0, or -1 when out of memory (the
+ * series is then unchanged). */
+static int widen(dmls_series *s)
+{
+	if (s->wide)
+		return 0;
+	uint64_t *w = malloc((s->vcap ? s->vcap : 1) * sizeof(*w));
+	if (!w)
+		return -1;
+	for (size_t i = 0; i < s->nv; i++)
+		w[i] = s->v32[i];
+	free(s->v32);
+	s->v64 = w;
+	s->wide = 1;
+	return 0;
+}
+
+/* Add bytes to value i, widening the buffer when it would overflow. */
+static int add_value(dmls_series *s, size_t i, uint64_t bytes)
+{
+	if (!s->wide) {
+		uint64_t x = (uint64_t)s->v32[i] + bytes;
+		if (x <= UINT32_MAX) {
+			s->v32[i] = (uint32_t)x;
+			return 0;
+		}
+		if (widen(s))
+			return -1;
+	}
+	s->v64[i] += bytes;
+	return 0;
+}
+
+int dmls_series_append_value(dmls_series *s, uint64_t x)
+{
+	if (s->nv >= s->vcap || (!s->wide && x > UINT32_MAX && widen(s)))
+		return -1;
+	if (s->wide)
+		s->v64[s->nv++] = x;
+	else
+		s->v32[s->nv++] = (uint32_t)x;
 	return 0;
 }
 
@@ -85,9 +136,9 @@ static int extend(dmls_series *s, size_t r, int64_t k)
 {
 	dmls_series_run *u = &s->runs[r];
 	size_t add = (size_t)(k - (u->first + u->len)) + 1;
-	if (reserve_values(s, add))
+	if (dmls_series_reserve(s, add))
 		return -1;
-	memset(s->v + s->nv, 0, add * sizeof(*s->v));
+	memset((char *)s->v + s->nv * value_bytes(s), 0, add * value_bytes(s));
 	s->nv += add;
 	s->runs[r].len += (uint32_t)add;
 	return 0;
@@ -97,11 +148,12 @@ static int extend(dmls_series *s, size_t r, int64_t k)
 static int insert_run(dmls_series *s, size_t r, int64_t k)
 {
 	if (dmls_grow((void **)&s->runs, &s->rcap, s->nruns, sizeof(*s->runs), 4) ||
-	    reserve_values(s, 1))
+	    dmls_series_reserve(s, 1))
 		return -1;
 	memmove(&s->runs[r + 1], &s->runs[r], (s->nruns - r) * sizeof(*s->runs));
 	s->runs[r] = (dmls_series_run){k, (uint32_t)s->nv, 1};
-	s->v[s->nv++] = 0;
+	if (dmls_series_append_value(s, 0))
+		return -1;
 	s->nruns++;
 	return 0;
 }
@@ -129,7 +181,8 @@ int dmls_series_add_bin(dmls_series *s, int64_t k, uint64_t bytes)
 		return -1;
 	}
 	s->last = r;
-	s->v[s->runs[r].off + (k - s->runs[r].first)] += bytes;
+	if (add_value(s, s->runs[r].off + (size_t)(k - s->runs[r].first), bytes))
+		return -1;
 	if (k < s->min_bin)
 		s->min_bin = k;
 	if (k > s->max_bin)
@@ -148,7 +201,7 @@ uint64_t dmls_series_get(const dmls_series *s, int64_t k)
 	size_t r = run_at(s, k);
 	if (r >= s->nruns || k >= s->runs[r].first + s->runs[r].len)
 		return 0;
-	return s->v[s->runs[r].off + (k - s->runs[r].first)];
+	return dmls_series_val(s, s->runs[r].off + (size_t)(k - s->runs[r].first));
 }
 
 int dmls_series_empty(const dmls_series *s)
@@ -171,7 +224,7 @@ int64_t dmls_series_span_bins(const dmls_series *s)
 			int64_t lo_ = u_->first > (a) ? u_->first : (a);                      \
 			int64_t hi_ = u_->first + u_->len < (b) ? u_->first + u_->len : (b);  \
 			for (int64_t k = lo_; k < hi_; k++) {                                 \
-				uint64_t val = (s)->v[u_->off + (k - u_->first)];             \
+				uint64_t val = dmls_series_val((s), u_->off + (size_t)(k - u_->first)); \
 				if (val) {                                                    \
 					body;                                                 \
 				}                                                             \
@@ -212,14 +265,14 @@ void dmls_series_foreach(const dmls_series *s, dmls_series_visit_fn fn, void *ct
 	for (size_t r = 0; r < s->nruns; r++) {
 		const dmls_series_run *u = &s->runs[r];
 		for (uint32_t j = 0; j < u->len; j++)
-			if (s->v[u->off + j])
-				fn(u->first + j, s->v[u->off + j], ctx);
+			if (dmls_series_val(s, u->off + j))
+				fn(u->first + j, dmls_series_val(s, u->off + j), ctx);
 	}
 }
 
 size_t dmls_series_mem_bytes(const dmls_series *s)
 {
-	return s->vcap * sizeof(*s->v) + s->rcap * sizeof(*s->runs);
+	return s->vcap * value_bytes(s) + s->rcap * sizeof(*s->runs);
 }
 
 /* Add src's non-zero bins into dst, bin k of src landing in bin
@@ -232,7 +285,7 @@ static int add_scaled(dmls_series *dst, const dmls_series *src, int64_t ratio)
 		 * per bin */
 		int64_t k = floor_div(u->first, ratio), m = u->first - k * ratio;
 		for (uint32_t j = 0; j < u->len; j++) {
-			uint64_t v = src->v[u->off + j];
+			uint64_t v = dmls_series_val(src, u->off + j);
 			if (v && !dmls_series_add_fast(dst, k, v) && dmls_series_add_bin(dst, k, v))
 				return -1;
 			if (++m == ratio)
@@ -252,7 +305,7 @@ int dmls_series_coarsen(dmls_series *s)
 	dmls_series t;
 	dmls_series_init(&t, s->t0_ns, s->bin_ns * 2, s->join);
 	/* room for the halved runs at once: bins are added in order, in place */
-	if (reserve_values(&t, s->nv / 2 + s->nruns + 1) || add_scaled(&t, s, 2)) {
+	if (dmls_series_reserve(&t, s->nv / 2 + s->nruns + 1) || add_scaled(&t, s, 2)) {
 		dmls_series_release(&t);
 		return -1;
 	}

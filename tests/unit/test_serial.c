@@ -63,6 +63,34 @@ static void test_roundtrip(void **state)
 	dmls_stats_release(&back);
 }
 
+/* Bins past 4 GiB (64-bit values in the series) make the trip too. */
+static void test_roundtrip_wide(void **state)
+{
+	(void)state;
+	dmls_stats st, back;
+	dmls_stats_init_limits(&st, 0, &mergeable);
+	for (int i = 0; i < 3; i++) {
+		dmls_pkt p = {.ts_ns = 1000 + i, .af = 4, .proto = 6, .sport = 1, .dport = 2,
+			      .wire_bytes = 3000000000ULL, .ip_bytes = 3000000000ULL,
+			      .payload_bytes = 3000000000ULL, .tcp_seq = (uint32_t)i};
+		p.src[10] = p.src[11] = p.dst[10] = p.dst[11] = 0xff;
+		p.src[15] = 1, p.dst[15] = 2;
+		assert_int_equal(dmls_stats_add(&st, &p), 0);
+	}
+	uint8_t *a;
+	size_t na;
+	dmls_error err;
+	assert_int_equal(dmls_stats_serialize(&st, &a, &na, &err), 0);
+	assert_int_equal(dmls_stats_deserialize(&back, a, na, &mergeable, &err), 0);
+	assert_int_equal(st.total_wire.wide, 1);
+	assert_true(dmls_series_get(&back.total_wire, 0) == 9000000000ULL);
+	assert_true(back.pairs[0].series.total == dmls_series_get(&st.pairs[0].series, 0));
+	assert_true(dmls_series_get(&back.pairs[0].series, 0) == 9000000000ULL);
+	free(a);
+	dmls_stats_release(&st);
+	dmls_stats_release(&back);
+}
+
 static void test_refused(void **state)
 {
 	(void)state;
@@ -149,6 +177,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_roundtrip),
+		cmocka_unit_test(test_roundtrip_wide),
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_damaged),
 	};

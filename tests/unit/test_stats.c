@@ -119,7 +119,73 @@ static void test_u64_counters(void **state)
 	}
 	assert_true(st.flows[0].wire_bytes == 9000000000ULL);
 	assert_true(st.pairs[0].wire_bytes == 9000000000ULL);
+	/* the bins too: the series widened past 4 GiB */
+	assert_true(dmls_series_get(&st.total_wire, 0) == 9000000000ULL);
+	assert_true(st.pairs[0].series.total == 9000000000ULL);
 	dmls_stats_release(&st);
+}
+
+static uint64_t sum_bins_total;
+static void sum_bins(int64_t bin, uint64_t bytes, void *ctx)
+{
+	(void)bin;
+	(void)ctx;
+	sum_bins_total += bytes;
+}
+
+/* Values are 32-bit until a bin passes UINT32_MAX, from the fast path
+ * (in the run hit last) or the slow one (a new run, out of order): the
+ * buffer then widens once, and every count stays exact through get,
+ * foreach, coarsen and merge, both ways between narrow and wide. */
+static void test_series_wide(void **state)
+{
+	(void)state;
+	dmls_series s, n, m;
+	dmls_series_init(&s, 0, 1000, 0);
+	dmls_series_init(&n, 0, 1000, 0);
+	for (int64_t k = 0; k < 100; k++) {
+		assert_int_equal(dmls_series_add_bin(&s, k, 10), 0);
+		assert_int_equal(dmls_series_add_bin(&n, k, 1), 0);
+	}
+	assert_int_equal(s.wide, 0);
+	size_t narrow_mem = dmls_series_mem_bytes(&s);
+	assert_int_equal(dmls_series_add_bin(&s, 50, 3000000000ULL), 0);
+	assert_int_equal(s.wide, 0);
+	assert_int_equal(dmls_series_add_bin(&s, 50, 3000000000ULL), 0); /* fast path: widens */
+	assert_int_equal(s.wide, 1);
+	assert_true(dmls_series_mem_bytes(&s) > narrow_mem);
+	assert_int_equal(dmls_series_add_bin(&s, -7, 5000000000ULL), 0); /* a new run, wide */
+	assert_true(dmls_series_get(&s, 50) == 6000000010ULL);
+	assert_true(dmls_series_get(&s, -7) == 5000000000ULL);
+	assert_true(dmls_series_get(&s, 49) == 10);
+	uint64_t total = 100 * 10 + 6000000000ULL + 5000000000ULL;
+	assert_true(s.total == total);
+	sum_bins_total = 0;
+	dmls_series_foreach(&s, sum_bins, NULL);
+	assert_true(sum_bins_total == total);
+	/* a narrow series widens in a merge of a wide one, and back */
+	dmls_series_init(&m, 0, 1000, 0);
+	assert_int_equal(dmls_series_merge(&n, &s), 0);
+	assert_int_equal(n.wide, 1);
+	assert_true(dmls_series_get(&n, 50) == 6000000011ULL);
+	assert_int_equal(dmls_series_merge(&m, &n), 0);
+	assert_true(m.total == total + 100);
+	/* a new bin past 4 GiB in a narrow series: the slow path widens */
+	dmls_series t;
+	dmls_series_init(&t, 0, 1000, 0);
+	assert_int_equal(dmls_series_add_bin(&t, 3, 1), 0);
+	assert_int_equal(dmls_series_add_bin(&t, 1000, 4294967296ULL), 0);
+	assert_int_equal(t.wide, 1);
+	assert_true(dmls_series_get(&t, 1000) == 4294967296ULL && dmls_series_get(&t, 3) == 1);
+	/* coarsening sums pairs of bins past 4 GiB too */
+	assert_int_equal(dmls_series_coarsen(&s), 0);
+	assert_true(dmls_series_get(&s, 25) == 6000000010ULL + 10);
+	assert_true(dmls_series_get(&s, -4) == 5000000000ULL);
+	assert_true(s.total == total);
+	dmls_series_release(&s);
+	dmls_series_release(&n);
+	dmls_series_release(&m);
+	dmls_series_release(&t);
 }
 
 static uint64_t rng_state = 88172645463325252ULL;
@@ -302,6 +368,7 @@ int main(void)
 		cmocka_unit_test(test_series_budget),
 		cmocka_unit_test(test_host_burst_streams),
 		cmocka_unit_test(test_series_coarsen_merge),
+		cmocka_unit_test(test_series_wide),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
