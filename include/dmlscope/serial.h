@@ -2,17 +2,18 @@
  * serial.h - a partial state of the one pass as bytes, and back.
  *
  * A mergeable dmls_stats (sink.h) made by one process (an MPI rank) is
- * sent to another as a blob and merged there.  The format, version 1, all
+ * sent to another as a blob and merged there.  The format, version 2, all
  * integers little-endian, nothing padded (src/flow/serial.c writes and
  * checks it; doc/mpi.md shows it in full):
  *
  *   "DMLSSTAT"  8 bytes      magic
- *   u32         version      1
+ *   u32         version      2
  *   u32         flags        0
  *   u64         body_len     bytes of body
  *   body                     totals, caps, folds, series classes, the
  *                            total series, hosts, pairs, flows (each with
- *                            its series: bin width, run headers, values)
+ *                            its series: bin width, value width (4 or
+ *                            8 bytes), run headers, values)
  *   u64         check        FNV-1a 64 of body (Fowler, Noll & Vo;
  *                            draft-eastlake-fnv)
  *
@@ -34,7 +35,7 @@
 #include "dmlscope/error.h"
 #include "dmlscope/stats.h"
 
-#define DMLS_SERIAL_VERSION 1u
+#define DMLS_SERIAL_VERSION 2u /* 2: series values 4 bytes unless wide */
 
 /* *buf (malloc'd, the caller frees it) and *len: st as a blob.  st must be
  * mergeable and not finished.  DMLS_OK, DMLS_EUSAGE, DMLS_ENOMEM. */

@@ -80,6 +80,7 @@ static void put_series(wbuf *w, const dmls_series *s)
 {
 	PUT64(w, s->bin_ns);
 	PUT32(w, s->join);
+	PUT32(w, s->wide ? 8 : 4); /* bytes a value, as the series holds them */
 	PUT64(w, s->min_bin);
 	PUT64(w, s->max_bin);
 	PUT64(w, s->total);
@@ -88,7 +89,7 @@ static void put_series(wbuf *w, const dmls_series *s)
 		PUT64(w, s->runs[r].first);
 		PUT32(w, s->runs[r].len);
 		for (uint32_t j = 0; j < s->runs[r].len; j++)
-			PUT64(w, dmls_series_val(s, s->runs[r].off + j));
+			put(w, dmls_series_val(s, s->runs[r].off + j), s->wide ? 8 : 4);
 	}
 }
 
@@ -306,9 +307,12 @@ static int get_series(rbuf *r, dmls_stats *st, int c, dmls_series *s)
 {
 	int64_t bin = GETI64(r, "series bin");
 	uint32_t join = GET32(r, "series join");
+	uint32_t vw = GET32(r, "series value width");
 	int64_t lo = GETI64(r, "series range"), hi = GETI64(r, "series range");
 	uint64_t total = GET64(r, "series total");
-	uint64_t nruns = get_count(r, 20, "series runs");
+	if (!need(r, vw == 4 || vw == 8, "series value width"))
+		return 0;
+	uint64_t nruns = get_count(r, 12 + vw, "series runs");
 	if (!need(r, bin == st->cls[c].bin_ns && join > 0 && join < (1u << 20), "series bin") ||
 	    !need(r, (lo <= hi) == (nruns > 0) && (nruns > 0 || (lo == INT64_MAX && hi == INT64_MIN)),
 		  "series range") ||
@@ -321,7 +325,7 @@ static int get_series(rbuf *r, dmls_stats *st, int c, dmls_series *s)
 	for (uint64_t k = 0; k < nruns && !r->bad; k++) {
 		int64_t first = GETI64(r, "series run");
 		uint64_t len = GET32(r, "series run");
-		if (!need(r, first >= end && len > 0 && len <= (r->n - r->off) / 8 &&
+		if (!need(r, first >= end && len > 0 && len <= (r->n - r->off) / vw &&
 				     bin_in_span(st, bin, first) &&
 				     bin_in_span(st, bin, first + (int64_t)len - 1) &&
 				     s->nv + len < UINT32_MAX,
@@ -333,7 +337,7 @@ static int get_series(rbuf *r, dmls_stats *st, int c, dmls_series *s)
 			return -1;
 		s->runs[s->nruns++] = (dmls_series_run){first, (uint32_t)s->nv, (uint32_t)len};
 		for (uint64_t j = 0; j < len; j++) {
-			uint64_t x = GET64(r, "series value");
+			uint64_t x = get(r, (int)vw, "series value");
 			if (dmls_series_append_value(s, x))
 				return -1;
 			sum += x;

@@ -160,10 +160,10 @@ static void test_damaged(void **state)
 	assert_true(refused > 0 && refused < tried);
 	/* another version, another magic */
 	memcpy(b, good, n);
-	b[8] = 2;
+	b[8] = 1; /* the format before 32-bit values */
 	assert_int_equal(reads(b, n, &mergeable, &err), DMLS_EBAD);
-	assert_non_null(strstr(err.msg, "version 2"));
-	b[8] = 1, b[0] = 'X';
+	assert_non_null(strstr(err.msg, "version 1"));
+	b[8] = 2, b[0] = 'X';
 	assert_int_equal(reads(b, n, &mergeable, &err), DMLS_EBAD);
 	/* made with other options */
 	dmls_stats_limits other = {.max_flows = 1000, .mergeable = 1};
