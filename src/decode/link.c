@@ -17,6 +17,10 @@
  *                 protocol (2): 16 bytes
  *   276 LINUX_SLL2 protocol (2), reserved, interface index (4), ARPHRD
  *                 type, packet type, address length, address (8): 20 bytes
+ *   242 IPOIB     IP over InfiniBand (RFC 4391) as Linux hands it over: a
+ *                 40-byte pseudo header (the address), then the 4-byte
+ *                 encapsulation header, EtherType (2) and reserved (2):
+ *                 IP at 44 (tcpdump's print-ipoib.c, Wireshark's ipoib)
  *   101 RAW (and 12, 14: DLT_RAW's values on some platforms, seen in files)
  *   228 IPV4, 229 IPV6: the IP header at once
  *
@@ -35,6 +39,7 @@ enum {
 	LT_SLL = 113,
 	LT_IPV4 = 228,
 	LT_IPV6 = 229,
+	LT_IPOIB = 242,
 	LT_SLL2 = 276,
 };
 
@@ -109,6 +114,10 @@ int dmls_decode(int linktype, const uint8_t *data, uint32_t caplen, uint32_t ori
 		if (!dmls_cur_has(&c, 0, 20))
 			return DMLS_DEC_TRUNCATED;
 		return ethertype(&c, 0, 20, origlen, out);
+	case LT_IPOIB:
+		if (!dmls_cur_has(&c, 0, 44))
+			return DMLS_DEC_TRUNCATED;
+		return ethertype(&c, 40, 44, origlen, out);
 	case LT_RAW:
 	case LT_RAW_12:
 	case LT_RAW_14:

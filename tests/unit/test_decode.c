@@ -1,6 +1,6 @@
 /*
  * test_decode.c - every decoder path with hand-built packets: link types
- * (Ethernet, 802.1Q, QinQ, SLL, SLL2, raw, IPv4/IPv6 link types, BSD and
+ * (Ethernet, 802.1Q, QinQ, SLL, SLL2, IPoIB, raw, IPv4/IPv6 link types, BSD and
  * OpenBSD loopback), IPv4 options and fragments, IPv6 extension headers,
  * TCP and UDP, segmentation-offload super-packets, snap-length cuts, and
  * malformed lengths (which must say TRUNCATED, and under ASan never read
@@ -148,6 +148,24 @@ static void test_sll_sll2(void **st)
 	assert_int_equal(dec(276, &d, 19, 160, &p), DMLS_DEC_TRUNCATED);
 	d.b[1] = 0x06; /* ARP */
 	assert_int_equal(dec(276, &d, (uint32_t)d.n, (uint32_t)d.n, &p), DMLS_DEC_NON_IP);
+	dbuf_free(&d);
+}
+
+/* IP over InfiniBand (242): a 40-byte pseudo header, EtherType, reserved. */
+static void test_ipoib(void **st)
+{
+	dbuf d = {0};
+	dmls_pkt p;
+	put(&d, NULL, 40);
+	put_be16(&d, 0x0800);
+	put_be16(&d, 0);
+	tcp_pkt(&d, 140);
+	assert_int_equal(dec(242, &d, (uint32_t)d.n, (uint32_t)d.n, &p), DMLS_DEC_OK);
+	check_tcp(&p);
+	assert_int_equal(p.wire_bytes, 184);
+	assert_int_equal(dec(242, &d, 43, 184, &p), DMLS_DEC_TRUNCATED);
+	d.b[40] = 0x08, d.b[41] = 0x06; /* ARP */
+	assert_int_equal(dec(242, &d, (uint32_t)d.n, (uint32_t)d.n, &p), DMLS_DEC_NON_IP);
 	dbuf_free(&d);
 }
 
@@ -441,6 +459,7 @@ int main(void)
 		cmocka_unit_test(test_vlan_qinq),
 		cmocka_unit_test(test_non_ip_and_unknown),
 		cmocka_unit_test(test_sll_sll2),
+		cmocka_unit_test(test_ipoib),
 		cmocka_unit_test(test_raw_links),
 		cmocka_unit_test(test_loopback),
 		cmocka_unit_test(test_ipv4_options_udp),
