@@ -67,7 +67,7 @@ b = bytearray(open(sys.argv[1], "rb").read())
 b[20:24] = (147).to_bytes(4, "little")
 open(sys.argv[2], "wb").write(b)
 PY
-expect unknown_linktype 1 "linktype.pcap'|no IP packets" -- "$tmp/linktype.pcap"
+expect unknown_linktype 1 "linktype.pcap'.*link type 147 is not one dmlscope reads" -- "$tmp/linktype.pcap"
 cp "$tmp/good.pcap" "$tmp/unreadable.pcap"; chmod 000 "$tmp/unreadable.pcap"
 if [ "$(id -u)" != 0 ]; then
 	expect unreadable 3 "unreadable.pcap'" -- "$tmp/unreadable.pcap"
