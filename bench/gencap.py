@@ -237,6 +237,10 @@ def flood(argv):
 
 
 def main():
+    # an output path is never an option: `gencap.py job --help` once wrote
+    # a 121 MB capture named --help
+    if len(sys.argv) < 3 or sys.argv[2].startswith("-"):
+        sys.exit(__doc__)
     if len(sys.argv) > 1 and sys.argv[1] == "job":
         job(sys.argv[2:])
     elif len(sys.argv) > 1 and sys.argv[1] == "flood":
