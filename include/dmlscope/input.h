@@ -86,6 +86,12 @@ const dmls_input_file *dmls_input_get_file(const dmls_input *in, size_t i);
  * unknown: a pipe). */
 void dmls_input_progress(const dmls_input *in, uint64_t *done_bytes, uint64_t *total_bytes);
 
+/* Why captures with these counts gave no IP packet, as the end of a line
+ * (": link type 127 is not one dmlscope reads (...)"), into buf; "" when no
+ * one reason covers it.  Returns buf. */
+const char *dmls_input_why_empty(const dmls_input_counts *c, const dmls_input_file *files,
+				 size_t nfiles, char *buf, size_t len);
+
 /* The first error met by any file (status DMLS_OK if none). */
 const dmls_error *dmls_input_error(const dmls_input *in);
 

@@ -153,33 +153,6 @@ static int render(const dmls_job *job, const struct analyze_opts *o)
 	return rc;
 }
 
-/* Why a read gave no IP packet, as the end of that line ("" when no one
- * reason covers it). */
-static const char *why_no_packets(const dmls_job *job)
-{
-	static char why[160];
-	const dmls_input_counts *c = &job->counts;
-	if (c->records == 0)
-		return ": the capture holds no records";
-	if (c->other == c->records) {
-		int lt = -1;
-		for (size_t i = 0; i < job->nfiles && lt < 0; i++)
-			if (job->files[i].records)
-				lt = job->files[i].linktype;
-		snprintf(why, sizeof(why),
-			 ": link type %d is not one dmlscope reads (Ethernet, Linux cooked, raw IP, "
-			 "loopback, IP over InfiniBand)", lt);
-		return why;
-	}
-	if (c->filtered == c->records)
-		return ": the filter rejected every record";
-	if (c->non_ip == c->records)
-		return ": every record is ARP or another non-IP protocol";
-	if (c->truncated == c->records)
-		return ": every record is too short or malformed to decode";
-	return "";
-}
-
 int cmd_analyze(int argc, char **argv)
 {
 	struct analyze_opts o = {0};
@@ -207,8 +180,9 @@ int cmd_analyze(int argc, char **argv)
 		fprintf(stderr, "dmlscope analyze: %s\n", job.damage.msg);
 		rc = job.damage.status;
 	} else if (!rc && job.stats.packets == 0) {
+		char why[160];
 		fprintf(stderr, "dmlscope analyze: '%s': no IP packets to analyze%s\n", job.run.name,
-			why_no_packets(&job));
+			dmls_input_why_empty(&job.counts, job.files, job.nfiles, why, sizeof(why)));
 		rc = DMLS_EBAD;
 	}
 	dmls_job_release(&job);

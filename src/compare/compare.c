@@ -305,6 +305,18 @@ static void set_error(dmls_compare *c, dmls_compare_run *r, const dmls_error *e)
 	r->error = *e;
 }
 
+/* Why a run's captures gave no IP packet (dmls_input_why_empty). */
+static const char *why_empty(const dmls_result *res)
+{
+	static char why[160];
+	dmls_input_counts ic = {.records = (uint64_t)res->input.records,
+				.truncated = (uint64_t)res->input.truncated,
+				.non_ip = (uint64_t)res->input.non_ip,
+				.other = (uint64_t)res->input.other,
+				.filtered = (uint64_t)res->input.filtered};
+	return dmls_input_why_empty(&ic, res->input.files, res->input.nfiles, why, sizeof(why));
+}
+
 /* Fill r from a run's result. */
 static int fill(dmls_compare *c, dmls_compare_run *r, const dmls_result *res, dmls_error *err)
 {
@@ -315,7 +327,8 @@ static int fill(dmls_compare *c, dmls_compare_run *r, const dmls_result *res, dm
 	if (res->input.damage_status)
 		set_error(c, r, (dmls_fail(&e, res->input.damage_status, "%s", res->input.damage), &e));
 	else if (res->input.packets == 0)
-		set_error(c, r, (dmls_fail(&e, DMLS_EBAD, "'%s': no IP packets to analyze", r->name),
+		set_error(c, r, (dmls_fail(&e, DMLS_EBAD, "'%s': no IP packets to analyze%s", r->name,
+					   why_empty(res)),
 				 &e));
 	return DMLS_OK;
 }

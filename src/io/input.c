@@ -421,3 +421,29 @@ void dmls_input_free(dmls_input *in)
 {
 	input_free_all(in);
 }
+
+const char *dmls_input_why_empty(const dmls_input_counts *c, const dmls_input_file *files,
+				 size_t nfiles, char *buf, size_t len)
+{
+	const char *why = "";
+	int lt = -1;
+	if (c->records == 0)
+		why = ": the captures hold no records";
+	else if (c->filtered == c->records)
+		why = ": the filter rejected every record";
+	else if (c->non_ip == c->records)
+		why = ": every record is ARP or another non-IP protocol";
+	else if (c->truncated == c->records)
+		why = ": every record is too short or malformed to decode";
+	else if (c->other == c->records)
+		for (size_t i = 0; i < nfiles && lt < 0; i++)
+			if (files[i].records)
+				lt = files[i].linktype;
+	if (lt >= 0)
+		snprintf(buf, len,
+			 ": link type %d is not one dmlscope reads (Ethernet, Linux cooked, raw IP, "
+			 "loopback, IP over InfiniBand)", lt);
+	else
+		snprintf(buf, len, "%s", why);
+	return buf;
+}
