@@ -1,10 +1,18 @@
 /*
  * decode.h - from link-layer bytes to the fields dmlscope counts.
  *
- * Decodes Ethernet (802.1Q, QinQ), Linux cooked SLL and SLL2, raw IP,
- * BSD loopback/null, then IPv4 (options, fragments) / IPv6 (extension
- * headers) and TCP / UDP, only through bounds-checked accessors
- * (src/decode/cursor.h).  Packet bytes are untrusted.
+ * Decodes Ethernet (802.1Q, QinQ, MPLS), Linux cooked SLL and SLL2, raw
+ * IP, BSD loopback/null, IP over InfiniBand, then IPv4 (options,
+ * fragments) / IPv6 (extension headers) and TCP / UDP, only through
+ * bounds-checked accessors (src/decode/cursor.h).  Packet bytes are
+ * untrusted.
+ *
+ * Tunnels are opened (src/decode/link.c): a packet in VXLAN, Geneve, GRE,
+ * IP in IP or an ERSPAN mirror is described by its inner headers (hosts,
+ * ports, payload), since those are the ranks of a job on an overlay
+ * network.  wire_bytes stays the outer frame's (the bytes the link
+ * carried), except for ERSPAN, whose outer headers exist only on the way
+ * to the analyzer: there it is the mirrored frame's.
  *
  * Volume comes from lengths, not from captured bytes, so snap-length cut
  * captures (the study used -s 100) count right:
@@ -51,7 +59,18 @@ typedef struct dmls_pkt {
 	uint32_t tcp_seq;
 	uint32_t tcp_ack;
 	uint8_t tcp_flags;
+	uint8_t tunnel;   /* the fields above are the inner packet's: a dmls_tunnel */
 } dmls_pkt;
+
+/* The encapsulation a packet was found in (the innermost one opened). */
+enum dmls_tunnel {
+	DMLS_TUN_NONE = 0,
+	DMLS_TUN_IPIP,   /* IPv4/IPv6 in IPv4/IPv6 (IP protocols 4, 41) */
+	DMLS_TUN_GRE,    /* GRE (RFC 2784, 2890) carrying IP or Ethernet */
+	DMLS_TUN_VXLAN,  /* VXLAN (RFC 7348), UDP 4789 or Linux's 8472 */
+	DMLS_TUN_GENEVE, /* Geneve (RFC 8926), UDP 6081 */
+	DMLS_TUN_ERSPAN, /* ERSPAN types I-III: a switch's port mirror */
+};
 
 /* Decode one record.  Returns a dmls_decode_status; out is filled when it
  * returns DMLS_DEC_OK (out->ts_ns is left for the caller to set). */

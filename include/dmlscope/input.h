@@ -46,6 +46,7 @@ typedef struct dmls_input_counts {
 	uint64_t other;      /* unknown link type */
 	uint64_t filtered;   /* rejected by the BPF filter */
 	uint64_t duplicates; /* captured at both ends, counted once */
+	uint64_t decapsulated; /* packets delivered on a tunnel's inner headers */
 	int64_t first_ns, last_ns; /* of the packets delivered */
 } dmls_input_counts;
 

@@ -34,8 +34,10 @@
 #define MAX_EXT 16
 
 /* TCP/UDP at l4; rem is what the IP length leaves after the IP headers. */
-static int transport(const dmls_cursor *c, size_t l4, uint64_t rem, dmls_pkt *out)
+static int transport(const dmls_cursor *c, size_t l4, uint64_t rem, dmls_pkt *out,
+		     size_t *l4_out)
 {
+	*l4_out = l4;
 	if (out->proto == 6) {
 		uint8_t h[14];
 		if (!dmls_cur_copy(c, l4, h, sizeof(h)))
@@ -79,7 +81,7 @@ static int lengths(size_t l3, uint32_t origlen, uint64_t len, unsigned hlen, dml
 	return DMLS_DEC_OK;
 }
 
-static int ipv4(const dmls_cursor *c, size_t l3, uint32_t origlen, dmls_pkt *out)
+static int ipv4(const dmls_cursor *c, size_t l3, uint32_t origlen, dmls_pkt *out, size_t *l4)
 {
 	uint8_t h[20];
 	if (!dmls_cur_copy(c, l3, h, sizeof(h)))
@@ -101,10 +103,10 @@ static int ipv4(const dmls_cursor *c, size_t l3, uint32_t origlen, dmls_pkt *out
 		out->payload_bytes = out->proto == 6 || out->proto == 17 ? out->ip_bytes - ihl : 0;
 		return DMLS_DEC_OK;
 	}
-	return transport(c, l3 + ihl, out->ip_bytes - ihl, out);
+	return transport(c, l3 + ihl, out->ip_bytes - ihl, out, l4);
 }
 
-static int ipv6(const dmls_cursor *c, size_t l3, uint32_t origlen, dmls_pkt *out)
+static int ipv6(const dmls_cursor *c, size_t l3, uint32_t origlen, dmls_pkt *out, size_t *l4)
 {
 	uint8_t h[40];
 	if (!dmls_cur_copy(c, l3, h, sizeof(h)))
@@ -147,18 +149,19 @@ static int ipv6(const dmls_cursor *c, size_t l3, uint32_t origlen, dmls_pkt *out
 		}
 	}
 	out->proto = nh;
-	return transport(c, l3 + hdr, out->ip_bytes - hdr, out);
+	return transport(c, l3 + hdr, out->ip_bytes - hdr, out, l4);
 }
 
 int dmls_decode_ip(const dmls_cursor *c, size_t l3, int want, uint32_t origlen,
-		   dmls_pkt *out)
+		   dmls_pkt *out, size_t *l4)
 {
 	uint8_t v;
+	*l4 = 0;
 	if (!dmls_cur_u8(c, l3, &v))
 		return DMLS_DEC_TRUNCATED;
 	v >>= 4;
 	if ((v != 4 && v != 6) || (want && v != want))
 		return DMLS_DEC_TRUNCATED;
 	memset(out, 0, sizeof(*out));
-	return v == 4 ? ipv4(c, l3, origlen, out) : ipv6(c, l3, origlen, out);
+	return v == 4 ? ipv4(c, l3, origlen, out, l4) : ipv6(c, l3, origlen, out, l4);
 }

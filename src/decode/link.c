@@ -25,7 +25,30 @@
  *   228 IPV4, 229 IPV6: the IP header at once
  *
  * The cooked headers' protocol is an EtherType for IP, so SLL and SLL2 go
- * through the same EtherType dispatch (and VLAN skip) as Ethernet.
+ * through the same EtherType dispatch (and VLAN skip) as Ethernet.  An MPLS
+ * label stack (EtherType 0x8847, 0x8848; RFC 3032) is skipped to its
+ * bottom label, and what follows is IP when its first nibble says 4 or 6
+ * (an Ethernet pseudowire is not opened).
+ *
+ * Tunnels, opened up to MAX_NEST deep once the outer packet is decoded:
+ *   IP protocol 4, 41   IPv4 / IPv6 in IP (Calico's IPIP, 6in4, ip6tnl)
+ *   IP protocol 47      GRE (RFC 2784, key and sequence of RFC 2890;
+ *                       version 0, no RFC 1701 routing): IPv4 0x0800,
+ *                       IPv6 0x86dd, Ethernet 0x6558 (transparent
+ *                       bridging), ERSPAN type I and II 0x88be (II when
+ *                       the sequence bit is set: an 8-byte header of
+ *                       version 1), type III 0x22eb (12 bytes of version
+ *                       2, 8 more when its O bit is set)
+ *   UDP to 4789, 8472   VXLAN (RFC 7348; 8472 is the Linux kernel's and
+ *                       flannel's port): the I flag set, then Ethernet
+ *   UDP to 6081         Geneve (RFC 8926, version 0): Ethernet 0x6558 or IP
+ * A tunnel's inner packet replaces the outer one's fields: an overlay's
+ * hosts are its pods or containers, the ranks of a job.  wire_bytes stays
+ * the outer frame's, what the link carried (ERSPAN: the mirrored frame's,
+ * since the outer headers are the mirror's own).  An inner packet that is
+ * not IP (ARP over VXLAN) is DMLS_DEC_NON_IP; one that the snap length cut
+ * too short to decode leaves the outer packet as it was (its volume still
+ * counts, between the tunnel's end points).
  */
 #include "decode/decode_int.h"
 
@@ -45,12 +68,38 @@ enum {
 
 #define ET_IPV4 0x0800
 #define ET_IPV6 0x86dd
+#define ET_MPLS 0x8847
+#define ET_MPLS_MC 0x8848
+#define ET_TEB 0x6558      /* transparent Ethernet bridging (GRE, Geneve) */
+#define ET_ERSPAN 0x88be   /* ERSPAN type I and II */
+#define ET_ERSPAN3 0x22eb  /* ERSPAN type III */
 #define MAX_TAGS 8
+#define MAX_LABELS 8
+#define MAX_NEST 4
+
+/* IP after an MPLS label stack whose first label is at off. */
+static int mpls(const dmls_cursor *c, size_t off, uint32_t origlen, dmls_pkt *out, size_t *l4)
+{
+	for (int n = 0; n < MAX_LABELS; n++, off += 4) {
+		uint8_t b2;
+		if (!dmls_cur_u8(c, off + 2, &b2))
+			return DMLS_DEC_TRUNCATED;
+		if (!(b2 & 1))
+			continue; /* not the bottom of the stack */
+		uint8_t v;
+		if (!dmls_cur_u8(c, off + 4, &v))
+			return DMLS_DEC_TRUNCATED;
+		v >>= 4;
+		return v == 4 || v == 6 ? dmls_decode_ip(c, off + 4, v, origlen, out, l4)
+					: DMLS_DEC_NON_IP;
+	}
+	return DMLS_DEC_TRUNCATED;
+}
 
 /* Dispatch on the EtherType at et_off; the header after it starts at off.
  * VLAN tags (TCI, then the next EtherType) are skipped. */
 static int ethertype(const dmls_cursor *c, size_t et_off, size_t off, uint32_t origlen,
-		     dmls_pkt *out)
+		     dmls_pkt *out, size_t *l4)
 {
 	uint16_t et;
 	if (!dmls_cur_be16(c, et_off, &et))
@@ -62,30 +111,34 @@ static int ethertype(const dmls_cursor *c, size_t et_off, size_t off, uint32_t o
 		off += 4;
 	}
 	if (et == ET_IPV4)
-		return dmls_decode_ip(c, off, 4, origlen, out);
+		return dmls_decode_ip(c, off, 4, origlen, out, l4);
 	if (et == ET_IPV6)
-		return dmls_decode_ip(c, off, 6, origlen, out);
+		return dmls_decode_ip(c, off, 6, origlen, out, l4);
+	if (et == ET_MPLS || et == ET_MPLS_MC)
+		return mpls(c, off, origlen, out, l4);
 	return DMLS_DEC_NON_IP;
 }
 
-static int ethernet(const dmls_cursor *c, uint32_t origlen, dmls_pkt *out)
+/* The Ethernet frame starting at offset at. */
+static int ethernet(const dmls_cursor *c, size_t at, uint32_t origlen, dmls_pkt *out,
+		    size_t *l4)
 {
 	uint16_t et;
-	if (!dmls_cur_be16(c, 12, &et))
+	if (!dmls_cur_be16(c, at + 12, &et))
 		return DMLS_DEC_TRUNCATED;
 	if (et >= 0x0600)
-		return ethertype(c, 12, 14, origlen, out);
+		return ethertype(c, at + 12, at + 14, origlen, out, l4);
 	/* 802.3 length field: only LLC/SNAP with OUI 0 carries IP */
 	uint8_t llc[6];
-	if (!dmls_cur_copy(c, 14, llc, sizeof(llc)))
+	if (!dmls_cur_copy(c, at + 14, llc, sizeof(llc)))
 		return DMLS_DEC_NON_IP;
 	if (llc[0] != 0xaa || llc[1] != 0xaa || llc[2] != 0x03 || llc[3] || llc[4] || llc[5])
 		return DMLS_DEC_NON_IP;
-	return ethertype(c, 20, 22, origlen, out);
+	return ethertype(c, at + 20, at + 22, origlen, out, l4);
 }
 
 static int loopback(const dmls_cursor *c, bool network_order, uint32_t origlen,
-		    dmls_pkt *out)
+		    dmls_pkt *out, size_t *l4)
 {
 	uint32_t af;
 	if (!(network_order ? dmls_cur_be32(c, 0, &af) : dmls_cur_le32(c, 0, &af)))
@@ -93,44 +146,154 @@ static int loopback(const dmls_cursor *c, bool network_order, uint32_t origlen,
 	if (!network_order && af > 0xffff)
 		af = __builtin_bswap32(af);
 	if (af == 2)
-		return dmls_decode_ip(c, 4, 4, origlen, out);
+		return dmls_decode_ip(c, 4, 4, origlen, out, l4);
 	if (af == 10 || af == 24 || af == 28 || af == 30)
-		return dmls_decode_ip(c, 4, 6, origlen, out);
+		return dmls_decode_ip(c, 4, 6, origlen, out, l4);
 	return DMLS_DEC_NON_IP;
+}
+
+/* What a tunnel carries, and where. */
+typedef struct inner_at {
+	int kind;    /* a dmls_tunnel; DMLS_TUN_NONE: not a tunnel we open */
+	size_t off;  /* its first byte */
+	int ip;      /* 4 or 6: an IP packet; 0: an Ethernet frame */
+} inner_at;
+
+static inner_at by_type(int kind, size_t off, uint16_t type)
+{
+	if (type == ET_IPV4 || type == ET_IPV6)
+		return (inner_at){kind, off, type == ET_IPV4 ? 4 : 6};
+	if (type == ET_TEB)
+		return (inner_at){kind, off, 0};
+	return (inner_at){DMLS_TUN_NONE, 0, 0};
+}
+
+/* GRE at off: its payload, or none. */
+static inner_at gre(const dmls_cursor *c, size_t off)
+{
+	static const inner_at none = {DMLS_TUN_NONE, 0, 0};
+	uint16_t flags, type;
+	if (!dmls_cur_be16(c, off, &flags) || !dmls_cur_be16(c, off + 2, &type))
+		return none;
+	if ((flags & 0x7) != 0 || (flags & 0x4000))
+		return none; /* version 1 (PPTP) or source routing: not opened */
+	size_t h = 4 + ((flags & 0x8000) ? 4 : 0) + ((flags & 0x2000) ? 4 : 0) +
+		   ((flags & 0x1000) ? 4 : 0);
+	uint8_t v;
+	if (type == ET_ERSPAN && !(flags & 0x1000))
+		return (inner_at){DMLS_TUN_ERSPAN, off + h, 0}; /* type I: no header */
+	if (type == ET_ERSPAN) /* type II: version 1 in the top nibble */
+		return dmls_cur_u8(c, off + h, &v) && v >> 4 == 1
+			       ? (inner_at){DMLS_TUN_ERSPAN, off + h + 8, 0}
+			       : none;
+	if (type == ET_ERSPAN3) { /* version 2; bytes 10-11: P, FT (5 bits), HW ID, D, Gra, O */
+		uint16_t w;
+		if (!dmls_cur_u8(c, off + h, &v) || v >> 4 != 2 || !dmls_cur_be16(c, off + h + 10, &w) ||
+		    ((w >> 10) & 0x1f) != 0) /* frame type 0: Ethernet */
+			return none;
+		return (inner_at){DMLS_TUN_ERSPAN, off + h + 12 + ((w & 1) ? 8 : 0), 0};
+	}
+	return by_type(DMLS_TUN_GRE, off + h, type);
+}
+
+/* The tunnel the decoded packet o is, its headers starting at l4. */
+static inner_at tunnel_of(const dmls_cursor *c, const dmls_pkt *o, size_t l4)
+{
+	static const inner_at none = {DMLS_TUN_NONE, 0, 0};
+	if (o->is_fragment || l4 == 0)
+		return none;
+	if (o->proto == 4 || o->proto == 41)
+		return (inner_at){DMLS_TUN_IPIP, l4, o->proto == 4 ? 4 : 6};
+	if (o->proto == 47)
+		return gre(c, l4);
+	if (o->proto != 17)
+		return none;
+	size_t u = l4 + 8;
+	uint8_t b0, b7;
+	if (o->dport == 4789 || o->dport == 8472) {
+		/* the I flag, and the reserved last byte zero */
+		if (!dmls_cur_u8(c, u, &b0) || !dmls_cur_u8(c, u + 7, &b7) || !(b0 & 0x08) || b7)
+			return none;
+		return (inner_at){DMLS_TUN_VXLAN, u + 8, 0};
+	}
+	if (o->dport == 6081) {
+		uint16_t type;
+		if (!dmls_cur_u8(c, u, &b0) || b0 >> 6 != 0 || !dmls_cur_be16(c, u + 2, &type))
+			return none;
+		return by_type(DMLS_TUN_GENEVE, u + 8 + (size_t)(b0 & 0x3f) * 4, type);
+	}
+	return none;
+}
+
+/* Open the tunnels out is in (its headers after IP at l4). */
+static int decapsulate(const dmls_cursor *c, uint32_t origlen, dmls_pkt *out, size_t l4)
+{
+	for (int depth = 0; depth < MAX_NEST; depth++) {
+		inner_at t = tunnel_of(c, out, l4);
+		if (t.kind == DMLS_TUN_NONE)
+			return DMLS_DEC_OK;
+		dmls_pkt in;
+		size_t il4 = 0;
+		int rc = t.ip ? dmls_decode_ip(c, t.off, t.ip, origlen, &in, &il4)
+			      : ethernet(c, t.off, origlen, &in, &il4);
+		if (rc == DMLS_DEC_NON_IP)
+			return rc;
+		if (rc != DMLS_DEC_OK)
+			return DMLS_DEC_OK; /* cut too short: the outer packet stays */
+		/* ERSPAN: the mirrored frame is what its link carried */
+		in.wire_bytes = t.kind == DMLS_TUN_ERSPAN && in.wire_bytes > t.off
+					? in.wire_bytes - t.off
+					: out->wire_bytes;
+		in.tunnel = (uint8_t)t.kind;
+		*out = in;
+		l4 = il4;
+	}
+	return DMLS_DEC_OK;
+}
+
+static int outer(int linktype, const dmls_cursor *c, uint32_t origlen, dmls_pkt *out,
+		 size_t *l4)
+{
+	switch (linktype) {
+	case LT_ETHERNET:
+		return ethernet(c, 0, origlen, out, l4);
+	case LT_SLL:
+		if (!dmls_cur_has(c, 0, 16))
+			return DMLS_DEC_TRUNCATED;
+		return ethertype(c, 14, 16, origlen, out, l4);
+	case LT_SLL2:
+		if (!dmls_cur_has(c, 0, 20))
+			return DMLS_DEC_TRUNCATED;
+		return ethertype(c, 0, 20, origlen, out, l4);
+	case LT_IPOIB:
+		if (!dmls_cur_has(c, 0, 44))
+			return DMLS_DEC_TRUNCATED;
+		return ethertype(c, 40, 44, origlen, out, l4);
+	case LT_RAW:
+	case LT_RAW_12:
+	case LT_RAW_14:
+		return dmls_decode_ip(c, 0, 0, origlen, out, l4);
+	case LT_IPV4:
+		return dmls_decode_ip(c, 0, 4, origlen, out, l4);
+	case LT_IPV6:
+		return dmls_decode_ip(c, 0, 6, origlen, out, l4);
+	case LT_NULL:
+		return loopback(c, false, origlen, out, l4);
+	case LT_LOOP:
+		return loopback(c, true, origlen, out, l4);
+	default:
+		return DMLS_DEC_OTHER;
+	}
 }
 
 int dmls_decode(int linktype, const uint8_t *data, uint32_t caplen, uint32_t origlen,
 		dmls_pkt *out)
 {
 	dmls_cursor c = {data, caplen};
-	switch (linktype) {
-	case LT_ETHERNET:
-		return ethernet(&c, origlen, out);
-	case LT_SLL:
-		if (!dmls_cur_has(&c, 0, 16))
-			return DMLS_DEC_TRUNCATED;
-		return ethertype(&c, 14, 16, origlen, out);
-	case LT_SLL2:
-		if (!dmls_cur_has(&c, 0, 20))
-			return DMLS_DEC_TRUNCATED;
-		return ethertype(&c, 0, 20, origlen, out);
-	case LT_IPOIB:
-		if (!dmls_cur_has(&c, 0, 44))
-			return DMLS_DEC_TRUNCATED;
-		return ethertype(&c, 40, 44, origlen, out);
-	case LT_RAW:
-	case LT_RAW_12:
-	case LT_RAW_14:
-		return dmls_decode_ip(&c, 0, 0, origlen, out);
-	case LT_IPV4:
-		return dmls_decode_ip(&c, 0, 4, origlen, out);
-	case LT_IPV6:
-		return dmls_decode_ip(&c, 0, 6, origlen, out);
-	case LT_NULL:
-		return loopback(&c, false, origlen, out);
-	case LT_LOOP:
-		return loopback(&c, true, origlen, out);
-	default:
-		return DMLS_DEC_OTHER;
-	}
+	size_t l4 = 0;
+	int rc = outer(linktype, &c, origlen, out, &l4);
+	if (rc != DMLS_DEC_OK || l4 == 0 || (out->proto != 4 && out->proto != 41 &&
+					     out->proto != 47 && out->proto != 17))
+		return rc;
+	return decapsulate(&c, origlen, out, l4);
 }

@@ -236,6 +236,7 @@ int dmls_input_next(dmls_input *in, dmls_pkt *pkt)
 				c->last_ns = pkt->ts_ns;
 			c->packets++;
 			c->wire_bytes += pkt->wire_bytes;
+			c->decapsulated += pkt->tunnel != DMLS_TUN_NONE;
 			in->files[i].packets++;
 			in->last = i;
 			return 1;

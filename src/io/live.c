@@ -191,6 +191,7 @@ static void on_record(u_char *user, const struct pcap_pkthdr *h, const u_char *d
 		c->last_ns = pkt.ts_ns;
 	c->packets++;
 	c->wire_bytes += pkt.wire_bytes;
+	c->decapsulated += pkt.tunnel != DMLS_TUN_NONE;
 	int rc = lv->cb(lv->ctx, &pkt);
 	if (rc) {
 		lv->cb_status = rc;

@@ -69,6 +69,7 @@ void dmls_part_counts_add(dmls_input_counts *d, int *dst_has, const dmls_input_c
 	d->other += s->other;
 	d->filtered += s->filtered;
 	d->duplicates += s->duplicates;
+	d->decapsulated += s->decapsulated;
 	if (!src_has)
 		return;
 	if (!*dst_has || s->first_ns < d->first_ns)

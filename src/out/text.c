@@ -52,6 +52,10 @@ static void header(const dmls_result *r, FILE *fp)
 			(long long)r->input.truncated, (long long)r->input.non_ip,
 			(long long)r->input.other, (long long)r->input.filtered,
 			(long long)r->input.duplicates);
+	if (r->input.decapsulated)
+		fprintf(fp, "  tunneled: %lld packets read on their inner headers (VXLAN, Geneve, "
+			    "GRE, IP in IP, ERSPAN)\n",
+			(long long)r->input.decapsulated);
 }
 
 /* The hosts the result chose to show (all, or the busiest), address order. */

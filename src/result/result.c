@@ -313,6 +313,7 @@ int dmls_result_init(dmls_result *r, const dmls_job *job)
 	r->input.other = i64(c->other);
 	r->input.filtered = i64(c->filtered);
 	r->input.duplicates = i64(c->duplicates);
+	r->input.decapsulated = i64(c->decapsulated);
 	r->input.damage_status = job->damage.status;
 	r->input.damage = job->damage.status ? job->damage.msg : NULL;
 	r->analysis_error = job->analysis ? NULL : job->analysis_error.msg;

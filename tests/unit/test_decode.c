@@ -2,7 +2,8 @@
  * test_decode.c - every decoder path with hand-built packets: link types
  * (Ethernet, 802.1Q, QinQ, SLL, SLL2, IPoIB, raw, IPv4/IPv6 link types, BSD and
  * OpenBSD loopback), IPv4 options and fragments, IPv6 extension headers,
- * TCP and UDP, segmentation-offload super-packets, snap-length cuts, and
+ * TCP and UDP, segmentation-offload super-packets, snap-length cuts,
+ * tunnels (VXLAN, Geneve, GRE, IP in IP, ERSPAN) and MPLS, and
  * malformed lengths (which must say TRUNCATED, and under ASan never read
  * out of bounds: each test decodes a heap copy of exactly caplen bytes).
  */
@@ -435,6 +436,157 @@ static void test_malformed(void **st)
 	dbuf_free(&d);
 }
 
+#define N1 0xc6130001u /* 198.19.0.1: a node, a tunnel's end point */
+#define N2 0xc6130002u
+
+/* The usual segment in an Ethernet frame, inside VXLAN over IPv4 to port. */
+static void vxlan_pkt(dbuf *d, uint16_t port, uint8_t flags)
+{
+	put_eth(d, 0x0800);
+	put_ipv4(d, 5, 20 + 8 + 8 + 154, 1, 0x4000, 17, N1, N2);
+	put_udp(d, 40000, port, 8 + 8 + 154);
+	put8(d, flags);
+	put(d, NULL, 3);
+	put_be32(d, 42u << 8);
+	put_eth(d, 0x0800);
+	tcp_pkt(d, 140);
+}
+
+static void test_tunnels(void **st)
+{
+	dbuf d = {0};
+	dmls_pkt p;
+	/* VXLAN: the inner segment, the outer frame's wire bytes */
+	vxlan_pkt(&d, 4789, 0x08);
+	assert_int_equal(dec(1, &d, (uint32_t)d.n, (uint32_t)d.n, &p), DMLS_DEC_OK);
+	check_tcp(&p);
+	assert_int_equal(p.tunnel, DMLS_TUN_VXLAN);
+	assert_int_equal(p.wire_bytes, 14 + 20 + 8 + 8 + 154);
+	/* cut inside the inner TCP header: the outer UDP packet stays */
+	assert_int_equal(dec(1, &d, (uint32_t)d.n - 100 - 10, (uint32_t)d.n, &p), DMLS_DEC_OK);
+	assert_int_equal(p.tunnel, DMLS_TUN_NONE);
+	assert_int_equal(p.proto, 17);
+	assert_int_equal(p.dport, 4789);
+	assert_int_equal(p.wire_bytes, d.n);
+	/* every cut decodes (UDP needs its ports only), to the outer or the
+	 * inner packet, never beyond */
+	for (uint32_t cut = 0; cut <= d.n; cut++) {
+		int rc = dec(1, &d, cut, (uint32_t)d.n, &p);
+		assert_int_equal(rc, cut >= 14 + 20 + 4 ? DMLS_DEC_OK : DMLS_DEC_TRUNCATED);
+		if (rc == DMLS_DEC_OK)
+			assert_int_equal(p.tunnel != DMLS_TUN_NONE, cut >= 14 + 20 + 8 + 8 + 14 + 20 + 14);
+	}
+	dbuf_free(&d);
+	/* Linux's port; without the I flag it is not VXLAN */
+	vxlan_pkt(&d, 8472, 0x08);
+	assert_int_equal(dec(1, &d, (uint32_t)d.n, (uint32_t)d.n, &p), DMLS_DEC_OK);
+	assert_int_equal(p.tunnel, DMLS_TUN_VXLAN);
+	dbuf_free(&d);
+	vxlan_pkt(&d, 4789, 0x00);
+	assert_int_equal(dec(1, &d, (uint32_t)d.n, (uint32_t)d.n, &p), DMLS_DEC_OK);
+	assert_int_equal(p.tunnel, DMLS_TUN_NONE);
+	assert_int_equal(p.dport, 4789);
+	dbuf_free(&d);
+
+	/* ARP over VXLAN is not IP */
+	put_eth(&d, 0x0800);
+	put_ipv4(&d, 5, 20 + 8 + 8 + 42, 1, 0x4000, 17, N1, N2);
+	put_udp(&d, 40000, 4789, 8 + 8 + 42);
+	put_be32(&d, 0x08000000);
+	put_be32(&d, 0);
+	put_eth(&d, 0x0806);
+	put(&d, NULL, 28);
+	assert_int_equal(dec(1, &d, (uint32_t)d.n, (uint32_t)d.n, &p), DMLS_DEC_NON_IP);
+	dbuf_free(&d);
+
+	/* GRE with checksum, key and sequence, carrying IPv4 */
+	put_eth(&d, 0x0800);
+	put_ipv4(&d, 5, 20 + 16 + 140, 1, 0x4000, 47, N1, N2);
+	put_be16(&d, 0xb000);
+	put_be16(&d, 0x0800);
+	put(&d, NULL, 12);
+	tcp_pkt(&d, 140);
+	assert_int_equal(dec(1, &d, (uint32_t)d.n, (uint32_t)d.n, &p), DMLS_DEC_OK);
+	check_tcp(&p);
+	assert_int_equal(p.tunnel, DMLS_TUN_GRE);
+	assert_int_equal(p.wire_bytes, 14 + 20 + 16 + 140);
+	/* GRE version 1 (PPTP) is not opened */
+	d.b[14 + 20 + 1] |= 1;
+	assert_int_equal(dec(1, &d, (uint32_t)d.n, (uint32_t)d.n, &p), DMLS_DEC_OK);
+	assert_int_equal(p.tunnel, DMLS_TUN_NONE);
+	assert_int_equal(p.proto, 47);
+	dbuf_free(&d);
+
+	/* ERSPAN type II: the mirrored frame's own wire bytes */
+	put_eth(&d, 0x0800);
+	put_ipv4(&d, 5, 20 + 8 + 8 + 154, 1, 0x4000, 47, N1, N2);
+	put_be16(&d, 0x1000);
+	put_be16(&d, 0x88be);
+	put_be32(&d, 7);
+	put_be32(&d, 0x1000000a);
+	put_be32(&d, 0);
+	put_eth(&d, 0x0800);
+	tcp_pkt(&d, 140);
+	assert_int_equal(dec(1, &d, (uint32_t)d.n, (uint32_t)d.n, &p), DMLS_DEC_OK);
+	check_tcp(&p);
+	assert_int_equal(p.tunnel, DMLS_TUN_ERSPAN);
+	assert_int_equal(p.wire_bytes, 154);
+	/* another version in the ERSPAN header: the outer GRE packet */
+	d.b[14 + 20 + 8] = 0x30;
+	assert_int_equal(dec(1, &d, (uint32_t)d.n, (uint32_t)d.n, &p), DMLS_DEC_OK);
+	assert_int_equal(p.tunnel, DMLS_TUN_NONE);
+	dbuf_free(&d);
+
+	/* IP in IP nested deeper than MAX_NEST (4): opened 4 deep, no further */
+	put_eth(&d, 0x0800);
+	for (int k = 0; k < 6; k++)
+		put_ipv4(&d, 5, (uint16_t)(20 * (6 - k) + 140), 1, 0x4000, 4, N1 + (uint32_t)k, N2);
+	tcp_pkt(&d, 140);
+	assert_int_equal(dec(1, &d, (uint32_t)d.n, (uint32_t)d.n, &p), DMLS_DEC_OK);
+	assert_int_equal(p.tunnel, DMLS_TUN_IPIP);
+	assert_int_equal(p.proto, 4);
+	assert_memory_equal(p.src + 12, "\xc6\x13\x00\x05", 4);
+	assert_int_equal(p.wire_bytes, d.n);
+	dbuf_free(&d);
+
+	/* Geneve over IPv6 with 8 bytes of options, carrying IPv4 directly */
+	put_eth(&d, 0x86dd);
+	put_ipv6(&d, 8 + 16 + 140, 17, 1, 2);
+	put_udp(&d, 40001, 6081, 8 + 16 + 140);
+	put8(&d, 2);
+	put8(&d, 0);
+	put_be16(&d, 0x0800);
+	put_be32(&d, 7u << 8);
+	put(&d, NULL, 8);
+	tcp_pkt(&d, 140);
+	assert_int_equal(dec(1, &d, (uint32_t)d.n, (uint32_t)d.n, &p), DMLS_DEC_OK);
+	check_tcp(&p);
+	assert_int_equal(p.tunnel, DMLS_TUN_GENEVE);
+	dbuf_free(&d);
+}
+
+static void test_mpls(void **st)
+{
+	dbuf d = {0};
+	dmls_pkt p;
+	put_eth(&d, 0x8847);
+	put_be32(&d, 100u << 12 | 64);
+	put_be32(&d, 200u << 12 | 1u << 8 | 64);
+	tcp_pkt(&d, 140);
+	check_link_tcp(1, &d, 14 + 8 + 140, 14 + 6);
+	/* an Ethernet pseudowire (first nibble 0) is not IP */
+	d.b[14 + 8] = 0x00;
+	assert_int_equal(dec(1, &d, (uint32_t)d.n, (uint32_t)d.n, &p), DMLS_DEC_NON_IP);
+	dbuf_free(&d);
+	/* no bottom of the stack within 8 labels */
+	put_eth(&d, 0x8847);
+	for (int k = 0; k < 9; k++)
+		put_be32(&d, 100u << 12 | 64);
+	tcp_pkt(&d, 140);
+	assert_int_equal(dec(1, &d, (uint32_t)d.n, (uint32_t)d.n, &p), DMLS_DEC_TRUNCATED);
+	dbuf_free(&d);
+}
+
 static void test_addr_format(void **st)
 {
 	uint8_t a[16] = {0};
@@ -463,6 +615,8 @@ int main(void)
 		cmocka_unit_test(test_tso_super_packets),
 		cmocka_unit_test(test_snaplen_cut),
 		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_tunnels),
+		cmocka_unit_test(test_mpls),
 		cmocka_unit_test(test_addr_format),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
