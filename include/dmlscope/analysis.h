@@ -153,6 +153,10 @@ typedef struct dmls_iterations {
 				   * 1, or less when idle gaps (idle_gap_s, the
 				   * longest) cut sessions away (iterations.c) */
 	double idle_gap_s;        /* 0 when nothing was cut */
+	double unresolved_bin_s;  /* > 0: the job series' bin (s), too coarse to
+				   * separate iterations (traffic in on_share of
+				   * the bins); none are reported (iterations.c) */
+	double on_share;
 } dmls_iterations;
 
 /* Synchronous or not (mode.c): each rank's own clock, compared. */

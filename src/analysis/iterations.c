@@ -294,6 +294,34 @@ static double on_threshold(const job_series *js)
 	return thr;
 }
 
+/*
+ * Bins too coarse to hold the iterations: on a long capture the series
+ * coarsen to fit their memory budgets (classes.c) and the job series to
+ * MAX_BINS, and once a bin is longer than the gap between two iterations
+ * every bin holds traffic.  The autocorrelation then finds beats between
+ * the period and the bin (a 1 s step in 2.048 s bins peaks at 42.7 s) and
+ * the gaps one endless burst, so no number would be right: when the bins
+ * are coarser than the hosts' own (1 ms) and all but UNRESOLVED_OFF of the
+ * job's span is on, there are no iterations to report, and the note says
+ * why.  A busy job with short gaps at fine bins (a 50 ms pause a second
+ * is 5 % off) keeps its iterations.
+ */
+#define UNRESOLVED_OFF 0.02
+#define UNRESOLVED_MIN_BINS 16
+
+static int unresolved(dmls_iterations *it, const job_series *js, size_t on, size_t first_on,
+		      size_t last_on)
+{
+	if (on == 0 || js->bin_s <= 1.5 * (double)DMLS_HOST_BIN_NS * 1e-9)
+		return 0;
+	size_t span = last_on - first_on + 1;
+	if (span < UNRESOLVED_MIN_BINS || (double)on < (1 - UNRESOLVED_OFF) * (double)span)
+		return 0;
+	it->unresolved_bin_s = js->bin_s;
+	it->on_share = (double)on / (double)span;
+	return 1;
+}
+
 /* Iteration starts (bins, ascending) into *starts (malloc'd), their count
  * into *ns; *last_on = the last on bin.  Memory follows the on runs, not
  * the bins: a long capture's series has hundreds of thousands of bins and
@@ -309,12 +337,16 @@ static int find_starts(dmls_iterations *it, job_series *js, double *T, size_t **
 	if (thr < 0)
 		return -1;
 	*thr_out = thr;
-	size_t prev_on = n;
+	size_t prev_on = n, first_on = n, on = 0;
 	for (size_t k = 0; k < n; k++) /* count the runs first */
 		if (js->x[k] >= thr && js->x[k] > 0) {
 			nc += prev_on == n || k > prev_on + 1;
+			first_on = prev_on == n ? k : first_on;
 			prev_on = k;
+			on++;
 		}
+	if (unresolved(it, js, on, first_on, prev_on))
+		return 0;
 	/* every start is a run's (track_starts, gap_starts) or a gap's
 	 * (byteclock: at most one per gap, and two before the first) */
 	c = malloc((nc + 1) * sizeof(cand));
@@ -503,6 +535,8 @@ static void iterations_clear(dmls_iterations *it)
 	it->iter_bytes = it->byte_peak = it->acf_at_period = NAN;
 	it->duration_cv = it->regularity = it->bytes_outliers = NAN;
 	it->stretch_share = 1;
+	it->unresolved_bin_s = 0;
+	it->on_share = NAN;
 }
 
 int dmls_iterations_find(dmls_iterations *it, const dmls_stats *st, const size_t *hosts,
@@ -569,6 +603,8 @@ static int find_core(dmls_iterations *it, const dmls_stats *st, const size_t *ho
 	int rc = 0;
 	if (find_starts(it, &js, &T, &starts, &ns, &last_on, &thr) < 0)
 		rc = dmls_fail(err, DMLS_ENOMEM, "out of memory");
+	if (it->unresolved_bin_s > 0) /* the autocorrelation's peak is a beat */
+		it->acf_period_s = it->acf_peak = NAN;
 	/* Halves only exist where some host is not a worker (a parameter
 	 * server): a ring, every rank a worker, is never merged. */
 	if (ns >= 6 && nw < nh && merge_halves(&js, st, hosts, nh, thr, starts, &ns) < 0)

@@ -198,9 +198,10 @@ static void analysis(dmls_result *r, const dmls_analysis *a)
 	r->iter.step_lock = a->mode.step_lock;
 	r->iter.nranks = a->mode.nranks;
 	r->iter.ranks = a->mode.ranks;
-	if (a->mode.mode == DMLS_MODE_ASYNC || a->iter_unsure || a->hub_one_at_a_time)
+	if (a->mode.mode == DMLS_MODE_ASYNC || a->iter_unsure || a->hub_one_at_a_time ||
+	    a->iter.unresolved_bin_s > 0)
 		r->iter.count = -1; /* no common step to count, or not one we trust (a
-				     * lone sender's clocks merged) */
+				     * lone sender's clocks merged, bins too coarse) */
 	bursts(r, a);
 	trainlog(r, a);
 	r->nnotes = a->nnotes;

@@ -808,9 +808,79 @@ static void test_empty(void **state)
 	dmls_stats_release(&st);
 }
 
+/* One packet of `bytes` from host s to d every gap_ms during on_ms of each
+ * period_ms, for periods periods. */
+static void paced(dmls_stats *st, int s, int d, int periods, int64_t period_ms, int64_t on_ms,
+		  int64_t gap_ms, uint64_t bytes)
+{
+	uint32_t seq = 0;
+	for (int k = 0; k < periods; k++)
+		for (int64_t t = 0; t < on_ms; t += gap_ms) {
+			dmls_pkt p = synth_pkt(SYNTH_T0 + (k * period_ms + t) * MS, s, d, bytes, seq);
+			seq += (uint32_t)bytes;
+			dmls_stats_add(st, &p);
+		}
+}
+
+/* Host series coarsened n times (as their memory budget would), then the
+ * iterations of hosts 1 and 2. */
+static void iterations_coarsened(dmls_stats *st, int n, dmls_iterations *it)
+{
+	size_t h[2];
+	for (int i = 0; i < 2; i++) {
+		uint8_t a[16] = {[10] = 0xff, [11] = 0xff, [12] = 198, [13] = 18, [15] = (uint8_t)(i + 1)};
+		long k = dmls_stats_find_host(st, a);
+		assert_true(k >= 0);
+		h[i] = (size_t)k;
+		for (int c = 0; c < n; c++)
+			assert_int_equal(dmls_series_coarsen(&st->hosts[k].tx_payload), 0);
+	}
+	dmls_error err;
+	assert_int_equal(dmls_iterations_find(it, st, h, 2, h, 2, &err), 0);
+}
+
+/* Bins longer than the gap between iterations (a long capture's series
+ * after coarsening): every bin is busy, the autocorrelation would peak at a
+ * beat of period and bin.  No iterations, and why; at the hosts' own 1 ms
+ * bins the same job has them all.  A busy job whose 50 ms pause a second
+ * still spans bins of 8 ms keeps its iterations. */
+static void test_iterations_unresolved(void **state)
+{
+	(void)state;
+	dmls_stats st;
+	dmls_iterations it;
+	dmls_stats_init(&st, 0);
+	paced(&st, 1, 2, 300, 1000, 20, 5, 100000); /* a 20 ms burst a second */
+	paced(&st, 2, 1, 300, 1000, 20, 5, 100000);
+	assert_int_equal(dmls_stats_finish(&st), 0);
+	iterations_coarsened(&st, 0, &it);
+	assert_true(it.count >= 297 && it.count <= 300);
+	assert_true(it.unresolved_bin_s == 0);
+	dmls_iterations_release(&it);
+	iterations_coarsened(&st, 11, &it); /* 2.048 s bins */
+	assert_int_equal(it.count, 0);
+	assert_true(fabs(it.unresolved_bin_s - 2.048) < 1e-9);
+	assert_true(it.on_share >= 0.98);
+	assert_true(isnan(it.acf_period_s) && isnan(it.period_s));
+	dmls_iterations_release(&it);
+	dmls_stats_release(&st);
+
+	dmls_stats_init(&st, 0);
+	paced(&st, 1, 2, 100, 1000, 950, 4, 20000); /* 950 ms on, 50 ms off */
+	paced(&st, 2, 1, 100, 1000, 950, 4, 20000);
+	assert_int_equal(dmls_stats_finish(&st), 0);
+	iterations_coarsened(&st, 3, &it); /* 8 ms bins */
+	assert_true(it.unresolved_bin_s == 0);
+	assert_true(it.count >= 98 && it.count <= 100);
+	assert_true(fabs(it.period_median_s - 1.0) < 0.01);
+	dmls_iterations_release(&it);
+	dmls_stats_release(&st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_iterations_unresolved),
 		cmocka_unit_test(test_ring),         cmocka_unit_test(test_ring_two_ranks),
 		cmocka_unit_test(test_ring_after_broadcast),
 		cmocka_unit_test(test_star),         cmocka_unit_test(test_star_halves),
