@@ -7,6 +7,15 @@ lives in its own namespace (used by run_job.py).
 Nothing on the machine's own network is touched, and several runs can go on
 at the same time.  Hosts 0..N-1 are 198.18.0.<i+1>; extra hosts (an MPI
 launcher) get the addresses they are given (198.18.1.x).
+
+overlay="vxlan": the hosts' network is a VXLAN overlay, as a Kubernetes
+cluster's flannel or Calico builds it.  The veth end in a host is then
+ul0, the underlay, at 198.19.<a>.<b>/16 (the host's address with 198.18
+replaced), and eth0 is a VXLAN device on it (VNI 42, UDP 4789, flooding to
+every other host's underlay address, learning the rest) holding the host's
+address /16.  Jobs and per-host captures use eth0 as before (the overlay's
+view); the bridge carries, and a capture on it shows, the encapsulated
+frames (what a node's NIC shows).
 """
 import os
 import re
@@ -17,6 +26,14 @@ import time
 SUBNET_PREFIX = "198.18.0."
 PREFIXLEN = 15
 IFACE = "eth0"
+UNDERLAY_IFACE = "ul0"
+VXLAN_VNI = 42
+VXLAN_PORT = 4789
+
+
+def underlay_addr(addr):
+    """The underlay address of a host of an overlay run."""
+    return "198.19." + addr.split(".", 2)[2]
 
 
 def sh(*cmd, check=True, quiet=False, input=None):
@@ -28,7 +45,8 @@ def sh(*cmd, check=True, quiet=False, input=None):
 
 
 class Testbed:
-    def __init__(self, addrs, tag, log):
+    def __init__(self, addrs, tag, log, overlay=None):
+        self.overlay = overlay
         self.n = len(addrs)
         self.tag = tag
         self.sw = f"{tag}-sw"
@@ -49,11 +67,15 @@ class Testbed:
             sh("ip", "netns", "add", ns)
             self.made_ns.append(ns)
             sh("ip", "-n", ns, "link", "set", "lo", "up")
+            dev = UNDERLAY_IFACE if self.overlay else IFACE
             sh("ip", "-n", self.sw, "link", "add", f"p{i}", "type", "veth",
-               "peer", "name", IFACE, "netns", ns)
+               "peer", "name", dev, "netns", ns)
             sh("ip", "-n", self.sw, "link", "set", f"p{i}", "master", "br0")
             sh("ip", "-n", self.sw, "link", "set", f"p{i}", "up")
-            sh("ip", "-n", ns, "addr", "add", f"{addr}/{PREFIXLEN}", "dev", IFACE)
+            if self.overlay:
+                self.vxlan(ns, addr)
+            else:
+                sh("ip", "-n", ns, "addr", "add", f"{addr}/{PREFIXLEN}", "dev", IFACE)
             sh("ip", "-n", ns, "link", "set", IFACE, "up")
         # wait until every host reaches every other (bridge ports forwarding)
         deadline = time.time() + 10
@@ -63,6 +85,19 @@ class Testbed:
                 if time.time() > deadline:
                     raise RuntimeError(f"{ns} cannot reach {peer}")
                 time.sleep(0.2)
+
+    def vxlan(self, ns, addr):
+        """eth0 as a VXLAN device over ul0 (the overlay: see the module)."""
+        ul = underlay_addr(addr)
+        sh("ip", "-n", ns, "addr", "add", f"{ul}/16", "dev", UNDERLAY_IFACE)
+        sh("ip", "-n", ns, "link", "set", UNDERLAY_IFACE, "up")
+        sh("ip", "-n", ns, "link", "add", IFACE, "type", "vxlan", "id", str(VXLAN_VNI),
+           "dstport", str(VXLAN_PORT), "local", ul, "dev", UNDERLAY_IFACE)
+        for peer in self.addrs:
+            if peer != addr:  # broadcast and unknown destinations: to every peer
+                sh("bridge", "-n", ns, "fdb", "append", "00:00:00:00:00:00", "dev", IFACE,
+                   "dst", underlay_addr(peer))
+        sh("ip", "-n", ns, "addr", "add", f"{addr}/16", "dev", IFACE)
 
     @staticmethod
     def reachable(ns, addr):

@@ -59,7 +59,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import jobspec  # noqa: E402
-from netbed import IFACE, SUBNET_PREFIX, Testbed, can_netns, cleanup_stale  # noqa: E402
+from netbed import (IFACE, SUBNET_PREFIX, VXLAN_PORT, VXLAN_VNI, Testbed,  # noqa: E402
+                    can_netns, cleanup_stale, underlay_addr)
 
 PY = jobspec.PY
 LAUNCHER_PREFIX = "198.18.1."
@@ -251,6 +252,10 @@ def parse_args():
                     "any = tcpdump -i any, no filter (both directions)")
     ap.add_argument("--bridge-capture", action="store_true",
                     help="also capture on the bridge (switch mirror) into <run>-bridge/")
+    ap.add_argument("--overlay", choices=["vxlan"],
+                    help="the hosts' network is a VXLAN overlay (netbed.py): jobs and "
+                    "per-host captures on the overlay, the bridge carries it encapsulated; "
+                    "folder name suffix -vxlan")
     ap.add_argument("--loss", type=float, default=0.0, help="packet loss in percent, every host")
     ap.add_argument("--out", default="dataset", help="parent folder of the run folder")
     ap.add_argument("--name", help="run folder name (default: the study's naming)")
@@ -293,14 +298,15 @@ def main():
         print(f"run_job: cannot create network namespaces here: {why}", file=sys.stderr)
         return 77
     tools = ["tcpdump", "nft", "ip"] + (["mpirun"] if any(j.framework == "mpi" for j in jobs)
-                                         else [])
+                                         else []) + (["bridge"] if a.overlay else [])
     for tool in tools:
         if not shutil.which(tool):
             print(f"run_job: '{tool}' not found", file=sys.stderr)
             return 77
     cleanup_stale()
 
-    name = a.name or run_name(a) + ("-anyiface" if a.capture == "any" else "")
+    name = a.name or (run_name(a) + ("-anyiface" if a.capture == "any" else "")
+                      + (f"-{a.overlay}" if a.overlay else ""))
     run = os.path.abspath(os.path.join(a.out, name))
     bridge_run = run + "-bridge"
     for d in [run] + ([bridge_run] if a.bridge_capture else []):
@@ -321,7 +327,7 @@ def main():
         if j.framework == "mpi":
             launchers[j.k] = len(addrs)
             addrs.append(f"{LAUNCHER_PREFIX}{j.k + 1}")
-    tb = Testbed(addrs, f"dtb{os.getpid()}", print)
+    tb = Testbed(addrs, f"dtb{os.getpid()}", print, overlay=a.overlay)
     pcaps = [f"worker-{i}-tcpdump.pcap" for i in range(nhosts)]
 
     def on_signal(signum, frame):
@@ -406,6 +412,10 @@ def main():
                         "filter": "src <own addr>" if a.capture == "src" else None,
                         "iface": IFACE if a.capture == "src" else "any (Linux cooked, both "
                         "directions: every packet is in its sender's and its receiver's file)", "kernel_drops": [cap_drops[i] for i in range(nhosts)]},
+            "overlay": ({"kind": a.overlay, "vni": VXLAN_VNI, "udp_port": VXLAN_PORT,
+                         "underlay": [underlay_addr(x) for x in tb.addrs],
+                         "note": "the bridge capture holds the encapsulated frames"}
+                        if a.overlay else None),
             "job_wall_s": round(t_job_end - t_job, 3),
             "command": " ".join(["testbed/run_job.py"] + sys.argv[1:]),
         }
