@@ -155,8 +155,10 @@ typedef struct dmls_iterations {
 	double idle_gap_s;        /* 0 when nothing was cut */
 	double unresolved_bin_s;  /* > 0: the job series' bin (s), too coarse to
 				   * separate iterations (traffic in on_share of
-				   * the bins); none are reported (iterations.c) */
+				   * the bins, or a pause every pause_every_s at
+				   * 100 us); none are reported (iterations.c) */
 	double on_share;
+	double pause_every_s;
 } dmls_iterations;
 
 /* Synchronous or not (mode.c): each rank's own clock, compared. */

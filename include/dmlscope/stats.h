@@ -70,6 +70,12 @@ typedef struct dmls_born {
 	uint64_t seq;
 } dmls_born;
 
+/* A host's pauses (1 ms bins without payload between two with): counted by
+ * length in quarter octaves (bucket 4 o + s holds lengths in
+ * [2^o (1 + s/4), 2^o (1 + (s+1)/4)) bins), so the iterations can tell
+ * whether the series' bins hide a finer period (iterations.c). */
+#define DMLS_GAP_BUCKETS (4 * 48)
+
 /* A host's sent payload at 1 ms bins, online (burst.h): its burstiness
  * stays exact at every time scale from 1 ms up whatever the host class'
  * bin width becomes.  The open bin is added when a packet passes its end. */
@@ -77,6 +83,7 @@ typedef struct dmls_host_burst {
 	dmls_burst_stream s;
 	int64_t bin, end;      /* the open bin and where it ends (ns) */
 	uint64_t bytes;        /* its bytes so far */
+	uint64_t pauses[DMLS_GAP_BUCKETS]; /* by length (DMLS_GAP_BUCKETS) */
 } dmls_host_burst;
 
 typedef struct dmls_host {
@@ -252,6 +259,11 @@ long dmls_stats_find_pair(const dmls_stats *st, uint32_t src, uint32_t dst);
 
 /* Duration from first to last packet in seconds (0 when < 2 packets). */
 double dmls_stats_duration_s(const dmls_stats *st);
+/* Pauses of host h's sending (no payload for 1 ms or more, between two 1 ms
+ * bins with some) of at least min_ns, into *n: a lower bound (the quarter
+ * octave holding min_ns is left out).  0, or -1 when h keeps no online
+ * stream (dmls_host.tx_burst) to count them. */
+int dmls_host_pauses(const dmls_host *h, int64_t min_ns, uint64_t *n);
 
 /* Flow-size quantile q in [0,1] of wire bytes (nearest rank), 0 if no flows. */
 uint64_t dmls_stats_flow_quantile(const dmls_stats *st, double q);

@@ -308,6 +308,8 @@ static double on_threshold(const job_series *js)
  */
 #define UNRESOLVED_OFF 0.02
 #define UNRESOLVED_MIN_BINS 16
+#define HIDDEN_SPACING_BINS 4
+#define HIDDEN_AGREE 0.25
 
 static int unresolved(dmls_iterations *it, const job_series *js, size_t on, size_t first_on,
 		      size_t last_on)
@@ -320,6 +322,60 @@ static int unresolved(dmls_iterations *it, const job_series *js, size_t on, size
 	it->unresolved_bin_s = js->bin_s;
 	it->on_share = (double)on / (double)span;
 	return 1;
+}
+
+/*
+ * The other way bins hide the iterations: the bins still show gaps, but
+ * the ranks pause more often than the bins can follow, and what the search
+ * finds is a beat (a step every 0.1 s over 6 hours in 64 ms bins: 4500
+ * "iterations" of 4.8 s).  Each host's online stream counted its pauses at
+ * 1 ms (dmls_host_pauses): when the job's hosts (the median of those that
+ * kept a stream, at least half of its senders) pause for a bin or longer
+ * every HIDDEN_SPACING_BINS bins or more often over their span, the series
+ * cannot hold their step, unless the iterations found keep that very
+ * rhythm (median period within HIDDEN_AGREE of the pauses' spacing: a
+ * step of 2.5 bins found right).  Other hosts' traffic does not count; a
+ * host's own other traffic only fills its pauses in, so this errs towards
+ * keeping the iterations.
+ */
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static int hidden(dmls_iterations *it, const dmls_stats *st, const job_series *js,
+		  const size_t *hosts, size_t nh)
+{
+	if (js->bin_s <= 1.5 * (double)DMLS_HOST_BIN_NS * 1e-9 || nh == 0)
+		return 0;
+	double *every = malloc(nh * sizeof(double));
+	size_t n = 0, senders = 0;
+	if (!every)
+		return 0;
+	for (size_t i = 0; i < nh; i++) {
+		const dmls_host *h = &st->hosts[hosts[i]];
+		uint64_t p;
+		if (h->tx_payload_bytes == 0)
+			continue;
+		senders++;
+		if (dmls_host_pauses(h, (int64_t)(js->bin_s * 1e9), &p) == 0)
+			every[n++] = p ? (double)(h->last_ns - h->first_ns) * 1e-9 / (double)p : INFINITY;
+	}
+	int hide = 0;
+	if (n > 0 && 2 * n >= senders) {
+		qsort(every, n, sizeof(double), cmp_dbl);
+		double med = n % 2 ? every[n / 2] : 0.5 * (every[n / 2 - 1] + every[n / 2]);
+		double P = it->period_median_s;
+		if (med < HIDDEN_SPACING_BINS * js->bin_s &&
+		    !(isfinite(P) && fabs(P / med - 1) <= HIDDEN_AGREE)) {
+			it->unresolved_bin_s = js->bin_s;
+			it->pause_every_s = med;
+			hide = 1;
+		}
+	}
+	free(every);
+	return hide;
 }
 
 /* Iteration starts (bins, ascending) into *starts (malloc'd), their count
@@ -536,7 +592,7 @@ static void iterations_clear(dmls_iterations *it)
 	it->duration_cv = it->regularity = it->bytes_outliers = NAN;
 	it->stretch_share = 1;
 	it->unresolved_bin_s = 0;
-	it->on_share = NAN;
+	it->on_share = it->pause_every_s = NAN;
 }
 
 int dmls_iterations_find(dmls_iterations *it, const dmls_stats *st, const size_t *hosts,
@@ -603,8 +659,6 @@ static int find_core(dmls_iterations *it, const dmls_stats *st, const size_t *ho
 	int rc = 0;
 	if (find_starts(it, &js, &T, &starts, &ns, &last_on, &thr) < 0)
 		rc = dmls_fail(err, DMLS_ENOMEM, "out of memory");
-	if (it->unresolved_bin_s > 0) /* the autocorrelation's peak is a beat */
-		it->acf_period_s = it->acf_peak = NAN;
 	/* Halves only exist where some host is not a worker (a parameter
 	 * server): a ring, every rank a worker, is never merged. */
 	if (ns >= 6 && nw < nh && merge_halves(&js, st, hosts, nh, thr, starts, &ns) < 0)
@@ -621,6 +675,18 @@ static int find_core(dmls_iterations *it, const dmls_stats *st, const size_t *ho
 			fill_times(it, &js, starts, ns, last_on);
 		}
 	}
+	if (rc == 0 && ns > 0 && it->unresolved_bin_s == 0 && hidden(it, st, &js, hosts, nh)) {
+		double bin = it->unresolved_bin_s, every = it->pause_every_s;
+		dmls_iterations_release(it);
+		iterations_clear(it);
+		it->stretch_share = js.stretch_share;
+		it->idle_gap_s = js.idle_gap_s;
+		it->unresolved_bin_s = bin;
+		it->pause_every_s = every;
+		ns = 0;
+	}
+	if (it->unresolved_bin_s > 0) /* the autocorrelation's peak is a beat */
+		it->acf_period_s = it->acf_peak = NAN;
 	if (rc == 0 && ns >= 3 && !clock_only) {
 		it->acf_at_period = acf_at(&js, it->period_median_s);
 		double a = isfinite(it->acf_at_period) ? fmax(0, it->acf_at_period) : 0;

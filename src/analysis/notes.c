@@ -107,7 +107,11 @@ void dmls_notes_job(dmls_analysis *a, const dmls_stats *st)
 	if (p->kind == DMLS_PAT_BUTTERFLY && p->ranks == 3)
 		dmls_note(a, "3 ranks in a path whose middle rank exchanges with one end at once: "
 			"MPICH's all-reduce for N = 3 (the extra rank hands its vector over)");
-	if (a->iter.unresolved_bin_s > 0)
+	if (a->iter.unresolved_bin_s > 0 && isfinite(a->iter.pause_every_s))
+		dmls_note(a, "iterations not resolved: %.3g s bins (coarsened to fit memory), but the "
+			"ranks pause every %.3g s (1 ms streams); count, period and S unknown",
+		     a->iter.unresolved_bin_s, a->iter.pause_every_s);
+	else if (a->iter.unresolved_bin_s > 0)
 		dmls_note(a, "iterations not resolved: %.3g s bins (coarsened to fit memory), %.0f %% "
 			"of them busy: no gap between steps spans a bin; count, period and S unknown",
 		     a->iter.unresolved_bin_s, 100 * a->iter.on_share);

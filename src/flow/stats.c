@@ -27,6 +27,8 @@
  */
 #include "flow/stats_int.h"
 
+#include <math.h>
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -225,6 +227,32 @@ static int series_merge(dmls_stats *dst, const dmls_stats *src)
 
 /* burst: E(tau) and B_max(r) of the total wire bytes at 100 us, online
  * (burst.h); a mergeable state also keeps the bins */
+/* Bucket of a pause of g >= 1 bins (stats.h, DMLS_GAP_BUCKETS). */
+static unsigned gap_bucket(uint64_t g)
+{
+	unsigned o = 63u - (unsigned)__builtin_clzll(g);
+	unsigned s = o >= 2 ? (unsigned)(g >> (o - 2)) & 3u : (unsigned)(g << (2 - o)) & 3u;
+	return 4 * o + s < DMLS_GAP_BUCKETS ? 4 * o + s : DMLS_GAP_BUCKETS - 1;
+}
+
+/* The smallest length (bins) of bucket b. */
+static double gap_bucket_low(unsigned b)
+{
+	return ldexp(1.0 + (double)(b & 3u) / 4.0, (int)(b >> 2));
+}
+
+int dmls_host_pauses(const dmls_host *h, int64_t min_ns, uint64_t *n)
+{
+	*n = 0;
+	if (!h->tx_burst)
+		return -1;
+	double want = (double)min_ns / (double)DMLS_HOST_BIN_NS;
+	for (unsigned b = 0; b < DMLS_GAP_BUCKETS; b++)
+		if (gap_bucket_low(b) >= want)
+			*n += h->tx_burst->pauses[b];
+	return 0;
+}
+
 static int burst_add(dmls_stats *st, const dmls_pkt *p)
 {
 	if (p->ts_ns >= st->fine_end) { /* past the open bin (most packets are in it) */
@@ -377,8 +405,11 @@ static void host_burst_add(dmls_stats *st, dmls_host_burst *b, int64_t ts, uint6
 {
 	if (ts >= b->end) {
 		int64_t d = ts_bin_floor(ts - st->t0_ns, DMLS_HOST_BIN_NS);
-		if (b->bytes)
+		if (b->bytes) {
 			dmls_burst_stream_push(&b->s, b->bin, (double)b->bytes);
+			if (d > b->bin + 1)
+				b->pauses[gap_bucket((uint64_t)(d - b->bin - 1))]++;
+		}
 		b->bin = d;
 		b->bytes = 0;
 		b->end = st->t0_ns + (d + 1) * DMLS_HOST_BIN_NS;
@@ -405,6 +436,7 @@ static int host_burst(dmls_stats *st, dmls_host *h, const dmls_pkt *p)
 			return -1;
 		}
 		b->bin = b->end = INT64_MIN;
+		memset(b->pauses, 0, sizeof(b->pauses));
 		b->bytes = 0;
 		h->tx_burst = b;
 		st->host_bursts++;

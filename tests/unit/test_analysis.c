@@ -842,8 +842,10 @@ static void iterations_coarsened(dmls_stats *st, int n, dmls_iterations *it)
 /* Bins longer than the gap between iterations (a long capture's series
  * after coarsening): every bin is busy, the autocorrelation would peak at a
  * beat of period and bin.  No iterations, and why; at the hosts' own 1 ms
- * bins the same job has them all.  A busy job whose 50 ms pause a second
- * still spans bins of 8 ms keeps its iterations. */
+ * bins the same job has them all.  Bins that still show gaps but are too
+ * coarse for the ranks' pauses (1 ms streams) hide the step too, unless
+ * the iterations found keep the pauses' rhythm.  A busy job whose 50 ms
+ * pause a second still spans bins of 8 ms keeps its iterations. */
 static void test_iterations_unresolved(void **state)
 {
 	(void)state;
@@ -862,6 +864,33 @@ static void test_iterations_unresolved(void **state)
 	assert_true(fabs(it.unresolved_bin_s - 2.048) < 1e-9);
 	assert_true(it.on_share >= 0.98);
 	assert_true(isnan(it.acf_period_s) && isnan(it.period_s));
+	dmls_iterations_release(&it);
+	dmls_stats_release(&st);
+
+	/* a step every 100 ms (20 ms of traffic) in 64 ms bins: the bins show
+	 * gaps, but the ranks' own streams pause every 0.1 s */
+	dmls_stats_init(&st, 0);
+	paced(&st, 1, 2, 600, 100, 20, 2, 50000);
+	paced(&st, 2, 1, 600, 100, 20, 2, 50000);
+	assert_int_equal(dmls_stats_finish(&st), 0);
+	iterations_coarsened(&st, 0, &it);
+	assert_true(it.count >= 598 && it.count <= 600);
+	dmls_iterations_release(&it);
+	iterations_coarsened(&st, 6, &it); /* without the check: 37 of 1.6 s */
+	assert_int_equal(it.count, 0);
+	assert_true(fabs(it.unresolved_bin_s - 0.064) < 1e-9);
+	assert_true(fabs(it.pause_every_s - 0.1) < 0.001);
+	dmls_iterations_release(&it);
+	dmls_stats_release(&st);
+
+	/* a step every 200 ms in 64 ms bins, found right: kept */
+	dmls_stats_init(&st, 0);
+	paced(&st, 1, 2, 300, 200, 20, 2, 50000);
+	paced(&st, 2, 1, 300, 200, 20, 2, 50000);
+	assert_int_equal(dmls_stats_finish(&st), 0);
+	iterations_coarsened(&st, 6, &it);
+	assert_true(it.unresolved_bin_s == 0);
+	assert_true(it.count >= 298 && it.count <= 300);
 	dmls_iterations_release(&it);
 	dmls_stats_release(&st);
 
