@@ -12,7 +12,8 @@
 #   - the hosts are the overlay's two addresses, every IP packet opened
 #     (input.decapsulated = input.packets);
 #   - payload bytes .1 -> .2 equal the overlay capture's, and tshark's sum
-#     of the innermost tcp.len on the underlay capture;
+#     of the innermost tcp.len on the underlay capture, and at least the
+#     20 MB sent (retransmissions add to it on a loaded machine);
 #   - its wire bytes exceed the overlay capture's by the outer headers;
 #   - iterations: the five bursts, as in the overlay capture.
 # Skipped (77) when not root, without ip/tcpdump/tshark, or when network
@@ -155,7 +156,8 @@ checks = [
     ("every packet opened", ui["packets"], ui["decapsulated"]),
     ("payload A->B = overlay capture's", pay(over, A, B), pay(under, A, B)),
     ("payload A->B = tshark's innermost", ts[(A, B)], pay(under, A, B)),
-    ("payload A->B = 20 MB sent", 20971520, pay(under, A, B)),
+    # retransmissions (a loaded machine) add to what was sent
+    ("payload A->B >= the 20 MB sent", True, pay(under, A, B) >= 20971520),
     ("iterations = overlay capture's", over["iterations"]["count"], under["iterations"]["count"]),
 ]
 for what, want, got in checks:
