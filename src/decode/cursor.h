@@ -46,6 +46,14 @@ static inline bool dmls_cur_be16(const dmls_cursor *c, size_t off, uint16_t *v)
 	return true;
 }
 
+static inline bool dmls_cur_le16(const dmls_cursor *c, size_t off, uint16_t *v)
+{
+	if (!dmls_cur_has(c, off, 2))
+		return false;
+	*v = (uint16_t)(c->p[off] | c->p[off + 1] << 8);
+	return true;
+}
+
 static inline bool dmls_cur_be32(const dmls_cursor *c, size_t off, uint32_t *v)
 {
 	if (!dmls_cur_has(c, off, 4))

@@ -21,6 +21,21 @@
  *                 40-byte pseudo header (the address), then the 4-byte
  *                 encapsulation header, EtherType (2) and reserved (2):
  *                 IP at 44 (tcpdump's print-ipoib.c, Wireshark's ipoib)
+ *   197 ERF       Endace's Extensible Record Format (DAG capture cards): a
+ *                 16-byte record header whose type byte (bit 7: 8-byte
+ *                 extension headers follow, chained by their own bit 7)
+ *                 says what comes next: Ethernet types (2, 11, 16, 20)
+ *                 after 2 bytes of offset and padding, IPv4 (22), IPv6 (23)
+ *   239 NFLOG     Linux netfilter's log: family, version, resource id (4),
+ *                 then type-length-value attributes (length and type in
+ *                 the writer's byte order, little-endian tried first; each
+ *                 padded to 4 bytes); the payload (type 9) is the packet
+ *   258 PKTAP     Apple's per-packet metadata (struct pktap_header): its
+ *                 own length, the record type (1: a packet) and the
+ *                 packet's DLT, 4 bytes each, little-endian
+ * ERF, NFLOG and PKTAP wrap a packet of another link type; the packet is
+ * decoded as that one (once: a wrapper in a wrapper is not opened), and
+ * the wrapper's bytes are not wire bytes.
  *   101 RAW (and 12, 14: DLT_RAW's values on some platforms, seen in files)
  *   228 IPV4, 229 IPV6: the IP header at once
  *
@@ -62,7 +77,10 @@ enum {
 	LT_SLL = 113,
 	LT_IPV4 = 228,
 	LT_IPV6 = 229,
+	LT_ERF = 197,
+	LT_NFLOG = 239,
 	LT_IPOIB = 242,
+	LT_PKTAP = 258,
 	LT_SLL2 = 276,
 };
 
@@ -286,14 +304,116 @@ static int outer(int linktype, const dmls_cursor *c, uint32_t origlen, dmls_pkt 
 	}
 }
 
+/*
+ * Where a wrapper link type's packet starts (*at) and its link type (*lt):
+ * 1, or 0 when linktype is no wrapper; a wrapper too short or of a packet
+ * type it cannot hold gives DMLS_DEC_TRUNCATED or DMLS_DEC_OTHER in *rc.
+ */
+static int erf_packet(const dmls_cursor *c, size_t *at, int *lt, int *rc)
+{
+	uint8_t type, ext;
+	if (!dmls_cur_u8(c, 8, &type))
+		return *rc = DMLS_DEC_TRUNCATED, 1;
+	size_t off = 16;
+	for (int more = type & 0x80, n = 0; more; n++, off += 8) { /* extension headers */
+		if (n == 16 || !dmls_cur_u8(c, off, &ext))
+			return *rc = DMLS_DEC_TRUNCATED, 1;
+		more = ext & 0x80;
+	}
+	switch (type & 0x7f) {
+	case 2:  /* ETH */
+	case 11: /* COLOR_ETH */
+	case 16: /* DSM_COLOR_ETH */
+	case 20: /* COLOR_HASH_ETH */
+		*at = off + 2, *lt = LT_ETHERNET;
+		return 1;
+	case 22: /* IPV4 */
+		*at = off, *lt = LT_IPV4;
+		return 1;
+	case 23: /* IPV6 */
+		*at = off, *lt = LT_IPV6;
+		return 1;
+	default:
+		return *rc = DMLS_DEC_OTHER, 1;
+	}
+}
+
+/* NFLOG's payload attribute, its lengths in one byte order. */
+static int nflog_payload(const dmls_cursor *c, bool le, size_t *at)
+{
+	for (size_t off = 4; dmls_cur_has(c, off, 4);) {
+		uint16_t len = 0, type = 0;
+		if (le)
+			dmls_cur_le16(c, off, &len), dmls_cur_le16(c, off + 2, &type);
+		else
+			dmls_cur_be16(c, off, &len), dmls_cur_be16(c, off + 2, &type);
+		if (len < 4)
+			return 0;
+		if (type == 9) {
+			*at = off + 4;
+			return 1;
+		}
+		off += ((size_t)len + 3) & ~(size_t)3;
+	}
+	return 0;
+}
+
+static int wrapper(int linktype, const dmls_cursor *c, size_t *at, int *lt, int *rc)
+{
+	*rc = DMLS_DEC_OK;
+	switch (linktype) {
+	case LT_ERF:
+		return erf_packet(c, at, lt, rc);
+	case LT_NFLOG: {
+		uint8_t family;
+		if (!dmls_cur_u8(c, 0, &family))
+			return *rc = DMLS_DEC_TRUNCATED, 1;
+		if (!nflog_payload(c, true, at) && !nflog_payload(c, false, at))
+			return *rc = DMLS_DEC_TRUNCATED, 1;
+		*lt = family == 2 ? LT_IPV4 : family == 10 ? LT_IPV6 : LT_RAW;
+		return 1;
+	}
+	case LT_PKTAP: {
+		uint32_t len, next, dlt;
+		if (!dmls_cur_le32(c, 0, &len) || !dmls_cur_le32(c, 4, &next) ||
+		    !dmls_cur_le32(c, 8, &dlt) || len < 12)
+			return *rc = DMLS_DEC_TRUNCATED, 1;
+		if (next != 1) /* PTH_TYPE_PACKET */
+			return *rc = DMLS_DEC_NON_IP, 1;
+		*at = len;
+		*lt = dlt == 12 ? LT_RAW : (int)dlt; /* a DLT_ value: 12 is DLT_RAW on Apple */
+		return 1;
+	}
+	default:
+		return 0;
+	}
+}
+
+/* The packet of link type linktype in c: outer headers, then tunnels. */
+static int decode_link(int linktype, const dmls_cursor *c, uint32_t origlen, dmls_pkt *out)
+{
+	size_t l4 = 0;
+	int rc = outer(linktype, c, origlen, out, &l4);
+	if (rc != DMLS_DEC_OK || l4 == 0 || (out->proto != 4 && out->proto != 41 &&
+					     out->proto != 47 && out->proto != 17))
+		return rc;
+	return decapsulate(c, origlen, out, l4);
+}
+
 int dmls_decode(int linktype, const uint8_t *data, uint32_t caplen, uint32_t origlen,
 		dmls_pkt *out)
 {
 	dmls_cursor c = {data, caplen};
-	size_t l4 = 0;
-	int rc = outer(linktype, &c, origlen, out, &l4);
-	if (rc != DMLS_DEC_OK || l4 == 0 || (out->proto != 4 && out->proto != 41 &&
-					     out->proto != 47 && out->proto != 17))
+	size_t at;
+	int lt, rc;
+	if (!wrapper(linktype, &c, &at, &lt, &rc))
+		return decode_link(linktype, &c, origlen, out);
+	if (rc != DMLS_DEC_OK)
 		return rc;
-	return decapsulate(&c, origlen, out, l4);
+	if (at > caplen || at > origlen)
+		return DMLS_DEC_TRUNCATED;
+	if (lt == LT_ERF || lt == LT_NFLOG || lt == LT_PKTAP)
+		return DMLS_DEC_OTHER; /* a wrapper in a wrapper */
+	dmls_cursor in = {data + at, caplen - at};
+	return decode_link(lt, &in, origlen - (uint32_t)at, out);
 }

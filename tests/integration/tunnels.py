@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Tunnels are opened: a real capture wrapped in VXLAN, Geneve, GRE, IP in
-IP, ERSPAN and MPLS reads as the capture itself.
+IP, ERSPAN and MPLS reads as the capture itself; so does one written as
+ERF (DAG cards), NFLOG (Linux netfilter) or PKTAP (Apple) records.
 
 Every Ethernet frame of a real capture (a sample run's rank) is wrapped in
 an encapsulation, as a node's NIC or a mirror port would show it, and the
@@ -11,7 +12,10 @@ mirrored link); input.decapsulated counts every IP packet.  Where tshark
 is installed it reads the same files (innermost headers: occurrence=l) and
 its per-pair payload bytes must equal dmlscope's.  A capture whose snap
 length cuts the inner TCP header keeps the outer packets (the tunnel's
-end points, same wire bytes).
+end points, same wire bytes).  The link-type wrappers add no wire bytes
+(NFLOG holds the IP packet alone, so 14 fewer a packet); tshark must
+agree on the per-pair payload of ERF and PKTAP (of NFLOG it counts only
+the TCP bytes captured).
 
 usage: tunnels.py DMLSCOPE CAPTURE.pcap WORKDIR
 """
@@ -43,10 +47,12 @@ def read_pcap(path):
     return hdr, recs
 
 
-def write_pcap(path, hdr, recs, snaplen=None):
+def write_pcap(path, hdr, recs, snaplen=None, linktype=None):
     with open(path, "wb") as f:
         h = bytearray(hdr)
         struct.pack_into("<I", h, 16, snaplen or 262144)
+        if linktype is not None:
+            struct.pack_into("<I", h, 20, linktype)
         f.write(h)
         for sec, frac, orig, frame in recs:
             cap = frame if snaplen is None else frame[:snaplen]
@@ -132,6 +138,34 @@ KINDS = [("vxlan", vxlan(4789), True, False), ("vxlan8472", vxlan(8472), False, 
          ("mpls", mpls, True, False)]
 
 
+# Link-type wrappers: (frame, original length) -> (record bytes, its
+# original length, wire bytes the packet keeps).
+def erf(frame, orig):
+    ext = struct.pack(">BBHI", 0x80 | 3, 0, 0, 0) + struct.pack(">BBHI", 4, 0, 0, 0)
+    hdr = struct.pack("<Q", 0) + struct.pack(">BBHHH", 0x80 | 2, 0x04, 16 + len(ext) + 2 +
+                                             len(frame), 0, orig)
+    return hdr + ext + b"\0\0" + frame, len(hdr) + len(ext) + 2 + orig, orig
+
+
+def nflog(frame, orig):
+    et, ip = ip_of(frame)
+    fam = 2 if et == 0x0800 else 10
+    prefix = b"dmls\0"
+    tlv = struct.pack("<HH", 4 + len(prefix), 10) + prefix + b"\0" * (-len(prefix) % 4)
+    hw = struct.pack("<HH", 8, 1) + struct.pack(">HBB", et, 0, 0)  # packet header
+    payload = struct.pack("<HH", 4 + orig - 14, 9)
+    head = struct.pack(">BBH", fam, 0, 0) + hw + tlv + payload
+    return head + ip, len(head) + orig - 14, orig - 14
+
+
+def pktap(frame, orig):
+    hdr = struct.pack("<III", 108, 1, 1) + b"\0" * 96  # length, a packet, Ethernet
+    return hdr + frame, 108 + orig, orig
+
+
+LINK_WRAPPERS = [("erf", 197, erf), ("nflog", 239, nflog), ("pktap", 258, pktap)]
+
+
 def wrap_all(recs, wrap):
     out, added = [], collections.Counter()
     for sec, frac, orig, frame in recs:
@@ -213,6 +247,32 @@ def main():
             check("tshark pair payload", tshark_payload(path), pairs(doc, "payload_bytes"), name)
         print(f"{'ok  ' if not fails else 'now '} {name}: {inp['packets']} packets, "
               f"{inp['decapsulated']} decapsulated, wire +{extra} bytes")
+
+    for name, lt, wrap in LINK_WRAPPERS:
+        out, wire = [], 0
+        for sec, frac, orig, frame in recs:
+            if len(frame) < 14 or frame[12:14] not in (b"\x08\x00", b"\x86\xdd"):
+                continue  # IP only: NFLOG logs IP packets
+            rec, rorig, w = wrap(frame, orig)
+            out.append((sec, frac, rorig, rec))
+            wire += w
+        path = os.path.join(work, f"{name}.pcap")
+        write_pcap(path, hdr, out, linktype=lt)
+        doc = analyze(exe, path)
+        inp, binp = doc["input"], base["input"]
+        check("packets", binp["packets"], inp["packets"], name)
+        check("payload bytes", binp["payload_bytes"], inp["payload_bytes"], name)
+        check("wire bytes", wire, inp["wire_bytes"], name)
+        check("pair payload", pairs(base, "payload_bytes"), pairs(doc, "payload_bytes"), name)
+        check("flows", base["flows"]["count"], doc["flows"]["count"], name)
+        check("iterations.count", base["iterations"].get("count"),
+              doc["iterations"].get("count"), name)
+        # tshark takes NFLOG's TCP length from the bytes captured, not from
+        # the IP header: no reference for a cut capture
+        if has_tshark and name != "nflog":
+            check("tshark pair payload", tshark_payload(path), pairs(doc, "payload_bytes"), name)
+        print(f"{'ok  ' if not fails else 'now '} {name} (link type {lt}): {inp['packets']} "
+              f"packets, wire {inp['wire_bytes']}")
 
     # The snap length cuts the inner TCP header: the outer packets stay.
     out, _ = wrap_all(recs, vxlan(4789))

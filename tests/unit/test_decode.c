@@ -3,7 +3,8 @@
  * (Ethernet, 802.1Q, QinQ, SLL, SLL2, IPoIB, raw, IPv4/IPv6 link types, BSD and
  * OpenBSD loopback), IPv4 options and fragments, IPv6 extension headers,
  * TCP and UDP, segmentation-offload super-packets, snap-length cuts,
- * tunnels (VXLAN, Geneve, GRE, IP in IP, ERSPAN) and MPLS, and
+ * tunnels (VXLAN, Geneve, GRE, IP in IP, ERSPAN), MPLS, the ERF, NFLOG
+ * and PKTAP wrappers, and
  * malformed lengths (which must say TRUNCATED, and under ASan never read
  * out of bounds: each test decodes a heap copy of exactly caplen bytes).
  */
@@ -587,6 +588,70 @@ static void test_mpls(void **st)
 	dbuf_free(&d);
 }
 
+/* ERF, NFLOG and PKTAP records around the usual segment. */
+static void test_wrappers(void **st)
+{
+	dbuf d = {0};
+	dmls_pkt p;
+	/* ERF: an extension header, then Ethernet after 2 bytes */
+	put(&d, NULL, 8);
+	put8(&d, 0x80 | 2);
+	put8(&d, 0);
+	put_be16(&d, 16 + 8 + 2 + 154);
+	put_be16(&d, 0);
+	put_be16(&d, 154);
+	put8(&d, 3);
+	put(&d, NULL, 7);
+	put(&d, NULL, 2);
+	put_eth(&d, 0x0800);
+	tcp_pkt(&d, 140);
+	assert_int_equal(dec(197, &d, (uint32_t)d.n, (uint32_t)d.n, &p), DMLS_DEC_OK);
+	check_tcp(&p);
+	assert_int_equal(p.wire_bytes, 154); /* the frame, not the ERF header */
+	assert_int_equal(dec(197, &d, 20, (uint32_t)d.n, &p), DMLS_DEC_TRUNCATED);
+	d.b[8] = 0x80 | 3; /* ATM: not read */
+	assert_int_equal(dec(197, &d, (uint32_t)d.n, (uint32_t)d.n, &p), DMLS_DEC_OTHER);
+	d.b[16] = 0x83; /* an extension chain running off the record */
+	d.b[8] = 0x80 | 2;
+	assert_int_equal(dec(197, &d, 30, (uint32_t)d.n, &p), DMLS_DEC_TRUNCATED);
+	dbuf_free(&d);
+
+	/* NFLOG with big-endian attributes: a prefix, then the payload */
+	put8(&d, 2);
+	put8(&d, 0);
+	put_be16(&d, 0);
+	put_be16(&d, 9);
+	put_be16(&d, 10);
+	put(&d, "dmls", 5);
+	put(&d, NULL, 3);
+	put_be16(&d, 4 + 140);
+	put_be16(&d, 9);
+	tcp_pkt(&d, 140);
+	assert_int_equal(dec(239, &d, (uint32_t)d.n, (uint32_t)d.n, &p), DMLS_DEC_OK);
+	check_tcp(&p);
+	assert_int_equal(p.wire_bytes, 140);
+	assert_int_equal(dec(239, &d, 16, (uint32_t)d.n, &p), DMLS_DEC_TRUNCATED);
+	dbuf_free(&d);
+
+	/* PKTAP of an Ethernet frame (put_f32: little-endian); of a PKTAP
+	 * record: not opened */
+	put_f32(&d, 108);
+	put_f32(&d, 1);
+	put_f32(&d, 1);
+	put(&d, NULL, 96);
+	put_eth(&d, 0x0800);
+	tcp_pkt(&d, 140);
+	assert_int_equal(dec(258, &d, (uint32_t)d.n, (uint32_t)d.n, &p), DMLS_DEC_OK);
+	check_tcp(&p);
+	assert_int_equal(p.wire_bytes, 154);
+	d.b[8] = 0x02, d.b[9] = 0x01; /* DLT 258 */
+	assert_int_equal(dec(258, &d, (uint32_t)d.n, (uint32_t)d.n, &p), DMLS_DEC_OTHER);
+	d.b[8] = 1, d.b[9] = 0;
+	d.b[0] = 0xff, d.b[1] = 0xff; /* a header longer than the record */
+	assert_int_equal(dec(258, &d, (uint32_t)d.n, (uint32_t)d.n, &p), DMLS_DEC_TRUNCATED);
+	dbuf_free(&d);
+}
+
 static void test_addr_format(void **st)
 {
 	uint8_t a[16] = {0};
@@ -617,6 +682,7 @@ int main(void)
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_tunnels),
 		cmocka_unit_test(test_mpls),
+		cmocka_unit_test(test_wrappers),
 		cmocka_unit_test(test_addr_format),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
