@@ -35,17 +35,27 @@
 #define BT_EPB 6u
 #define BOM 0x1a2b3c4du
 
-/* ns = ts * 1e9 / units without overflow for any 64-bit ts. */
-static int64_t ts_to_ns(uint64_t ts, const dmls_iface *ifc)
+/* Timestamps past +-2^62 ns (146 years from 1970: 1824-2116) are corrupt.
+ * A classic pcap cannot reach them (32-bit seconds), and within them the
+ * difference of any two fits in 64 bits, as the sinks need. */
+#define TS_LIMIT ((int64_t)1 << 62)
+
+/* *ns = ts * 1e9 / units + if_tsoffset, computed without overflow for any
+ * 64-bit ts: 0, or -1 when it falls outside +-TS_LIMIT. */
+static int ts_to_ns(uint64_t ts, const dmls_iface *ifc, int64_t *ns)
 {
-	int64_t ns;
+	unsigned __int128 u;
 	if (ifc->units == 1000000)
-		ns = (int64_t)(ts * 1000);
+		u = (unsigned __int128)ts * 1000u;
 	else if (ifc->units == 1000000000)
-		ns = (int64_t)ts;
+		u = ts;
 	else
-		ns = (int64_t)((unsigned __int128)ts * 1000000000u / ifc->units);
-	return (int64_t)((uint64_t)ns + (uint64_t)ifc->offset_ns);
+		u = (unsigned __int128)ts * 1000000000u / ifc->units;
+	__int128 v = (__int128)u + ifc->offset_ns; /* u < 2^94, |offset| <= 4e18 */
+	if (v > TS_LIMIT || v < -TS_LIMIT)
+		return -1;
+	*ns = (int64_t)v;
+	return 0;
 }
 
 /* Read IDB options (if_tsresol, if_tsoffset) from opt[0, len). */
@@ -183,7 +193,10 @@ static int packet_block(dmls_reader *r, uint32_t type, const uint8_t *b, uint32_
 	if (caplen > blen - hdr - 4)
 		goto corrupt;
 	const dmls_iface *ifc = &r->ifaces[ifidx];
-	rec->ts_ns = ts_to_ns(ts, ifc);
+	if (ts_to_ns(ts, ifc, &rec->ts_ns))
+		return dmls_fail(err, DMLS_EBAD,
+				 "'%s': timestamp out of range (before 1824 or after 2116) in "
+				 "record %llu at byte %llu", r->name, recno, (unsigned long long)pos), -1;
 	rec->caplen = caplen;
 	rec->origlen = origlen < caplen ? caplen : origlen;
 	rec->linktype = ifc->linktype;

@@ -251,7 +251,24 @@ static void test_pcapng_damage(void **st)
 	d.b[good + 4] = 41;
 	assert_int_equal(read_all(&d, recs, 8, &rc, &err), 1);
 	assert_non_null(strstr(err.msg, "corrupt block"));
+	/* a timestamp past 2116 (2^64 - 1 microseconds wrapped to 1677 once),
+	 * and one at nanoseconds past it: corrupt, and said so */
+	d.n = good;
+	ng_epb(&d, 0, UINT64_MAX, PKT, 60, 60);
+	assert_int_equal(read_all(&d, recs, 8, &rc, &err), 1);
+	assert_non_null(strstr(err.msg, "timestamp out of range (before 1824 or after 2116) in record 2"));
+	d.n = good;
+	ng_epb(&d, 0, ((uint64_t)1 << 62) / 1000 + 1, PKT, 60, 60);
+	assert_int_equal(read_all(&d, recs, 8, &rc, &err), 1);
+	assert_non_null(strstr(err.msg, "timestamp out of range"));
+	d.n = good;
+	ng_epb(&d, 0, ((uint64_t)1 << 62) / 1000, PKT, 60, 60); /* the last one read */
+	assert_int_equal(read_all(&d, recs, 8, &rc, &err), 2);
+	assert_int_equal(recs[1].ts_ns, ((int64_t)1 << 62) / 1000 * 1000);
 	/* bad byte-order magic */
+	d.n = good;
+	ng_epb(&d, 0, 2, PKT, 8, 60);
+	d.b[good + 4] = 41;
 	d.b[8] = 0;
 	assert_int_equal(read_all(&d, recs, 8, &rc, &err), -1);
 	assert_non_null(strstr(err.msg, "corrupt section header"));
