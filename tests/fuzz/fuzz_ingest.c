@@ -24,7 +24,7 @@
 #include "dmlscope/result.h"
 #include "dmlscope/stats.h"
 
-static const int linktypes[] = {0, 1, 12, 14, 101, 108, 113, 228, 229, 276};
+static const int linktypes[] = {0, 1, 12, 14, 101, 108, 113, 197, 228, 229, 239, 242, 258, 276};
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
