@@ -28,7 +28,6 @@
 #include "flow/stats_int.h"
 
 #include <math.h>
-
 #include <stdlib.h>
 #include <string.h>
 
@@ -227,32 +226,6 @@ static int series_merge(dmls_stats *dst, const dmls_stats *src)
 
 /* burst: E(tau) and B_max(r) of the total wire bytes at 100 us, online
  * (burst.h); a mergeable state also keeps the bins */
-/* Bucket of a pause of g >= 1 bins (stats.h, DMLS_GAP_BUCKETS). */
-static unsigned gap_bucket(uint64_t g)
-{
-	unsigned o = 63u - (unsigned)__builtin_clzll(g);
-	unsigned s = o >= 2 ? (unsigned)(g >> (o - 2)) & 3u : (unsigned)(g << (2 - o)) & 3u;
-	return 4 * o + s < DMLS_GAP_BUCKETS ? 4 * o + s : DMLS_GAP_BUCKETS - 1;
-}
-
-/* The smallest length (bins) of bucket b. */
-static double gap_bucket_low(unsigned b)
-{
-	return ldexp(1.0 + (double)(b & 3u) / 4.0, (int)(b >> 2));
-}
-
-int dmls_host_pauses(const dmls_host *h, int64_t min_ns, uint64_t *n)
-{
-	*n = 0;
-	if (!h->tx_burst)
-		return -1;
-	double want = (double)min_ns / (double)DMLS_HOST_BIN_NS;
-	for (unsigned b = 0; b < DMLS_GAP_BUCKETS; b++)
-		if (gap_bucket_low(b) >= want)
-			*n += h->tx_burst->pauses[b];
-	return 0;
-}
-
 static int burst_add(dmls_stats *st, const dmls_pkt *p)
 {
 	if (p->ts_ns >= st->fine_end) { /* past the open bin (most packets are in it) */
@@ -400,6 +373,32 @@ static void fold_packet(dmls_fold *f, const dmls_pkt *p)
 }
 
 /* tables: hosts, pairs, flows and their series */
+/* Bucket of a pause of g >= 1 bins (stats.h, DMLS_GAP_BUCKETS). */
+static unsigned gap_bucket(uint64_t g)
+{
+	unsigned o = 63u - (unsigned)__builtin_clzll(g);
+	unsigned s = o >= 2 ? (unsigned)(g >> (o - 2)) & 3u : (unsigned)(g << (2 - o)) & 3u;
+	return 4 * o + s < DMLS_GAP_BUCKETS ? 4 * o + s : DMLS_GAP_BUCKETS - 1;
+}
+
+/* The smallest length (bins) of bucket b. */
+static double gap_bucket_low(unsigned b)
+{
+	return ldexp(1.0 + (double)(b & 3u) / 4.0, (int)(b >> 2));
+}
+
+int dmls_host_pauses(const dmls_host *h, int64_t min_ns, uint64_t *n)
+{
+	*n = 0;
+	if (!h->tx_burst)
+		return -1;
+	double want = (double)min_ns / (double)DMLS_HOST_BIN_NS;
+	for (unsigned b = 0; b < DMLS_GAP_BUCKETS; b++)
+		if (gap_bucket_low(b) >= want)
+			*n += h->tx_burst->pauses[b];
+	return 0;
+}
+
 /* Bytes at time ts into a host's online burstiness (its open 1 ms bin). */
 static void host_burst_add(dmls_stats *st, dmls_host_burst *b, int64_t ts, uint64_t bytes)
 {
