@@ -76,6 +76,11 @@ enum dmls_tunnel {
  * returns DMLS_DEC_OK (out->ts_ns is left for the caller to set). */
 int dmls_decode(int linktype, const uint8_t *data, uint32_t caplen,
 		uint32_t origlen, dmls_pkt *out);
+/* The same with flags: DMLS_DECODE_OUTER leaves tunnels closed (a packet
+ * is its outermost IP header's: the underlay's view of an overlay). */
+#define DMLS_DECODE_OUTER 1u
+int dmls_decode_ex(int linktype, const uint8_t *data, uint32_t caplen, uint32_t origlen,
+		   unsigned flags, dmls_pkt *out);
 
 /* Format an address as text ("198.18.0.1" for v4-mapped, else RFC 5952). */
 void dmls_addr_format(const uint8_t addr[16], char *buf, unsigned len);

@@ -71,6 +71,9 @@ int dmls_input_open(dmls_input **out, const char *const *paths, size_t n,
 /* The same from sources (a fuzzer's buffers, a stream). */
 int dmls_input_open_sources(dmls_input **out, const dmls_source *sources, size_t n,
 			    const char *bpf, dmls_error *err);
+/* Decode with these flags (dmls_decode_ex: DMLS_DECODE_OUTER), from the
+ * next packet on; 0 by default. */
+void dmls_input_set_decode(dmls_input *in, unsigned flags);
 
 /* Next IP packet in time order: 1 and *pkt filled, 0 at the end. */
 int dmls_input_next(dmls_input *in, dmls_pkt *pkt);

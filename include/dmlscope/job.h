@@ -32,6 +32,7 @@ typedef struct dmls_job_opts {
 	 * in a second thread; 0 (the default): 2 for inputs of 4 MiB or more
 	 * or of unknown size, else 1. */
 	int threads;
+	unsigned decode_flags; /* dmls_decode_ex's: DMLS_DECODE_OUTER, or 0 */
 } dmls_job_opts;
 
 typedef struct dmls_job {

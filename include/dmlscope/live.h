@@ -49,6 +49,7 @@ typedef struct dmls_live_opts {
 	unsigned buffer_bytes;     /* 0: DMLS_LIVE_DEFAULT_BUFFER */
 	const char *write_path;    /* pcap file of every record the filter
 				    * passed, or NULL */
+	unsigned decode_flags;     /* dmls_decode_ex's: DMLS_DECODE_OUTER, or 0 */
 } dmls_live_opts;
 
 typedef struct dmls_live_drops {

@@ -28,21 +28,21 @@
 
 /*
  * The capture time of the first packet of captures paths[0..n) that the
- * job would count (decoded IP, through the filter bpf, may be NULL) into
- * *t0_ns.  Returns 1 when found, 0 when none (or the captures cannot be
- * read: dmls_part_read says why), a DMLS_EUSAGE status (negated) when
- * bpf does not compile.
+ * job would count (decoded IP, through opts' filter and decode flags; opts
+ * may be NULL) into *t0_ns.  Returns 1 when found, 0 when none (or the
+ * captures cannot be read: dmls_part_read says why), a DMLS_EUSAGE status
+ * (negated) when the filter does not compile.
  */
-int dmls_part_first_ns(const char *const *paths, size_t n, const char *bpf, int64_t *t0_ns,
-		       dmls_error *err);
+int dmls_part_first_ns(const char *const *paths, size_t n, const dmls_job_opts *opts,
+		       int64_t *t0_ns, dmls_error *err);
 
 /*
  * The same for one capture, reading up to npackets of them, with the flow
  * keys of those packets (*keys malloc'd, sorted, unique: see
  * dmls_part_read): a cheap first look at which captures share flows.
  */
-int dmls_part_probe(const char *path, const char *bpf, size_t npackets, int64_t *t0_ns,
-		    uint64_t **keys, size_t *nkeys, dmls_error *err);
+int dmls_part_probe(const char *path, const dmls_job_opts *opts, size_t npackets,
+		    int64_t *t0_ns, uint64_t **keys, size_t *nkeys, dmls_error *err);
 
 /* One part: a mergeable state, what its inputs counted, and its flow keys. */
 typedef struct dmls_part {

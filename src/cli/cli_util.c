@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "dmlscope/decode.h"
 #include "dmlscope/error.h"
 #include "dmlscope/render.h"
 
@@ -49,6 +50,16 @@ int cli_option_error(const char *cmd, int c, char **argv)
 	else
 		fprintf(stderr, "dmlscope %s: unknown option '%s'; see 'dmlscope %s --help'\n", cmd,
 			argv[optind - 1], cmd);
+	return -1;
+}
+
+int cli_tunnels(const char *cmd, const char *arg, unsigned *flags)
+{
+	if (!strcmp(arg, "inner") || !strcmp(arg, "outer")) {
+		*flags = strcmp(arg, "outer") ? 0 : DMLS_DECODE_OUTER;
+		return 0;
+	}
+	fprintf(stderr, "dmlscope %s: invalid --tunnels '%s' (inner or outer)\n", cmd, arg);
 	return -1;
 }
 

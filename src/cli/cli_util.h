@@ -25,4 +25,8 @@ int cli_option_error(const char *cmd, int c, char **argv);
  * prints "dmlscope CMD: --csv takes a folder ..." and returns -1. */
 int cli_csv_dir(const char *cmd, const char *arg);
 
+/* --tunnels inner|outer into decode flags (0, DMLS_DECODE_OUTER).  Returns
+ * 0, or prints "dmlscope CMD: invalid --tunnels ..." and returns -1. */
+int cli_tunnels(const char *cmd, const char *arg, unsigned *flags);
+
 #endif

@@ -22,7 +22,7 @@
 static const char usage_text[] =
 	"usage: dmlscope analyze INPUT... [--json FILE|-] [--csv DIR] [--report FILE.html]\n"
 	"                        [--bin SEC] [--filter BPF] [--max-hosts N] [--max-flows N]\n"
-	"                        [--threads 1|2] [--quiet]\n"
+	"                        [--threads 1|2] [--tunnels inner|outer] [--quiet]\n"
 	"INPUT is a capture (pcap, pcapng), several captures of one job, or a run folder\n";
 
 struct analyze_opts {
@@ -30,6 +30,7 @@ struct analyze_opts {
 	int64_t bin_ns;
 	dmls_stats_limits limits;
 	int quiet, threads;
+	unsigned decode_flags;
 };
 
 /* A table cap: a whole number from 16 to 2^28. */
@@ -55,6 +56,7 @@ static int parse_args(int argc, char **argv, struct analyze_opts *o)
 		{"max-hosts", required_argument, NULL, 'H'},
 		{"max-flows", required_argument, NULL, 'F'},
 		{"threads", required_argument, NULL, 't'},
+		{"tunnels", required_argument, NULL, 'T'},
 		{"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
 	};
 	int c;
@@ -93,6 +95,10 @@ static int parse_args(int argc, char **argv, struct analyze_opts *o)
 				return -1;
 			}
 			o->threads = atoi(optarg);
+			break;
+		case 'T':
+			if (cli_tunnels("analyze", optarg, &o->decode_flags))
+				return -1;
 			break;
 		case 'h': fputs(usage_text, stdout); exit(0);
 		default: return cli_option_error("analyze", c, argv);
@@ -162,7 +168,9 @@ int cmd_analyze(int argc, char **argv)
 	dmls_error err;
 	cli_progress prog;
 	cli_progress_init(&prog, "dmlscope analyze", o.quiet);
-	dmls_job_opts jo = {o.bin_ns, o.filter, o.limits, cli_progress_cb, &prog, o.threads};
+	dmls_job_opts jo = {.bin_ns = o.bin_ns, .filter = o.filter, .limits = o.limits,
+			    .progress = cli_progress_cb, .progress_ctx = &prog,
+			    .threads = o.threads, .decode_flags = o.decode_flags};
 	int rc = cli_mpi_job_analyze(&job, (const char *const *)argv + optind,
 				     (size_t)(argc - optind), &jo, &err);
 	cli_progress_end(&prog);

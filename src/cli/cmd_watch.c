@@ -29,6 +29,7 @@ static const char usage_text[] =
 	"usage: dmlscope watch -i IFACE [-i IFACE ...] [--filter BPF] [--interval SEC]\n"
 	"                      [--window SEC] [--duration SEC] [-w FILE.pcap] [--snaplen N]\n"
 	"                      [--buffer SIZE] [--json-lines FILE|-] [--json FILE|-]\n"
+	"                      [--tunnels inner|outer]\n"
 	"Captures on the interfaces (root or CAP_NET_RAW), shows the job every interval\n"
 	"and, on Ctrl-C, SIGTERM or --duration, analyze's summary of what it captured\n";
 
@@ -38,7 +39,7 @@ struct watch_opts {
 	const char *filter, *write, *json, *json_lines;
 	int64_t interval_ns, window_ns, duration_ns;
 	int snaplen;
-	unsigned buffer_bytes;
+	unsigned buffer_bytes, decode_flags;
 };
 
 static volatile sig_atomic_t stop_signal;
@@ -103,6 +104,7 @@ static int parse_opt(int c, struct watch_opts *o, char **argv)
 	case 'd': return parse_time("duration", optarg, &o->duration_ns);
 	case 's': return parse_snaplen(optarg, &o->snaplen);
 	case 'B': return parse_buffer(optarg, &o->buffer_bytes);
+	case 'T': return cli_tunnels("watch", optarg, &o->decode_flags);
 	case 'h': fputs(usage_text, stdout); exit(0);
 	default: return cli_option_error("watch", c, argv);
 	}
@@ -121,6 +123,7 @@ static int parse_args(int argc, char **argv, struct watch_opts *o)
 		{"buffer", required_argument, NULL, 'B'},
 		{"json", required_argument, NULL, 'j'},
 		{"json-lines", required_argument, NULL, 'l'},
+		{"tunnels", required_argument, NULL, 'T'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -347,7 +350,9 @@ int cmd_watch(int argc, char **argv)
 	int rc = open_lines(&o, &out);
 	if (rc)
 		return rc;
-	dmls_live_opts lo = {o.ifaces, o.nifaces, o.filter, o.snaplen, o.buffer_bytes, o.write};
+	dmls_live_opts lo = {.ifaces = o.ifaces, .nifaces = o.nifaces, .filter = o.filter,
+			     .snaplen = o.snaplen, .buffer_bytes = o.buffer_bytes,
+			     .write_path = o.write, .decode_flags = o.decode_flags};
 	dmls_live *lv;
 	dmls_error err;
 	if ((rc = dmls_live_open(&lv, &lo, &err))) {

@@ -390,12 +390,13 @@ static int wrapper(int linktype, const dmls_cursor *c, size_t *at, int *lt, int 
 }
 
 /* The packet of link type linktype in c: outer headers, then tunnels. */
-static int decode_link(int linktype, const dmls_cursor *c, uint32_t origlen, dmls_pkt *out)
+static int decode_link(int linktype, const dmls_cursor *c, uint32_t origlen, unsigned flags,
+		       dmls_pkt *out)
 {
 	size_t l4 = 0;
 	int rc = outer(linktype, c, origlen, out, &l4);
-	if (rc != DMLS_DEC_OK || l4 == 0 || (out->proto != 4 && out->proto != 41 &&
-					     out->proto != 47 && out->proto != 17))
+	if (rc != DMLS_DEC_OK || l4 == 0 || (flags & DMLS_DECODE_OUTER) ||
+	    (out->proto != 4 && out->proto != 41 && out->proto != 47 && out->proto != 17))
 		return rc;
 	return decapsulate(c, origlen, out, l4);
 }
@@ -403,11 +404,17 @@ static int decode_link(int linktype, const dmls_cursor *c, uint32_t origlen, dml
 int dmls_decode(int linktype, const uint8_t *data, uint32_t caplen, uint32_t origlen,
 		dmls_pkt *out)
 {
+	return dmls_decode_ex(linktype, data, caplen, origlen, 0, out);
+}
+
+int dmls_decode_ex(int linktype, const uint8_t *data, uint32_t caplen, uint32_t origlen,
+		   unsigned flags, dmls_pkt *out)
+{
 	dmls_cursor c = {data, caplen};
 	size_t at;
 	int lt, rc;
 	if (!wrapper(linktype, &c, &at, &lt, &rc))
-		return decode_link(linktype, &c, origlen, out);
+		return decode_link(linktype, &c, origlen, flags, out);
 	if (rc != DMLS_DEC_OK)
 		return rc;
 	if (at > caplen || at > origlen)
@@ -415,5 +422,5 @@ int dmls_decode(int linktype, const uint8_t *data, uint32_t caplen, uint32_t ori
 	if (lt == LT_ERF || lt == LT_NFLOG || lt == LT_PKTAP)
 		return DMLS_DEC_OTHER; /* a wrapper in a wrapper */
 	dmls_cursor in = {data + at, caplen - at};
-	return decode_link(lt, &in, origlen - (uint32_t)at, out);
+	return decode_link(lt, &in, origlen - (uint32_t)at, flags, out);
 }

@@ -63,6 +63,7 @@ struct dmls_input {
 	filter *filters;
 	size_t nfilters, last_filter;
 	bool dedup_on;
+	unsigned decode_flags;
 	dmls_dedup dedup;
 	dmls_input_counts counts;
 	dmls_error first_err;
@@ -193,7 +194,7 @@ static bool take_record(dmls_input *in, size_t i, dmls_pkt *pkt)
 			return false;
 		}
 	}
-	switch (dmls_decode(s->linktype, s->data, s->caplen, s->origlen, pkt)) {
+	switch (dmls_decode_ex(s->linktype, s->data, s->caplen, s->origlen, in->decode_flags, pkt)) {
 	case DMLS_DEC_OK:
 		break;
 	case DMLS_DEC_NON_IP:
@@ -243,6 +244,11 @@ int dmls_input_next(dmls_input *in, dmls_pkt *pkt)
 		}
 	}
 	return 0;
+}
+
+void dmls_input_set_decode(dmls_input *in, unsigned flags)
+{
+	in->decode_flags = flags;
 }
 
 static void input_free_all(dmls_input *in)

@@ -43,6 +43,7 @@ struct dmls_live {
 	int nano[DMLS_LIVE_MAX_IFACES];     /* timestamps in ns (else us) */
 	struct pollfd pfd[DMLS_LIVE_MAX_IFACES];
 	int snaplen;
+	unsigned decode_flags;             /* dmls_decode_ex's */
 	pcap_dumper_t *dump;
 	char *write_path;
 	dmls_input_counts counts;
@@ -153,6 +154,7 @@ int dmls_live_open(dmls_live **out, const dmls_live_opts *o, dmls_error *err)
 		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
 	lv->n = o->nifaces;
 	lv->snaplen = o->snaplen ? o->snaplen : DMLS_LIVE_DEFAULT_SNAPLEN;
+	lv->decode_flags = o->decode_flags;
 	int rc = DMLS_OK;
 	for (size_t i = 0; i < o->nifaces && !rc; i++)
 		rc = open_one(lv, i, o->ifaces[i], o, err);
@@ -177,7 +179,8 @@ static void on_record(u_char *user, const struct pcap_pkthdr *h, const u_char *d
 		pcap_dump((u_char *)lv->dump, h, data);
 	c->records++;
 	dmls_pkt pkt;
-	switch (dmls_decode(lv->linktype[lv->cur], data, h->caplen, h->len, &pkt)) {
+	switch (dmls_decode_ex(lv->linktype[lv->cur], data, h->caplen, h->len, lv->decode_flags,
+			       &pkt)) {
 	case DMLS_DEC_OK: break;
 	case DMLS_DEC_NON_IP: c->non_ip++; return;
 	case DMLS_DEC_OTHER: c->other++; return;

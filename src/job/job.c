@@ -142,6 +142,7 @@ static int read_packets(dmls_job *job, const dmls_job_opts *opts, dmls_error *er
 				 opts->filter, err);
 	if (rc)
 		return rc;
+	dmls_input_set_decode(in, opts->decode_flags);
 	uint64_t done, total;
 	dmls_input_progress(in, &done, &total);
 	int counted = 1;

@@ -21,12 +21,22 @@
 #include "dmlscope/itable.h"
 #include "util/grow.h"
 
-int dmls_part_first_ns(const char *const *paths, size_t n, const char *bpf, int64_t *t0_ns,
-		       dmls_error *err)
+/* The job's inputs as opts (filter, decode flags; NULL: none) ask. */
+static int open_as(dmls_input **in, const char *const *paths, size_t n,
+		   const dmls_job_opts *opts, dmls_error *e)
+{
+	int rc = dmls_input_open(in, paths, n, opts ? opts->filter : NULL, e);
+	if (rc == DMLS_OK && opts)
+		dmls_input_set_decode(*in, opts->decode_flags);
+	return rc;
+}
+
+int dmls_part_first_ns(const char *const *paths, size_t n, const dmls_job_opts *opts,
+		       int64_t *t0_ns, dmls_error *err)
 {
 	dmls_input *in;
 	dmls_error e;
-	int rc = dmls_input_open(&in, paths, n, bpf, &e);
+	int rc = open_as(&in, paths, n, opts, &e);
 	if (rc == DMLS_EUSAGE || rc == DMLS_ENOMEM) {
 		if (err)
 			*err = e;
@@ -149,13 +159,13 @@ static int keys_take(dmls_part *p, keyset *s)
 	return 0;
 }
 
-int dmls_part_probe(const char *path, const char *bpf, size_t npackets, int64_t *t0_ns,
-		    uint64_t **keys, size_t *nkeys, dmls_error *err)
+int dmls_part_probe(const char *path, const dmls_job_opts *opts, size_t npackets,
+		    int64_t *t0_ns, uint64_t **keys, size_t *nkeys, dmls_error *err)
 {
 	*keys = NULL, *nkeys = 0;
 	dmls_input *in;
 	dmls_error e;
-	int rc = dmls_input_open(&in, &path, 1, bpf, &e);
+	int rc = open_as(&in, &path, 1, opts, &e);
 	if (rc == DMLS_EUSAGE || rc == DMLS_ENOMEM) {
 		if (err)
 			*err = e;
@@ -239,7 +249,7 @@ int dmls_part_read(dmls_part *p, const char *const *paths, const uint32_t *order
 {
 	dmls_input *in;
 	dmls_error e;
-	int rc = dmls_input_open(&in, paths, n, opts->filter, &e);
+	int rc = open_as(&in, paths, n, opts, &e);
 	if (rc == DMLS_EUSAGE || rc == DMLS_ENOMEM) {
 		if (err)
 			*err = e;

@@ -197,7 +197,7 @@ static int origin(ajob *a, const dmls_job_opts *o, int64_t *t0, dmls_error *err)
 	for (size_t i = 0; i < a->nf && !rc; i++) {
 		if (a->owner[i] != mpi_rank)
 			continue;
-		int f = dmls_part_probe(a->paths[i], o->filter, probe, &t, &a->keys[i], &a->nkeys[i],
+		int f = dmls_part_probe(a->paths[i], o, probe, &t, &a->keys[i], &a->nkeys[i],
 					err);
 		if (f < 0)
 			rc = -f;

@@ -274,6 +274,22 @@ def main():
         print(f"{'ok  ' if not fails else 'now '} {name} (link type {lt}): {inp['packets']} "
               f"packets, wire {inp['wire_bytes']}")
 
+    # --tunnels outer: the underlay's view, the same bytes on the wire
+    path = os.path.join(work, "vxlan.pcap")
+    r = subprocess.run([exe, "analyze", path, "--tunnels", "outer", "--json", "-", "--quiet"],
+                       capture_output=True, text=True)
+    doc, inner = json.loads(r.stdout), analyze(exe, path)
+    check("outer: hosts", ["198.19.0.1", "198.19.0.2"], sorted(h["addr"] for h in doc["hosts"]),
+          "vxlan --tunnels outer")
+    check("outer: decapsulated", 0, doc["input"]["decapsulated"], "vxlan --tunnels outer")
+    check("outer: wire bytes", inner["input"]["wire_bytes"], doc["input"]["wire_bytes"],
+          "vxlan --tunnels outer")
+    r = subprocess.run([exe, "analyze", path, "--tunnels", "sideways"], capture_output=True,
+                       text=True)
+    check("--tunnels sideways: exit 2, one line", (2, 1),
+          (r.returncode, len(r.stderr.strip().splitlines())), "usage")
+    print(f"{'ok  ' if not fails else 'now '} --tunnels outer: the tunnel's end points")
+
     # The snap length cuts the inner TCP header: the outer packets stay.
     out, _ = wrap_all(recs, vxlan(4789))
     path = os.path.join(work, "vxlan-cut.pcap")
