@@ -13,44 +13,13 @@
 # namespaces cannot be made here.
 set -u
 PY=/usr/bin/python3
+NAME=both_ends
 DMLSCOPE=${DMLSCOPE:?DMLSCOPE must name the dmlscope binary}
-skip() { echo "both_ends: SKIP: $*"; exit 77; }
-
-[ "$(id -u)" = 0 ] || skip "needs root for network namespaces"
-[ -x "$PY" ] || skip "no $PY"
-for t in ip tcpdump tshark; do
-	command -v "$t" >/dev/null 2>&1 || skip "'$t' not installed"
-done
-
-id=$$
-ns1="dmlsbe1-$id" ns2="dmlsbe2-$id"
-va="dbea$id" vb="dbeb$id" # interface names: at most 15 characters
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/dmls-both.XXXXXX")
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do
-		kill "$p" 2>/dev/null
-	done
-	for p in "${pids[@]}"; do
-		wait "$p" 2>/dev/null
-	done
-	ip netns del "$ns1" 2>/dev/null
-	ip netns del "$ns2" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-if ! err=$(ip netns add "$ns1" 2>&1); then
-	skip "cannot create network namespaces here: $err"
-fi
-ip netns add "$ns2" || skip "cannot create a second network namespace"
-ip link add "$va" netns "$ns1" type veth peer name "$vb" netns "$ns2" ||
-	skip "cannot create a veth pair"
+. "$(dirname "$0")/lib/netns.sh"
+netns_require ip tcpdump tshark
+netns_pair be
 ip -n "$ns1" addr add 198.18.1.1/24 dev "$va"
 ip -n "$ns2" addr add 198.18.1.2/24 dev "$vb"
-for n in "$ns1" "$ns2"; do
-	ip -n "$n" link set lo up
-done
 
 # A veth pair hands the sender's skb to the receiver as is, so by default
 # both ends would capture the very same (TSO) super-packets.  Real hosts
@@ -77,17 +46,9 @@ ip -n "$ns1" link set "$va" up
 ip -n "$ns2" link set "$vb" up
 
 # tcpdump on both ends; wait until both listen
-ip netns exec "$ns1" tcpdump -n -i "$va" -s 100 --immediate-mode -w "$tmp/a.pcap" \
-	2>"$tmp/tda.err" &
-pids+=($!)
-ip netns exec "$ns2" tcpdump -n -i "$vb" -s 100 --immediate-mode -w "$tmp/b.pcap" \
-	2>"$tmp/tdb.err" &
-pids+=($!)
-for _ in $(seq 100); do
-	grep -q listening "$tmp/tda.err" && grep -q listening "$tmp/tdb.err" && break
-	sleep 0.05
-done
-grep -q listening "$tmp/tda.err" && grep -q listening "$tmp/tdb.err" || {
+netns_tcpdump "$ns1" "$va" 100 "$tmp/a.pcap" "$tmp/tda.err"
+netns_tcpdump "$ns2" "$vb" 100 "$tmp/b.pcap" "$tmp/tdb.err"
+netns_wait listening "$tmp/tda.err" "$tmp/tdb.err" || {
 	echo "both_ends: FAIL: tcpdump did not start"; cat "$tmp"/td*.err; exit 1; }
 
 # receiver in ns2, sender in ns1: 20 MB
@@ -105,10 +66,7 @@ while True:
 c.close(); print(n)' >"$tmp/rx.out" &
 rx=$!
 pids+=($rx)
-for _ in $(seq 100); do
-	grep -q ready "$tmp/rx.out" && break
-	sleep 0.05
-done
+netns_wait ready "$tmp/rx.out"
 ip netns exec "$ns1" "$PY" -c '
 import socket
 s = socket.create_connection(("198.18.1.2", 5201), timeout=10)

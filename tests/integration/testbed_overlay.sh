@@ -14,15 +14,9 @@ set -u
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 DMLSCOPE=${DMLSCOPE:?DMLSCOPE must name the dmlscope binary}
 PY=/usr/bin/python3
-skip() { echo "testbed_overlay: SKIP: $*"; exit 77; }
-
-[ "$(id -u)" = 0 ] || skip "needs root for network namespaces"
-[ -x "$PY" ] || skip "no $PY"
-"$PY" -c 'import torch, torchvision' 2>/dev/null \
-    || skip "$PY cannot import torch/torchvision (apt-get install python3-torch python3-torchvision)"
-for t in ip tcpdump tshark nft bridge; do
-    command -v "$t" >/dev/null 2>&1 || skip "'$t' not installed"
-done
+NAME=testbed_overlay
+. "$SRCDIR/tests/integration/lib/netns.sh"
+testbed_require ip tcpdump tshark nft bridge
 probe="dtbovl$$"
 if ! err=$(ip netns add "$probe" 2>&1); then
     skip "cannot create network namespaces here: $err"

@@ -20,50 +20,15 @@
 # namespaces or VXLAN devices cannot be made here.
 set -u
 PY=/usr/bin/python3
+NAME=vxlan_netns
 DMLSCOPE=${DMLSCOPE:?DMLSCOPE must name the dmlscope binary}
-skip() { echo "vxlan_netns: SKIP: $*"; exit 77; }
-
-[ "$(id -u)" = 0 ] || skip "needs root for network namespaces"
-[ -x "$PY" ] || skip "no $PY"
-for t in ip tcpdump tshark; do
-	command -v "$t" >/dev/null 2>&1 || skip "'$t' not installed"
-done
-
-id=$$
-ns1="dmlsvx1-$id" ns2="dmlsvx2-$id"
-va="dvxa$id" vb="dvxb$id" # interface names: at most 15 characters
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/dmls-vxlan.XXXXXX")
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do
-		kill "$p" 2>/dev/null
-	done
-	for p in "${pids[@]}"; do
-		wait "$p" 2>/dev/null
-	done
-	ip netns del "$ns1" 2>/dev/null
-	ip netns del "$ns2" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-if ! err=$(ip netns add "$ns1" 2>&1); then
-	skip "cannot create network namespaces here: $err"
-fi
-ip netns add "$ns2" || skip "cannot create a second network namespace"
-for n in "$ns1" "$ns2"; do # no IPv6 link-local chatter: the hosts are the test's
-	ip netns exec "$n" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 \
-		net.ipv6.conf.default.disable_ipv6=1 2>/dev/null
-done
-ip link add "$va" netns "$ns1" type veth peer name "$vb" netns "$ns2" ||
-	skip "cannot create a veth pair"
+. "$(dirname "$0")/lib/netns.sh"
+netns_require ip tcpdump tshark
+netns_pair vx noipv6
 ip -n "$ns1" addr add 198.18.10.1/24 dev "$va"
 ip -n "$ns2" addr add 198.18.10.2/24 dev "$vb"
 ip -n "$ns1" link set "$va" up
 ip -n "$ns2" link set "$vb" up
-for n in "$ns1" "$ns2"; do
-	ip -n "$n" link set lo up
-done
 if ! err=$(ip -n "$ns1" link add vx0 type vxlan id 42 dstport 4789 local 198.18.10.1 \
 	remote 198.18.10.2 dev "$va" 2>&1); then
 	skip "cannot create a VXLAN device here: $err"
@@ -75,17 +40,9 @@ ip -n "$ns2" addr add 198.18.11.2/24 dev vx0
 ip -n "$ns1" link set vx0 up
 ip -n "$ns2" link set vx0 up
 
-ip netns exec "$ns1" tcpdump -n -i "$va" -s 128 --immediate-mode -w "$tmp/under.pcap" \
-	2>"$tmp/tdu.err" &
-pids+=($!)
-ip netns exec "$ns1" tcpdump -n -i vx0 -s 128 --immediate-mode -w "$tmp/over.pcap" \
-	2>"$tmp/tdo.err" &
-pids+=($!)
-for _ in $(seq 100); do
-	grep -q listening "$tmp/tdu.err" && grep -q listening "$tmp/tdo.err" && break
-	sleep 0.05
-done
-grep -q listening "$tmp/tdu.err" && grep -q listening "$tmp/tdo.err" || {
+netns_tcpdump "$ns1" "$va" 128 "$tmp/under.pcap" "$tmp/tdu.err"
+netns_tcpdump "$ns1" vx0 128 "$tmp/over.pcap" "$tmp/tdo.err"
+netns_wait listening "$tmp/tdu.err" "$tmp/tdo.err" || {
 	echo "vxlan_netns: FAIL: tcpdump did not start"; cat "$tmp"/td*.err; exit 1; }
 
 ip netns exec "$ns2" "$PY" -c '
@@ -103,10 +60,7 @@ while True:
 c.close(); print(n)' >"$tmp/rx.out" &
 rx=$!
 pids+=($rx)
-for _ in $(seq 100); do
-	grep -q ready "$tmp/rx.out" && break
-	sleep 0.05
-done
+netns_wait ready "$tmp/rx.out"
 ip netns exec "$ns1" "$PY" -c '
 import socket, time
 s = socket.create_connection(("198.18.11.2", 5201), timeout=10)
