@@ -822,6 +822,16 @@ static void paced(dmls_stats *st, int s, int d, int periods, int64_t period_ms, 
 		}
 }
 
+/* A fresh state of hosts 1 and 2 sending to each other so (paced). */
+static void paced_pair(dmls_stats *st, int periods, int64_t period_ms, int64_t on_ms,
+		       int64_t gap_ms, uint64_t bytes)
+{
+	dmls_stats_init(st, 0);
+	paced(st, 1, 2, periods, period_ms, on_ms, gap_ms, bytes);
+	paced(st, 2, 1, periods, period_ms, on_ms, gap_ms, bytes);
+	assert_int_equal(dmls_stats_finish(st), 0);
+}
+
 /* Host series coarsened n times (as their memory budget would), then the
  * iterations of hosts 1 and 2. */
 static void iterations_coarsened(dmls_stats *st, int n, dmls_iterations *it)
@@ -851,10 +861,7 @@ static void test_iterations_unresolved(void **state)
 	(void)state;
 	dmls_stats st;
 	dmls_iterations it;
-	dmls_stats_init(&st, 0);
-	paced(&st, 1, 2, 300, 1000, 20, 5, 100000); /* a 20 ms burst a second */
-	paced(&st, 2, 1, 300, 1000, 20, 5, 100000);
-	assert_int_equal(dmls_stats_finish(&st), 0);
+	paced_pair(&st, 300, 1000, 20, 5, 100000); /* a 20 ms burst a second */
 	iterations_coarsened(&st, 0, &it);
 	assert_true(it.count >= 297 && it.count <= 300);
 	assert_true(it.unresolved_bin_s == 0);
@@ -869,10 +876,7 @@ static void test_iterations_unresolved(void **state)
 
 	/* a step every 100 ms (20 ms of traffic) in 64 ms bins: the bins show
 	 * gaps, but the ranks' own streams pause every 0.1 s */
-	dmls_stats_init(&st, 0);
-	paced(&st, 1, 2, 600, 100, 20, 2, 50000);
-	paced(&st, 2, 1, 600, 100, 20, 2, 50000);
-	assert_int_equal(dmls_stats_finish(&st), 0);
+	paced_pair(&st, 600, 100, 20, 2, 50000);
 	iterations_coarsened(&st, 0, &it);
 	assert_true(it.count >= 598 && it.count <= 600);
 	dmls_iterations_release(&it);
@@ -884,20 +888,14 @@ static void test_iterations_unresolved(void **state)
 	dmls_stats_release(&st);
 
 	/* a step every 200 ms in 64 ms bins, found right: kept */
-	dmls_stats_init(&st, 0);
-	paced(&st, 1, 2, 300, 200, 20, 2, 50000);
-	paced(&st, 2, 1, 300, 200, 20, 2, 50000);
-	assert_int_equal(dmls_stats_finish(&st), 0);
+	paced_pair(&st, 300, 200, 20, 2, 50000);
 	iterations_coarsened(&st, 6, &it);
 	assert_true(it.unresolved_bin_s == 0);
 	assert_true(it.count >= 298 && it.count <= 300);
 	dmls_iterations_release(&it);
 	dmls_stats_release(&st);
 
-	dmls_stats_init(&st, 0);
-	paced(&st, 1, 2, 100, 1000, 950, 4, 20000); /* 950 ms on, 50 ms off */
-	paced(&st, 2, 1, 100, 1000, 950, 4, 20000);
-	assert_int_equal(dmls_stats_finish(&st), 0);
+	paced_pair(&st, 100, 1000, 950, 4, 20000); /* 950 ms on, 50 ms off */
 	iterations_coarsened(&st, 3, &it); /* 8 ms bins */
 	assert_true(it.unresolved_bin_s == 0);
 	assert_true(it.count >= 98 && it.count <= 100);
