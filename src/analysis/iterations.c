@@ -65,6 +65,7 @@
  * 1; traffic without a period scores 0 on the first and is NAN (unknown)
  * when fewer than 3 iterations are found.
  */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -311,10 +312,16 @@ static double on_threshold(const job_series *js)
 #define HIDDEN_SPACING_BINS 4
 #define HIDDEN_AGREE 0.25
 
+/* The job series' bins are coarser than the hosts' own (1 ms). */
+static int coarse(const job_series *js)
+{
+	return js->bin_s > 1.5 * (double)DMLS_HOST_BIN_NS * 1e-9;
+}
+
 static int unresolved(dmls_iterations *it, const job_series *js, size_t on, size_t first_on,
 		      size_t last_on)
 {
-	if (on == 0 || js->bin_s <= 1.5 * (double)DMLS_HOST_BIN_NS * 1e-9)
+	if (on == 0 || !coarse(js))
 		return 0;
 	size_t span = last_on - first_on + 1;
 	if (span < UNRESOLVED_MIN_BINS || (double)on < (1 - UNRESOLVED_OFF) * (double)span)
@@ -338,16 +345,10 @@ static int unresolved(dmls_iterations *it, const job_series *js, size_t on, size
  * host's own other traffic only fills its pauses in, so this errs towards
  * keeping the iterations.
  */
-static int cmp_dbl(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
 static int hidden(dmls_iterations *it, const dmls_stats *st, const job_series *js,
 		  const size_t *hosts, size_t nh)
 {
-	if (js->bin_s <= 1.5 * (double)DMLS_HOST_BIN_NS * 1e-9 || nh == 0)
+	if (!coarse(js) || nh == 0)
 		return 0;
 	double *every = malloc(nh * sizeof(double));
 	size_t n = 0, senders = 0;
@@ -360,13 +361,12 @@ static int hidden(dmls_iterations *it, const dmls_stats *st, const job_series *j
 			continue;
 		senders++;
 		if (dmls_host_pauses(h, (int64_t)(js->bin_s * 1e9), &p) == 0)
-			every[n++] = p ? (double)(h->last_ns - h->first_ns) * 1e-9 / (double)p : INFINITY;
+			every[n++] = p ? (double)(h->last_ns - h->first_ns) * 1e-9 / (double)p
+				       : DBL_MAX; /* never: finite, so the median's interpolation holds */
 	}
 	int hide = 0;
 	if (n > 0 && 2 * n >= senders) {
-		qsort(every, n, sizeof(double), cmp_dbl);
-		double med = n % 2 ? every[n / 2] : 0.5 * (every[n / 2 - 1] + every[n / 2]);
-		double P = it->period_median_s;
+		double med = dmls_median(every, n), P = it->period_median_s;
 		if (med < HIDDEN_SPACING_BINS * js->bin_s &&
 		    !(isfinite(P) && fabs(P / med - 1) <= HIDDEN_AGREE)) {
 			it->unresolved_bin_s = js->bin_s;
