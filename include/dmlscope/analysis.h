@@ -126,7 +126,8 @@ typedef struct dmls_phases {
 } dmls_phases;
 
 typedef struct dmls_iterations {
-	double period_s;        /* mean: (last comm end - first) / (count - 1) */
+	double period_s;        /* mean comm-end-to-comm-end interval, the first left
+				 * out from DMLS_STEADY_FROM iterations on */
 	double period_median_s; /* median of comm-end-to-comm-end intervals */
 	const char *method;     /* "byte-clock", "time-acf", "gaps" or NULL */
 	double acf_period_s;    /* the time autocorrelation's estimate */
@@ -229,9 +230,9 @@ typedef struct dmls_acc_point {
 typedef struct dmls_trainlog_metrics {
 	int present;
 	size_t steps;
-	double mean_step_s, median_step_s;
+	double mean_step_s, steady_step_s, median_step_s;
 	double mb_per_step;       /* mean wire MB (1e6) per mean-step-time bin */
-	double period_error;      /* (period_s - mean_step_s) / mean_step_s */
+	double period_error;      /* (period_s - steady_step_s) / steady_step_s */
 	size_t nacc;
 	dmls_acc_point *acc;      /* accuracy vs cumulative data */
 } dmls_trainlog_metrics;

@@ -171,7 +171,8 @@ typedef struct dmls_result {
 
 	struct {
 		int64_t steps;
-		double mean_step_s, median_step_s, mb_per_step, detected_period_s, period_error;
+		double mean_step_s, steady_step_s, median_step_s, mb_per_step;
+		double detected_period_s, period_error;
 		double final_accuracy; /* the last accuracy the log gives */
 		size_t nacc;
 		const dmls_acc_point *acc;

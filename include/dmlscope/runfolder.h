@@ -31,8 +31,16 @@ typedef struct dmls_trainlog {
 	size_t epochs;         /* Epoch rows */
 	double first_step_s, last_step_s; /* unix time of first and last Batch row */
 	double mean_step_s;    /* (last - first) / (steps - 1); NAN if < 2 steps */
+	double steady_step_s;  /* the same from the second step on (DMLS_STEADY_FROM) */
 	double median_step_s;
 } dmls_trainlog;
+
+/* From this many steps (or iterations) on, a mean step leaves out the first
+ * interval: the job's one-off start-up (an optimizer's lazily allocated
+ * state, DDP's bucket rebuild, a parameter server's first pull), which can
+ * outlast a step, is not the job's period.  Used alike for the log
+ * (steady_step_s) and the traffic (iterations.period_s). */
+#define DMLS_STEADY_FROM 4
 
 /* Parse a train_history.log held in memory (name for messages). */
 int dmls_trainlog_parse(dmls_trainlog *log, const char *buf, size_t len,

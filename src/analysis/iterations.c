@@ -40,16 +40,19 @@
  * burst, robust to a small message trailing in the gap (DDP's broadcast of
  * BatchNorm buffers at the next forward pass).
  *
- * period_s = (last end - first end) / (count - 1): the mean end-to-end
- * interval; period_median_s is the median interval.  The end, not the
- * start: in synchronous data-parallel training the end of an iteration's
+ * period_s: the mean end-to-end interval, from the second end on when
+ * there are DMLS_STEADY_FROM iterations or more (the first interval holds
+ * the job's one-off start-up: the first optimizer step allocating its
+ * state, a parameter server's first pull); period_median_s and
+ * duration_cv over the same intervals.  The end, not the start: in
+ * synchronous data-parallel training the end of an iteration's
  * communication is tied to the optimizer step and so to the step the
  * framework logs (a log row is written right after it, e.g. PyTorch's
  * train_history.log), while the start moves with the forward and backward
  * compute before it (+-40 % on a loaded host) and, in DDP, with the bucket
  * order, which changes after the first step.  With every step detected
- * (the first after the warm-up and the last one) it is comparable to a
- * log's (last - first) / (steps - 1).
+ * (the first after the warm-up and the last one) it is comparable to the
+ * log's steady step (dmls_trainlog.steady_step_s).
  *
  * Bytes per worker: for each worker, the payload it sends between one
  * start and the next (the last iteration runs to the last on bin and is
@@ -532,17 +535,7 @@ static void fill_times(dmls_iterations *it, const job_series *js, const size_t *
 		it->comm_end_s[i] = time_at_share(js, starts[i], b, it->bytes[i], END_QUANTILE);
 	}
 	it->end_s = js->off_s + (double)(last_on + 1) * js->bin_s;
-	if (ns < 2)
-		return;
-	double *d = malloc((ns - 1) * sizeof(double));
-	if (!d)
-		return;
-	for (size_t i = 0; i + 1 < ns; i++)
-		d[i] = it->comm_end_s[i + 1] - it->comm_end_s[i];
-	it->period_s = (it->comm_end_s[ns - 1] - it->comm_end_s[0]) / (double)(ns - 1);
-	it->duration_cv = dmls_robust_cv(d, ns - 1);
-	it->period_median_s = dmls_median(d, ns - 1);
-	free(d);
+	dmls_iterations_period(it);
 }
 
 void dmls_iterations_period(dmls_iterations *it)
@@ -550,14 +543,16 @@ void dmls_iterations_period(dmls_iterations *it)
 	size_t n = it->count;
 	if (n < 2)
 		return;
-	double *d = malloc((n - 1) * sizeof(double));
+	/* the first interval holds the job's start-up: see the file's header */
+	size_t k0 = n >= DMLS_STEADY_FROM ? 1 : 0, nd = n - 1 - k0;
+	double *d = malloc(nd * sizeof(double));
 	if (!d)
 		return;
-	for (size_t i = 0; i + 1 < n; i++)
-		d[i] = it->comm_end_s[i + 1] - it->comm_end_s[i];
-	it->period_s = (it->comm_end_s[n - 1] - it->comm_end_s[0]) / (double)(n - 1);
-	it->duration_cv = dmls_robust_cv(d, n - 1);
-	it->period_median_s = dmls_median(d, n - 1);
+	for (size_t i = 0; i < nd; i++)
+		d[i] = it->comm_end_s[k0 + i + 1] - it->comm_end_s[k0 + i];
+	it->period_s = (it->comm_end_s[n - 1] - it->comm_end_s[k0]) / (double)nd;
+	it->duration_cv = dmls_robust_cv(d, nd);
+	it->period_median_s = dmls_median(d, nd);
 	free(d);
 }
 

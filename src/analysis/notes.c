@@ -152,6 +152,6 @@ void dmls_notes_all(dmls_analysis *a, const dmls_stats *st)
 		     (unsigned long long)st->retransmissions,
 		     100.0 * (double)st->retransmissions / (double)st->packets);
 	if (a->log.present && isfinite(a->log.period_error) && fabs(a->log.period_error) > 0.03)
-		dmls_note(a, "detected period %.4g s differs from the log's mean step %.4g s by %.1f %%",
-		     a->iter.period_s, a->log.mean_step_s, 100 * a->log.period_error);
+		dmls_note(a, "detected period %.4g s differs from the log's steady mean step %.4g s by %.1f %%",
+		     a->iter.period_s, a->log.steady_step_s, 100 * a->log.period_error);
 }

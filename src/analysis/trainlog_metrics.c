@@ -120,12 +120,14 @@ int dmls_trainlog_metrics_compute(dmls_trainlog_metrics *m, const dmls_stats *st
 				  double job_span_s, dmls_error *err)
 {
 	memset(m, 0, sizeof(*m));
-	m->mean_step_s = m->median_step_s = m->mb_per_step = m->period_error = NAN;
+	m->mean_step_s = m->steady_step_s = m->median_step_s = NAN;
+	m->mb_per_step = m->period_error = NAN;
 	if (!log)
 		return 0;
 	m->present = 1;
 	m->steps = log->steps;
 	m->mean_step_s = log->mean_step_s;
+	m->steady_step_s = log->steady_step_s;
 	m->median_step_s = log->median_step_s;
 	double dur = dmls_stats_duration_s(st), bytes = (double)st->wire_bytes;
 	if (isfinite(job_span_s) && job_span_s >= 0 && isfinite(job_wire_bytes))
@@ -133,8 +135,8 @@ int dmls_trainlog_metrics_compute(dmls_trainlog_metrics *m, const dmls_stats *st
 	if (isfinite(m->mean_step_s) && m->mean_step_s > 0 && st->packets > 0) {
 		double nbins = floor(dur / m->mean_step_s) + 1;
 		m->mb_per_step = bytes / nbins / 1e6;
-		if (isfinite(period_s))
-			m->period_error = (period_s - m->mean_step_s) / m->mean_step_s;
+		if (isfinite(period_s) && isfinite(m->steady_step_s) && m->steady_step_s > 0)
+			m->period_error = (period_s - m->steady_step_s) / m->steady_step_s;
 	}
 	if (st->packets > 0 && accuracy_points(m, st, log) < 0)
 		return dmls_fail(err, DMLS_ENOMEM, "out of memory");

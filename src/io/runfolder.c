@@ -53,9 +53,9 @@ static int cmp_double(const void *a, const void *b)
 
 static void log_summarize(dmls_trainlog *log)
 {
-	double *d = NULL, prev = NAN;
+	double *d = NULL, prev = NAN, second = NAN;
 	size_t nd = 0;
-	log->mean_step_s = log->median_step_s = NAN;
+	log->mean_step_s = log->steady_step_s = log->median_step_s = NAN;
 	log->first_step_s = log->last_step_s = NAN;
 	if (log->steps)
 		d = malloc(log->steps * sizeof(*d));
@@ -66,12 +66,17 @@ static void log_summarize(dmls_trainlog *log)
 		if (isnan(log->first_step_s))
 			log->first_step_s = r->ts_s;
 		log->last_step_s = r->ts_s;
+		if (!isnan(prev) && isnan(second))
+			second = r->ts_s;
 		if (d && !isnan(prev))
 			d[nd++] = r->ts_s - prev;
 		prev = r->ts_s;
 	}
 	if (log->steps >= 2)
 		log->mean_step_s = (log->last_step_s - log->first_step_s) / (double)(log->steps - 1);
+	log->steady_step_s = log->mean_step_s;
+	if (log->steps >= DMLS_STEADY_FROM)
+		log->steady_step_s = (log->last_step_s - second) / (double)(log->steps - 2);
 	if (nd) {
 		qsort(d, nd, sizeof(*d), cmp_double);
 		log->median_step_s = nd % 2 ? d[nd / 2] : (d[nd / 2 - 1] + d[nd / 2]) / 2;

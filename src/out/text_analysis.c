@@ -145,9 +145,10 @@ void dmls_render_text_analysis(const dmls_result *r, FILE *fp)
 	iterations_text(r, fp);
 	burst_text(r, fp);
 	if (r->has_log && isfinite(r->log.detected_period_s))
-		fprintf(fp, "train log: %lld steps, mean step %.4g s (traffic: %.4g s, %+.1f %%), "
-			    "%.2f MB per step\n",
-			(long long)r->log.steps, r->log.mean_step_s, r->log.detected_period_s,
+		fprintf(fp, "train log: %lld steps, mean step %.4g s, from the second %.4g s "
+			    "(traffic: %.4g s, %+.1f %%), %.2f MB per step\n",
+			(long long)r->log.steps, r->log.mean_step_s, r->log.steady_step_s,
+			r->log.detected_period_s,
 			isfinite(r->log.period_error) ? 100 * r->log.period_error : 0.0,
 			r->log.mb_per_step);
 	else if (r->has_log)

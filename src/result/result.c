@@ -164,6 +164,7 @@ static void trainlog(dmls_result *r, const dmls_analysis *a)
 	r->has_log = m->present != 0;
 	r->log.steps = (int64_t)m->steps;
 	r->log.mean_step_s = m->mean_step_s;
+	r->log.steady_step_s = m->steady_step_s;
 	r->log.median_step_s = m->median_step_s;
 	r->log.mb_per_step = m->mb_per_step;
 	r->log.detected_period_s = a->iter.period_s;
@@ -223,7 +224,7 @@ static void unknown(dmls_result *r)
 		&r->iter.phase_spread, &r->iter.step_lock, &r->model.gradient_bytes,
 		&r->model.expected_iteration_bytes, &r->model.observed_iteration_bytes,
 		&r->model.server_iteration_bytes, &r->burst.mean_bps, &r->burst.ptm_5ms,
-		&r->phases.duty_cycle, &r->log.mean_step_s, &r->log.median_step_s,
+		&r->phases.duty_cycle, &r->log.mean_step_s, &r->log.steady_step_s, &r->log.median_step_s,
 		&r->log.mb_per_step, &r->log.detected_period_s, &r->log.period_error,
 		&r->log.final_accuracy, &r->job.start_s, &r->job.duration_s, &r->job.wire_bytes,
 	};

@@ -11,8 +11,8 @@ make check, one row per run, the largest job only):
 
 For each run: pattern kind and ranks equal, every host's role equal,
 iterations.period_s within 3 % of the log's mean step time
-(truth.json mean_step_s, i.e. (last - first) / (steps - 1) of the Batch
-rows) and model.gradient_bytes within 3 % of truth.json gradient_bytes.
+(the Batch rows' times in truth.json, step_times, with the first interval
+left out from 4 steps on, as period_s leaves it out: jobs_check.steady_step) and model.gradient_bytes within 3 % of truth.json gradient_bytes.
 Runs whose truth.json holds the plan of a hand-made all-reduce
 (expected_pair_bytes_per_step: testbed's pytorch_manual butterfly, tree,
 hierarchical) also need model.observed_iteration_bytes within 3 % of the
@@ -25,6 +25,8 @@ run fails.
 import json
 import os
 import sys
+
+from jobs_check import job_step
 
 TOL = 0.03
 
@@ -51,7 +53,7 @@ def check(run, out):
     for h in t.get("hosts", []):
         if h["addr"] in roles and roles[h["addr"]] != h["role"]:
             errs.append(f"role {h['addr']} {roles[h['addr']]}")
-    ep = rel(it.get("period_s"), t.get("mean_step_s"))
+    ep = rel(it.get("period_s"), job_step(t))
     es = rel(m.get("gradient_bytes"), t.get("gradient_bytes"))
     plan = t.get("expected_pair_bytes_per_step")
     eb = rel(m.get("observed_iteration_bytes"), sum(x[2] for x in plan)) if plan else None
@@ -63,7 +65,7 @@ def check(run, out):
         pass  # S unknown for hierarchical; the bytes above were checked
     elif es is None or abs(es) > TOL:
         errs.append("S")
-    truth = "%s/%d %.3fs %.2fMB" % (t["pattern"], t["ranks"], t.get("mean_step_s") or 0,
+    truth = "%s/%d %.3fs %.2fMB" % (t["pattern"], t["ranks"], job_step(t) or 0,
                                     t["gradient_bytes"] / 1e6)
     fmt = lambda v, f: f % v if v is not None else "null"
     found = "%s/%s %s %s (%s it)" % (p.get("kind"), p.get("ranks"),

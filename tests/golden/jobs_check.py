@@ -21,14 +21,17 @@ Criteria per job (a row each; "ok", "FAIL ..." or "-" not applicable):
           file's host whose hosts are all the truth job's
   kind    pattern.kind == truth pattern; ranks == truth ranks
   period  synchronous: iterations.period_s within 3 % of the log's mean
-          step; asynchronous: null (no job-wide step; a single file may
-          instead give its own rank's step, within 5 %)
+          step, defined as period_s is (steady_step: from 4 steps on, the
+          first interval, the one-off start-up, is left out); asynchronous:
+          null (no job-wide step; a single file may instead give its own
+          rank's step, within 5 %)
   S       model.gradient_bytes within 3 % of the truth's gradient bytes
           (asynchronous: or the ranks' bytes_per_exchange, median)
   count   synchronous: iterations.count within one step of the steps logged
   mode    iterations.mode == truth mode (synchronous|asynchronous)
   ranks   asynchronous: every non-server rank's period_s within 5 % of
-          that rank's own mean step, its count within one of its steps
+          that rank's own mean step (steady_step), its count within one of
+          its steps
 In a single file's view a number may be withheld (null, "unknown"): that
 counts as right ("null" in the table); a wrong number counts as wrong.
 Exits 1 when any criterion fails, 2 on bad usage.
@@ -39,6 +42,7 @@ import sys
 
 TOL = 0.03
 TOL_RANK = 0.05
+STEADY_FROM = 4  # as iterations.period_s (doc/analysis.md, "Iterations")
 CRITERIA = ["found", "kind", "period", "S", "count", "mode", "ranks"]
 
 
@@ -64,6 +68,26 @@ def found_jobs(a):
                                  if h.get("role") in ("worker", "server")]
     return [{"id": 0, "hosts": hosts, "pattern": p, "iterations": a.get("iterations") or {},
              "model": a.get("model") or {}, "notes": [], "_top": True}]
+
+
+def steady_step(times, fallback=None):
+    """The log's mean step defined as the analysis defines period_s: from
+    STEADY_FROM steps on, the first interval (the job's one-off start-up:
+    optimizer state, DDP's bucket rebuild) is left out.  fallback: a mean
+    given without the times (an older truth.json)."""
+    if not times or len(times) < 2:
+        return fallback
+    k0 = 1 if len(times) >= STEADY_FROM else 0
+    return (times[-1] - times[k0]) / (len(times) - 1 - k0)
+
+
+def job_step(tj):
+    return steady_step(tj.get("step_times"), tj.get("mean_step_s"))
+
+
+def rank_step(tj, r):
+    times = tj.get("rank_step_times")
+    return steady_step(times[r] if times else None, tj["rank_mean_step_s"][r])
 
 
 def rel(got, want):
@@ -155,7 +179,7 @@ def judge_job(tj, fj, partial, own=None):
                 "null" if period is None else
                 "%.3fs" % period + ("" if e is None else " own rank " + pct(e)))
     elif not v.withheld("period", period):
-        e = rel(period, tj.get("mean_step_s"))
+        e = rel(period, job_step(tj))
         v.judge("period", e is not None and abs(e) <= TOL, pct(e))
     judge_size(v, tj, m, it, asyn)
     if not asyn:
@@ -175,7 +199,7 @@ def own_rank_step(tj, own):
     server, which has no step of its own)."""
     for h in tj["hosts"]:
         if h["addr"] == own and h["role"] != "server":
-            return tj["rank_mean_step_s"][h["rank"]]
+            return rank_step(tj, h["rank"])
     return None
 
 
@@ -212,7 +236,7 @@ def judge_ranks(v, tj, it, own):
         a, r = h["addr"], h["rank"]
         if a in servers or (own and a != own):
             continue
-        want, steps = tj["rank_mean_step_s"][r], tj["rank_steps"][r]
+        want, steps = rank_step(tj, r), tj["rank_steps"][r]
         fr = found.get(a)
         if fr is None or fr.get("period_s") is None:
             if not v.partial:
@@ -236,10 +260,10 @@ def judge_ranks(v, tj, it, own):
 
 def truth_text(tj):
     if tj.get("mode") == "asynchronous":
-        st = "async " + "/".join("-" if x is None else "%.3f" % x
-                                 for x in tj["rank_mean_step_s"])
+        st = "async " + "/".join("-" if x is None else "%.3f" % rank_step(tj, r)
+                                 for r, x in enumerate(tj["rank_mean_step_s"]))
     else:
-        st = "%.3fs" % (tj.get("mean_step_s") or 0)
+        st = "%.3fs" % (job_step(tj) or 0)
     return "%s/%d %s %.2fMB" % (tj["pattern"], tj["ranks"], st, tj["gradient_bytes"] / 1e6)
 
 

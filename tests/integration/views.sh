@@ -15,7 +15,8 @@
 #   v1..v3: a partial view says so (pattern.partial and a "partial view"
 #      note); ranks = the job's ranks; kind = the truth or "unknown" (then
 #      S null); S within 3 % of the truth or null; period within 3 % of
-#      the log's mean step and one iteration per logged step.  A view that
+#      the log's steady mean step (tests/golden/jobs_check.py) and one
+#      iteration per logged step.  A view that
 #      holds every rank's sending (the star's hub both ways) must match the
 #      truth like the folder.
 # Skipped (77) without tshark, mergecap or /usr/bin/python3.
@@ -57,8 +58,10 @@ for run in $RUNS; do
 		"$DMLSCOPE" analyze "$d/$v.pcap" --quiet --json "$d/$v.json" 2>"$d/$v.err" ||
 			{ echo "views: analyze $v of $run exited $?: $(head -1 "$d/$v.err")" >&2; fail=1; }
 	done
-	"$PY" - "$run" "$d" <<'EOF' || fail=1
+	SRCDIR="$SRCDIR" "$PY" - "$run" "$d" <<'EOF' || fail=1
 import json, os, sys
+sys.path.insert(0, os.path.join(os.environ["SRCDIR"], "tests", "golden"))
+from jobs_check import job_step
 run, d = sys.argv[1], sys.argv[2]
 t = json.load(open(os.path.join(run, "truth.json")))
 TOL = 0.03
@@ -103,7 +106,7 @@ for v in ("v1", "v1b", "v2", "v3", "v4"):
     partial = p.get("partial")
     notes = a.get("notes", [])
     S, T = m.get("gradient_bytes"), it.get("period_s")
-    es, ep = rel(S, t["gradient_bytes"]), rel(T, t.get("mean_step_s"))
+    es, ep = rel(S, t["gradient_bytes"]), rel(T, job_step(t))
     errs = []
     if partial and not any("partial view" in n for n in notes):
         errs.append("no partial-view note")

@@ -849,6 +849,23 @@ static void iterations_coarsened(dmls_stats *st, int n, dmls_iterations *it)
 	assert_int_equal(dmls_iterations_find(it, st, h, 2, h, 2, &err), 0);
 }
 
+/* period_s from DMLS_STEADY_FROM iterations on leaves out the first
+ * interval (a start-up 3x a step here); with fewer it is every interval's. */
+static void test_iterations_steady_period(void **state)
+{
+	(void)state;
+	double ends[] = {0, 3, 4, 5, 6};
+	dmls_iterations it = {.count = 5, .comm_end_s = ends};
+	dmls_iterations_period(&it);
+	assert_true(fabs(it.period_s - 1.0) < 1e-12);
+	assert_true(fabs(it.period_median_s - 1.0) < 1e-12);
+	assert_true(fabs(it.duration_cv) < 1e-12);
+	it.count = 3; /* 0, 3, 4 */
+	dmls_iterations_period(&it);
+	assert_true(fabs(it.period_s - 2.0) < 1e-12);
+	assert_true(fabs(it.period_median_s - 2.0) < 1e-12);
+}
+
 /* Bins longer than the gap between iterations (a long capture's series
  * after coarsening): every bin is busy, the autocorrelation would peak at a
  * beat of period and bin.  No iterations, and why; at the hosts' own 1 ms
@@ -908,6 +925,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_iterations_unresolved),
+		cmocka_unit_test(test_iterations_steady_period),
 		cmocka_unit_test(test_ring),         cmocka_unit_test(test_ring_two_ranks),
 		cmocka_unit_test(test_ring_after_broadcast),
 		cmocka_unit_test(test_star),         cmocka_unit_test(test_star_halves),

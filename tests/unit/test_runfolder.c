@@ -26,8 +26,26 @@ static void test_log_ok(void **state)
 	assert_int_equal(log.steps, 4);
 	assert_int_equal(log.epochs, 1);
 	assert_true(fabs(log.mean_step_s - 2.0 / 3.0) < 1e-12);
+	/* 4 steps: from the second on, (102.0 - 100.5) / 2 */
+	assert_true(fabs(log.steady_step_s - 0.75) < 1e-12);
 	assert_true(fabs(log.median_step_s - 0.5) < 1e-12);
 	assert_true(isnan(log.rows[2].accuracy));
+	dmls_trainlog_release(&log);
+}
+
+/* Under DMLS_STEADY_FROM steps the steady step is the mean step. */
+static void test_log_short(void **state)
+{
+	(void)state;
+	const char *txt = "Type,ID,Timestamp,Loss,Accuracy\n"
+			  "Batch,0,100.0,2.3,0.1\n"
+			  "Batch,1,103.0,2.2,0.12\n"
+			  "Batch,2,104.0,2.1,0.13\n";
+	dmls_trainlog log;
+	dmls_error err;
+	assert_int_equal(dmls_trainlog_parse(&log, txt, strlen(txt), "t.log", &err), DMLS_OK);
+	assert_true(fabs(log.mean_step_s - 2.0) < 1e-12);
+	assert_true(fabs(log.steady_step_s - 2.0) < 1e-12);
 	dmls_trainlog_release(&log);
 }
 
@@ -89,6 +107,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_log_ok),
+		cmocka_unit_test(test_log_short),
 		cmocka_unit_test(test_log_bad),
 		cmocka_unit_test(test_attrs),
 		cmocka_unit_test(test_units),
