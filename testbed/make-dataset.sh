@@ -7,7 +7,9 @@
 # Matrix (override with the environment):
 #   FRAMEWORKS="ddp rpc"  ddp = DDP over Gloo (ring), rpc = parameter server (star)
 #   MODELS="mobilenetv2 resnet18"  BATCHES="16 32"  RANKS="4 8"
-#   STEPS=4 EPOCHS=2      steps per epoch x epochs = 8 steps per run
+#   STEPS=8 EPOCHS=3      steps per epoch x epochs = 24 steps per run (8 were
+#                         too few for a period within 3 % run after run: one
+#                         step 30 % slow moves a 6-interval mean by 5 %)
 #   LOSS="1"              loss runs (percent): DDP and RPC, resnet18, batch 32, 4 ranks
 #   MANUAL="butterfly:mobilenetv2:4 ..."  hand-made all-reduce runs (framework
 #                         manual, batch 16): algorithm:model:ranks, hierarchical
@@ -27,8 +29,8 @@ FRAMEWORKS=${FRAMEWORKS:-"ddp rpc"}
 MODELS=${MODELS:-"mobilenetv2 resnet18"}
 BATCHES=${BATCHES:-"16 32"}
 RANKS=${RANKS:-"4 8"}
-STEPS=${STEPS:-4}
-EPOCHS=${EPOCHS:-2}
+STEPS=${STEPS:-8}
+EPOCHS=${EPOCHS:-3}
 LOSS=${LOSS:-"1"}
 MANUAL=${MANUAL-"butterfly:mobilenetv2:4 butterfly:mobilenetv2:6 tree:mobilenetv2:8 hierarchical:mobilenetv2:8"}
 FORCE=${FORCE:-0}
