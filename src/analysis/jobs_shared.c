@@ -17,8 +17,14 @@
  * parts are one job when their periods agree within DMLS_SHARED_PERIOD and
  * their steps lock (dmls_clock_compare, mode.c: one end of the other part
  * in at least DMLS_SHARED_LOCK of the first part's steps, offsets steady
- * within DMLS_SHARED_PHASE of the period).  Otherwise each part with h is a
- * job of its own; h is in both.  The first h that splits so wins.
+ * within DMLS_SHARED_PHASE of the period, or within
+ * DMLS_SHARED_PHASE_LOADED when they do not wander: dmls_clock_wander at
+ * least DMLS_SHARED_WANDER).  On busy hosts one job's parts are 0.12-0.18
+ * of a period apart from step to step (the testbed's 8-rank tree and
+ * hierarchical runs on 2 cores), as noise about one offset; two jobs'
+ * offsets drift or random-walk through each other.  Otherwise each part
+ * with h is a job of its own; h is in both.  The first h that splits so
+ * wins.
  *
  * A 2-rank job beside a larger one is one edge, its other rank a lone
  * spoke of h.  When no h splits between big parts, lone spokes get the
@@ -46,6 +52,8 @@
 #define DMLS_SHARED_PERIOD 0.03
 #define DMLS_SHARED_LOCK 0.9
 #define DMLS_SHARED_PHASE 0.10
+#define DMLS_SHARED_PHASE_LOADED 0.25   /* steady offsets this spread: one job, busy hosts */
+#define DMLS_SHARED_WANDER 0.7          /* dmls_clock_wander from which offsets are steady */
 #define DMLS_SHARED_MAX_SPLITS 16       /* splits over all jobs */
 #define DMLS_SHARED_LONE_MAX 8          /* lone spokes given a clock, per cut vertex */
 #define DMLS_SHARED_LONE_REGULARITY 0.5 /* a lone spoke's clock that may split */
@@ -92,7 +100,12 @@ static int same_step(const part_clock *a, const part_clock *b)
 		return 0;
 	double spread, lock;
 	dmls_clock_compare(a->ends, a->count, b->ends, b->count, P, &spread, &lock);
-	return !(lock < DMLS_SHARED_LOCK || spread > DMLS_SHARED_PHASE);
+	if (!(lock >= DMLS_SHARED_LOCK) || !(spread <= DMLS_SHARED_PHASE_LOADED))
+		return 0;
+	if (spread <= DMLS_SHARED_PHASE)
+		return 1;
+	double w = dmls_clock_wander(a->ends, a->count, b->ends, b->count, P);
+	return w >= DMLS_SHARED_WANDER;
 }
 
 /* 1 when a lone spoke's clock is steady enough to be a job's step.  Beside

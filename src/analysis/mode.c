@@ -134,6 +134,47 @@ void dmls_clock_compare(const double *ref, size_t nr, const double *e, size_t n,
 	free(dev);
 }
 
+/* x wrapped into [-0.5, 0.5). */
+static double wrap_half(double x)
+{
+	return x - floor(x + 0.5);
+}
+
+/* Robust spread 1.4826 MAD of v[0..n) (reordered). */
+static double robust_spread(double *v, size_t n)
+{
+	double m = dmls_median(v, n);
+	for (size_t k = 0; k < n; k++)
+		v[k] = fabs(v[k] - m);
+	return 1.4826 * dmls_median(v, n);
+}
+
+double dmls_clock_wander(const double *ref, size_t nr, const double *e, size_t n, double P)
+{
+	if (n < 3 || nr == 0 || !(P > 0))
+		return NAN;
+	double *o = malloc(n * sizeof(double)), *d = malloc(n * sizeof(double));
+	double r = NAN;
+	if (o && d) {
+		for (size_t k = 0; k < n; k++)
+			o[k] = (e[k] - nearest(ref, nr, e[k])) / P;
+		/* offsets wrapped about their median (in the bulk when they are
+		 * steady, the case this tells from wandering) */
+		memcpy(d, o, n * sizeof(double));
+		double med = dmls_median(d, n);
+		for (size_t k = 0; k < n; k++)
+			d[k] = wrap_half(o[k] - med);
+		double spread = robust_spread(d, n);
+		for (size_t k = 0; k + 1 < n; k++)
+			d[k] = wrap_half(o[k + 1] - o[k]);
+		double step = robust_spread(d, n - 1);
+		r = spread > 0 ? step / spread : NAN;
+	}
+	free(o);
+	free(d);
+	return r;
+}
+
 /* The clock of host h: its sending alone (pairs[0..np): the job's pairs,
  * of which h's own count; NULL: h's whole sending).  ends points into
  * m->ends. */

@@ -56,6 +56,14 @@ double dmls_busiest_stretch(const struct dmls_series *const *ser, size_t n, int6
  * as whole multiples (mode.c); NAN for an empty span. */
 double dmls_period_of_missed(const double *t, size_t k, size_t kc);
 
+/* How the offsets of e's ends from the nearest of ref's (over P, wrapped)
+ * move from one end to the next: the robust spread of their changes over
+ * the robust spread of the offsets (mode.c).  About 1.4 (sqrt 2) when the
+ * offsets are noise about one value (two parts of one job: each step ties
+ * them again), well under 1 when they wander (two jobs: their clocks
+ * drift or random-walk through each other).  NAN under 3 ends. */
+double dmls_clock_wander(const double *ref, size_t nr, const double *e, size_t n, double P);
+
 /* Helpers shared by the analysis files (stats_util.c). */
 double dmls_quantile(double *v, size_t n, double q); /* sorts v; NAN if n == 0 */
 /* The same value in O(n), v reordered but not sorted. */

@@ -88,12 +88,40 @@ static void test_period_of_missed(void **state)
 	assert_true(isnan(dmls_period_of_missed(even, 1, 3)));
 }
 
+/* dmls_clock_wander: ends at noisy offsets about one value (one job's two
+ * parts) against ends drifting (a 3 % longer step) or random-walking (two
+ * jobs' clocks): the offsets' step-to-step changes over their spread. */
+static void test_clock_wander(void **state)
+{
+	(void)state;
+	enum { N = 30 };
+	double ref[N], same[N], drift[N], walk[N], t = 0.3;
+	unsigned r = 12345;
+	for (int k = 0; k < N; k++) {
+		r = r * 1103515245u + 12345u;
+		double u = ((double)((r >> 16) & 0x7fff) / 32767.0 - 0.5) * 0.3; /* +-0.15 */
+		ref[k] = k;
+		same[k] = k + 0.3 + u;
+		drift[k] = 0.3 + 1.03 * k;
+		t += k ? 1 + u : 0;
+		walk[k] = t;
+	}
+	double w = dmls_clock_wander(ref, N, same, N, 1.0);
+	assert_true(w >= 0.9);
+	w = dmls_clock_wander(ref, N, drift, N, 1.0);
+	assert_true(w < 0.3);
+	w = dmls_clock_wander(ref, N, walk, N, 1.0);
+	assert_true(w < 0.7);
+	assert_true(isnan(dmls_clock_wander(ref, N, same, 2, 1.0)));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_select_equals_sort),
 		cmocka_unit_test(test_autocorr_equals_sum),
 		cmocka_unit_test(test_period_of_missed),
+		cmocka_unit_test(test_clock_wander),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
