@@ -241,12 +241,8 @@ double dmls_period_of_missed(const double *t, size_t k, size_t kc)
 	return P;
 }
 
-/* The period of requests among bursts at t[0..k) that hold more than the
- * requests (answers taken for requests): span_period, the span over the
- * requests, unless the answers lie outside the requests' span (a rank
- * answering others after its own last step) and stretch it: then the
- * median interval, when more than 10 % apart from it. */
-static double period_of_extra(const double *t, size_t k, double span_period)
+/* Answers taken for requests (period.h). */
+double dmls_period_of_extra(const double *t, size_t k, size_t kc, double span_period)
 {
 	double *d = malloc((k - 1) * sizeof(double));
 	if (!d)
@@ -254,7 +250,12 @@ static double period_of_extra(const double *t, size_t k, double span_period)
 	for (size_t i = 0; i + 1 < k; i++)
 		d[i] = t[i + 1] - t[i];
 	double med = dmls_median(d, k - 1);
+	size_t close = 0;
+	for (size_t i = 0; i + 1 < k; i++)
+		close += t[i + 1] - t[i] < 0.25 * med;
 	free(d);
+	if (2 * close >= k - kc && 4 * (k - kc) <= kc && span_period <= 1.25 * med)
+		return span_period;
 	return fabs(span_period - med) > 0.1 * med ? med : span_period;
 }
 
@@ -289,7 +290,7 @@ static int event_clocks(dmls_mode *m, const dmls_exchanges *ex, const size_t *ra
 		if (kc > k && k >= 3)
 			c->period_s = dmls_period_of_missed(ex->t[i], k, kc);
 		else if (kc < k && k >= 4)
-			c->period_s = period_of_extra(ex->t[i], k, c->period_s);
+			c->period_s = dmls_period_of_extra(ex->t[i], k, kc, c->period_s);
 		c->bytes_per_exchange = ex->bytes[i];
 		c->end_off = m->nends;
 		if (k)

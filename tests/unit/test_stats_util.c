@@ -88,6 +88,33 @@ static void test_period_of_missed(void **state)
 	assert_true(isnan(dmls_period_of_missed(even, 1, 3)));
 }
 
+/* dmls_period_of_extra: 39 bursts of a pair-averaging rank with 36
+ * requests (make validate, 8 ranks; its log: 0.1762 s a step, the first
+ * interval left out, 0.1769 with it), whose steps shorten as the job goes
+ * (median interval 0.151 s): the answers taken for requests sit by a
+ * request, so the span is the requests'.  Three answers after the last of
+ * 40 requests 0.1 s apart stretch the span: the median. */
+static void test_period_of_extra(void **state)
+{
+	(void)state;
+	static const double t[] = {
+		2.398, 2.615, 2.968, 3.098, 3.113, 3.317, 3.523, 3.673, 3.913, 4.109,
+		4.262, 4.551, 4.703, 4.928, 5.073, 5.335, 5.461, 5.634, 5.773, 5.797,
+		5.871, 6.046, 6.257, 6.459, 6.656, 6.891, 7.032, 7.149, 7.271, 7.446,
+		7.563, 7.736, 7.874, 7.998, 8.137, 8.264, 8.411, 8.539, 8.643};
+	size_t k = sizeof(t) / sizeof(t[0]);
+	double span = (t[k - 1] - t[0]) / 35;
+	double p = dmls_period_of_extra(t, k, 36, span);
+	assert_true(fabs(p - span) < 1e-12);
+	assert_true(fabs(p / 0.1762 - 1) < 0.05);
+	double late[43];
+	for (int i = 0; i < 40; i++)
+		late[i] = 0.1 * i;
+	late[40] = 4.4, late[41] = 5.1, late[42] = 6.2;
+	span = late[42] / 39;
+	assert_true(fabs(dmls_period_of_extra(late, 43, 40, span) - 0.1) < 1e-9);
+}
+
 /* dmls_clock_wander: ends at noisy offsets about one value (one job's two
  * parts) against ends drifting (a 3 % longer step) or random-walking (two
  * jobs' clocks): the offsets' step-to-step changes over their spread. */
@@ -121,6 +148,7 @@ int main(void)
 		cmocka_unit_test(test_select_equals_sort),
 		cmocka_unit_test(test_autocorr_equals_sum),
 		cmocka_unit_test(test_period_of_missed),
+		cmocka_unit_test(test_period_of_extra),
 		cmocka_unit_test(test_clock_wander),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
