@@ -14,9 +14,12 @@
  * times are skewed: a few slow steps, never a negative gap), or, for a job
  * with a run's period quantiles (--like), (T q - C) / G for a period T q
  * drawn from them (at least G / 2), normalized so
- * the K - 1 gaps add up to exactly (K - 1) G.  So collectives never
- * overlap, steps jitter as much as asked, and the mean period, (last start
- * - first start) / (K - 1), is T to the nanosecond.  Without
+ * the gaps the analysis measures its period over add up to exactly their
+ * number times G: from the second on for 4 iterations or more (the first
+ * interval is a job's start-up, left out: DMLS_STEADY_FROM), else all
+ * K - 1.  So collectives never overlap, steps jitter as much as asked, and
+ * the mean period, (last start - second start) / (K - 2), is T to the
+ * nanosecond.  Without
  * --iteration-time, T = C + the job's compute gap when it has one (a run
  * scaled up by --like keeps its measured gap), else 2.5 C rounded up to
  * 1 ms (communication 40 % of an iteration).
@@ -335,16 +338,19 @@ static int lay_all(layout *L, gen_plan *p, dmls_error *err)
 	size_t K = s->job.iterations;
 	int64_t T = s->job.iteration_ns, C = s->collective_ns + GEN_STEP_GAP_NS;
 	double G = (double)(T - C), sum = 0;
-	for (uint32_t k = 1; k < K; k++)
+	/* the gaps the period is measured over: from the second on when the
+	 * analysis leaves the first interval out (DMLS_STEADY_FROM) */
+	uint32_t k1 = K >= DMLS_STEADY_FROM ? 2 : 1;
+	for (uint32_t k = k1; k < K; k++)
 		sum += gap_of(&s->job, k, (double)T, (double)C);
 	if (!(sum > 0)) /* every drawn period shorter than the collective */
 		sum = 0;
 	int64_t t0 = GEN_QUIET_NS + (int64_t)s->nconns * GEN_HANDSHAKE_NS + (T - C);
 	t0 = s->job.lead_ns > t0 ? s->job.lead_ns : t0;
 	for (uint32_t k = 0; k < K; k++) {
-		if (k > 0) /* normalized: the K - 1 gaps add up to (K - 1) G */
+		if (k > 0) /* normalized: gaps k1.. add up to (K - k1) G */
 			t0 += C + llround(sum > 0 ? G * gap_of(&s->job, k, (double)T, (double)C) *
-						    (double)(K - 1) / sum
+						    (double)(K - k1) / sum
 						  : G);
 		int64_t end = lay_iteration(L, p, k, t0, 1);
 		if (end < 0)
