@@ -40,7 +40,11 @@
  *      the window's edges), so that another family a share of B away
  *      cannot take over (an empty window, e.g. an iteration without a gap,
  *      moves the expectation on by B; an anchor with less than 0.5 B after
- *      it is the last iteration's tail, not a start).  Iterations start at
+ *      it is the last iteration's tail, not a start), and so back from the
+ *      first anchor to the capture's start (gaps at least as long as the
+ *      first's minimum: where the bytes per step creep, the fold's phase
+ *      fits the later steps and the early ones fall outside +-5 %).
+ *      Iterations start at
  *      the on bin after each anchor; the bytes before the first anchor
  *      count as an iteration only when they reach 0.75 B (else they are
  *      warm-up, e.g. DDP's initial parameter broadcast, 0.5 B in a ring).
@@ -213,14 +217,46 @@ static size_t track(const double *x, size_t n, double thr, const bgap *g, size_t
 		a = best_in(g, ng, &i, c, FIRST_WIN * B, min_len);
 	if (a < 0)
 		return 0;
-	if (g[a].pos >= 0.75 * B) { /* a whole iteration before the first gap */
+	/* back from the first anchor, as forward below: where the bytes per
+	 * step creep, the fold's phase fits the later steps and the early
+	 * steps' gaps fall outside FIRST_WIN (an asynchronous rank's first 21
+	 * of 36 steps, make validate); at least min_len long, as the first */
+	size_t *back = malloc((ng ? ng : 1) * sizeof(size_t)), nb = 0;
+	double kb = 0, k_first = 0;
+	if (!back)
+		return 0;
+	for (double c = g[a].pos - B; c + WIN * B >= 0; c -= B) {
+		kb++;
+		long b = -1;
+		double bw = 0;
+		size_t below = nb ? back[nb - 1] : (size_t)a;
+		for (size_t j = 0; j < below; j++) {
+			if (g[j].pos < c - WIN * B || g[j].pos > c + WIN * B || g[j].len < min_len)
+				continue;
+			double w = g[j].len * (1 - fabs(g[j].pos - c) / (WIN * B));
+			if (b < 0 || w > bw)
+				b = (long)j, bw = w;
+		}
+		if (b >= 0) {
+			back[nb++] = (size_t)b;
+			c = g[b].pos; /* the next expectation: this anchor - B */
+			k_first = kb;
+		}
+	}
+	size_t e = nb ? back[nb - 1] : (size_t)a;
+	if (g[e].pos >= 0.75 * B) { /* a whole iteration before the first gap */
 		size_t k = 0;
 		while (k < n && !(x[k] >= thr && x[k] > 0))
 			k++;
 		starts[ns++] = k;
 	}
+	while (nb)
+		starts[ns++] = g[back[--nb]].bin;
+	free(back);
 	starts[ns++] = g[a].bin;
-	double expect = g[a].pos + B, first = g[a].pos, k = 0;
+	double expect = g[a].pos + B, first = g[e].pos, k = k_first;
+	if (k_first > 0)
+		*span = g[a].pos - first, *steps = k_first;
 	i = (size_t)a + 1;
 	while (expect <= total) {
 		long b = best_in(g, ng, &i, expect, WIN * B, 0);

@@ -115,6 +115,29 @@ static void test_period_of_extra(void **state)
 	assert_true(fabs(dmls_period_of_extra(late, 43, 40, span) - 0.1) < 1e-9);
 }
 
+/* dmls_byteclock_starts where the bytes per step creep (1000 to 1105
+ * over 36 steps, each a burst of 5 bins then 15 idle): the fold's phase
+ * fits part of the run, and the steps before the first anchor are tracked
+ * back from it, not lost (forward only: 32 of the 36). */
+static void test_byteclock_creep(void **state)
+{
+	(void)state;
+	enum { STEPS = 36, BURST = 5, GAP = 15 };
+	size_t n = STEPS * (BURST + GAP), starts[STEPS * (BURST + GAP)];
+	double *x = calloc(n, sizeof(double)), B = 0, peak = 0;
+	assert_non_null(x);
+	for (int k = 0; k < STEPS; k++)
+		for (int b = 0; b < BURST; b++)
+			x[k * (BURST + GAP) + b] = (1000.0 + 3.0 * k) / BURST;
+	dmls_fft fft = {0};
+	size_t ns = dmls_byteclock_starts(&fft, x, n, 1.0, starts, &B, &peak);
+	dmls_fft_release(&fft);
+	assert_true(ns >= STEPS - 1 && ns <= STEPS);
+	for (size_t i = 1; i < ns; i++) /* every start at a burst's first bin */
+		assert_int_equal(starts[i] % (BURST + GAP), 0);
+	free(x);
+}
+
 /* dmls_clock_wander: ends at noisy offsets about one value (one job's two
  * parts) against ends drifting (a 3 % longer step) or random-walking (two
  * jobs' clocks): the offsets' step-to-step changes over their spread. */
@@ -149,6 +172,7 @@ int main(void)
 		cmocka_unit_test(test_autocorr_equals_sum),
 		cmocka_unit_test(test_period_of_missed),
 		cmocka_unit_test(test_period_of_extra),
+		cmocka_unit_test(test_byteclock_creep),
 		cmocka_unit_test(test_clock_wander),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
