@@ -223,15 +223,15 @@ static size_t track(const double *x, size_t n, double thr, const bgap *g, size_t
 	 * of 36 steps, make validate); at least min_len long, as the first */
 	size_t *back = malloc((ng ? ng : 1) * sizeof(size_t)), nb = 0;
 	double kb = 0, k_first = 0;
-	if (!back)
-		return 0;
-	for (double c = g[a].pos - B; c + WIN * B >= 0; c -= B) {
+	size_t hi = (size_t)a; /* gaps [0, hi) are left to look at; pos ascends */
+	for (double c = g[a].pos - B; back && c + WIN * B >= 0; c -= B) { /* none: forward only */
 		kb++;
 		long b = -1;
 		double bw = 0;
-		size_t below = nb ? back[nb - 1] : (size_t)a;
-		for (size_t j = 0; j < below; j++) {
-			if (g[j].pos < c - WIN * B || g[j].pos > c + WIN * B || g[j].len < min_len)
+		while (hi > 0 && g[hi - 1].pos > c + WIN * B)
+			hi--;
+		for (size_t j = hi; j-- > 0 && g[j].pos >= c - WIN * B;) {
+			if (g[j].len < min_len)
 				continue;
 			double w = g[j].len * (1 - fabs(g[j].pos - c) / (WIN * B));
 			if (b < 0 || w > bw)
@@ -240,6 +240,7 @@ static size_t track(const double *x, size_t n, double thr, const bgap *g, size_t
 		if (b >= 0) {
 			back[nb++] = (size_t)b;
 			c = g[b].pos; /* the next expectation: this anchor - B */
+			hi = (size_t)b;
 			k_first = kb;
 		}
 	}
