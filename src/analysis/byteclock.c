@@ -226,17 +226,12 @@ static size_t track(const double *x, size_t n, double thr, const bgap *g, size_t
 	size_t hi = (size_t)a; /* gaps [0, hi) are left to look at; pos ascends */
 	for (double c = g[a].pos - B; back && c + WIN * B >= 0; c -= B) { /* none: forward only */
 		kb++;
-		long b = -1;
-		double bw = 0;
 		while (hi > 0 && g[hi - 1].pos > c + WIN * B)
 			hi--;
-		for (size_t j = hi; j-- > 0 && g[j].pos >= c - WIN * B;) {
-			if (g[j].len < min_len)
-				continue;
-			double w = g[j].len * (1 - fabs(g[j].pos - c) / (WIN * B));
-			if (b < 0 || w > bw)
-				b = (long)j, bw = w;
-		}
+		size_t lo = hi; /* the window's first gap, then best_in as forward */
+		while (lo > 0 && g[lo - 1].pos >= c - WIN * B)
+			lo--;
+		long b = best_in(g, hi, &lo, c, WIN * B, min_len);
 		if (b >= 0) {
 			back[nb++] = (size_t)b;
 			c = g[b].pos; /* the next expectation: this anchor - B */

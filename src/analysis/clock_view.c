@@ -160,7 +160,7 @@ static int clocks_apart(const dmls_stats *st, size_t hub, const long *pk, size_t
 			} else {
 				double spread, lock;
 				dmls_clock_compare(ref, nref, it.comm_end_s, it.count,
-						   fmin(it.period_s, ref_p), &spread, &lock);
+						   fmin(it.period_s, ref_p), &spread, &lock, NULL);
 				apart = spread > PACE_PHASE; /* lock: 0.66-1 either way */
 			}
 		}

@@ -18,8 +18,8 @@
  * their steps lock (dmls_clock_compare, mode.c: one end of the other part
  * in at least DMLS_SHARED_LOCK of the first part's steps, offsets steady
  * within DMLS_SHARED_PHASE of the period, or within
- * DMLS_SHARED_PHASE_LOADED when they do not wander: dmls_clock_wander at
- * least DMLS_SHARED_WANDER).  On busy hosts one job's parts are 0.12-0.18
+ * DMLS_SHARED_PHASE_LOADED when they do not wander: dmls_clock_compare's
+ * wander at least DMLS_SHARED_WANDER).  On busy hosts one job's parts are 0.12-0.18
  * of a period apart from step to step (the testbed's 8-rank tree and
  * hierarchical runs on 2 cores), as noise about one offset; two jobs'
  * offsets drift or random-walk through each other.  Otherwise each part
@@ -53,7 +53,7 @@
 #define DMLS_SHARED_LOCK 0.9
 #define DMLS_SHARED_PHASE 0.10
 #define DMLS_SHARED_PHASE_LOADED 0.25   /* steady offsets this spread: one job, busy hosts */
-#define DMLS_SHARED_WANDER 0.7          /* dmls_clock_wander from which offsets are steady */
+#define DMLS_SHARED_WANDER 0.7          /* the offsets' wander from which they are steady */
 #define DMLS_SHARED_MAX_SPLITS 16       /* splits over all jobs */
 #define DMLS_SHARED_LONE_MAX 8          /* lone spokes given a clock, per cut vertex */
 #define DMLS_SHARED_LONE_REGULARITY 0.5 /* a lone spoke's clock that may split */
@@ -98,14 +98,11 @@ static int same_step(const part_clock *a, const part_clock *b)
 	double P = fmin(a->period_s, b->period_s);
 	if (fabs(a->period_s - b->period_s) > DMLS_SHARED_PERIOD * P)
 		return 0;
-	double spread, lock;
-	dmls_clock_compare(a->ends, a->count, b->ends, b->count, P, &spread, &lock);
+	double spread, lock, wander;
+	dmls_clock_compare(a->ends, a->count, b->ends, b->count, P, &spread, &lock, &wander);
 	if (!(lock >= DMLS_SHARED_LOCK) || !(spread <= DMLS_SHARED_PHASE_LOADED))
 		return 0;
-	if (spread <= DMLS_SHARED_PHASE)
-		return 1;
-	double w = dmls_clock_wander(a->ends, a->count, b->ends, b->count, P);
-	return w >= DMLS_SHARED_WANDER;
+	return spread <= DMLS_SHARED_PHASE || wander >= DMLS_SHARED_WANDER;
 }
 
 /* 1 when a lone spoke's clock is steady enough to be a job's step.  Beside
@@ -134,8 +131,8 @@ static int hub_same_job(const part_clock *a, const part_clock *b)
 	    !isfinite(a->period_s) || !isfinite(b->period_s))
 		return 1;
 	double s1, s2, lock;
-	dmls_clock_compare(a->ends, a->count, b->ends, b->count, a->period_s, &s1, &lock);
-	dmls_clock_compare(b->ends, b->count, a->ends, a->count, b->period_s, &s2, &lock);
+	dmls_clock_compare(a->ends, a->count, b->ends, b->count, a->period_s, &s1, &lock, NULL);
+	dmls_clock_compare(b->ends, b->count, a->ends, a->count, b->period_s, &s2, &lock, NULL);
 	return !(fmin(s1, s2) > DMLS_SHARED_HUB_PHASE);
 }
 

@@ -98,24 +98,31 @@ static double nearest(const double *e, size_t n, double t)
 	return t - e[lo - 1] < e[lo] - t ? e[lo - 1] : e[lo];
 }
 
+/* x wrapped into [-0.5, 0.5). */
+static double wrap_half(double x)
+{
+	return x - floor(x + 0.5);
+}
+
 /* Clock e[0..n) against the reference clock ref[0..nr) (ends, ascending):
  * the robust spread (1.4826 MAD) of its ends' offsets from the nearest
  * reference end, over P, and the share of the reference's steps (windows
  * around each reference end shifted by the median offset, from midpoint to
- * midpoint, the first and last left out) that hold exactly one end. */
+ * midpoint, the first and last left out) that hold exactly one end; the
+ * wander of the offsets (period.h). */
 void dmls_clock_compare(const double *ref, size_t nr, const double *e, size_t n, double P,
-			double *spread, double *lock)
+			double *spread, double *lock, double *wander)
 {
 	double *o = malloc((n ? n : 1) * sizeof(double)), *dev = malloc((n ? n : 1) * sizeof(double));
 	*spread = *lock = NAN;
+	if (wander)
+		*wander = NAN;
 	if (o && dev && n > 0 && nr > 0) {
 		for (size_t k = 0; k < n; k++)
 			o[k] = e[k] - nearest(ref, nr, e[k]);
 		memcpy(dev, o, n * sizeof(double));
-		double med = dmls_median(dev, n);
-		for (size_t k = 0; k < n; k++)
-			dev[k] = fabs(o[k] - med);
-		*spread = 1.4826 * dmls_median(dev, n) / P;
+		double med;
+		*spread = dmls_robust_spread(dev, n, &med) / P;
 		size_t one = 0, windows = 0, at = 0;
 		for (size_t k = 1; k + 1 < nr; k++) {
 			double lo = med + (ref[k - 1] + ref[k]) / 2;
@@ -129,50 +136,20 @@ void dmls_clock_compare(const double *ref, size_t nr, const double *e, size_t n,
 			windows++;
 		}
 		*lock = windows ? (double)one / (double)windows : NAN;
+		if (wander && n >= 3 && P > 0) {
+			/* offsets wrapped about their median (in the bulk when they
+			 * are steady, the case this tells from wandering) */
+			for (size_t k = 0; k < n; k++)
+				dev[k] = wrap_half((o[k] - med) / P);
+			double s = dmls_robust_spread(dev, n, NULL);
+			for (size_t k = 0; k + 1 < n; k++)
+				dev[k] = wrap_half((o[k + 1] - o[k]) / P);
+			double step = dmls_robust_spread(dev, n - 1, NULL);
+			*wander = s > 0 ? step / s : NAN;
+		}
 	}
 	free(o);
 	free(dev);
-}
-
-/* x wrapped into [-0.5, 0.5). */
-static double wrap_half(double x)
-{
-	return x - floor(x + 0.5);
-}
-
-/* Robust spread 1.4826 MAD of v[0..n) (reordered). */
-static double robust_spread(double *v, size_t n)
-{
-	double m = dmls_median(v, n);
-	for (size_t k = 0; k < n; k++)
-		v[k] = fabs(v[k] - m);
-	return 1.4826 * dmls_median(v, n);
-}
-
-double dmls_clock_wander(const double *ref, size_t nr, const double *e, size_t n, double P)
-{
-	if (n < 3 || nr == 0 || !(P > 0))
-		return NAN;
-	double *o = malloc(n * sizeof(double)), *d = malloc(n * sizeof(double));
-	double r = NAN;
-	if (o && d) {
-		for (size_t k = 0; k < n; k++)
-			o[k] = (e[k] - nearest(ref, nr, e[k])) / P;
-		/* offsets wrapped about their median (in the bulk when they are
-		 * steady, the case this tells from wandering) */
-		memcpy(d, o, n * sizeof(double));
-		double med = dmls_median(d, n);
-		for (size_t k = 0; k < n; k++)
-			d[k] = wrap_half(o[k] - med);
-		double spread = robust_spread(d, n);
-		for (size_t k = 0; k + 1 < n; k++)
-			d[k] = wrap_half(o[k + 1] - o[k]);
-		double step = robust_spread(d, n - 1);
-		r = spread > 0 ? step / spread : NAN;
-	}
-	free(o);
-	free(d);
-	return r;
 }
 
 /* The clock of host h: its sending alone (pairs[0..np): the job's pairs,
@@ -399,7 +376,7 @@ static int decide(dmls_mode *m, size_t n, dmls_error *err)
 			continue; /* a rank off P: counted above */
 		double s, l;
 		dmls_clock_compare(m->ranks[ref].ends, m->ranks[ref].nends, c->ends, c->nends, P,
-				   &s, &l);
+				   &s, &l, NULL);
 		if (isfinite(s))
 			p[nc++] = s;
 		if (isfinite(l))

@@ -39,9 +39,15 @@ size_t dmls_merge_halves(const double *x, size_t n, double thr, const double *hx
 /* Clock e[0..n) against ref[0..nr) (iteration ends, ascending, seconds),
  * P the period (mode.c): *spread = robust spread of e's offsets from the
  * nearest reference end over P, *lock = share of the reference's steps
- * holding exactly one end of e (1: lockstep).  NAN when not defined. */
+ * holding exactly one end of e (1: lockstep).  wander (NULL: not asked):
+ * how the offsets (wrapped about their median) move from one end to the
+ * next, the robust spread of their changes over theirs.  About 1.4
+ * (sqrt 2) when they are noise about one value (two parts of one job: each
+ * step ties them again), well under 1 when they wander (two jobs: their
+ * clocks drift or random-walk through each other); NAN under 3 ends.
+ * NAN when not defined. */
 void dmls_clock_compare(const double *ref, size_t nr, const double *e, size_t n, double P,
-			double *spread, double *lock);
+			double *spread, double *lock, double *wander);
 
 /* The busiest stretch [*from, *to] of the series ser[0..n) (one bin grid):
  * cut at idle gaps (stretch.c).  Returns the share of the bytes kept (1 when
@@ -70,19 +76,13 @@ double dmls_period_of_missed(const double *t, size_t k, size_t kc);
  * answers after the last step stretched a span by 58 % in test_analysis). */
 double dmls_period_of_extra(const double *t, size_t k, size_t kc, double span_period);
 
-/* How the offsets of e's ends from the nearest of ref's (over P, wrapped)
- * move from one end to the next: the robust spread of their changes over
- * the robust spread of the offsets (mode.c).  About 1.4 (sqrt 2) when the
- * offsets are noise about one value (two parts of one job: each step ties
- * them again), well under 1 when they wander (two jobs: their clocks
- * drift or random-walk through each other).  NAN under 3 ends. */
-double dmls_clock_wander(const double *ref, size_t nr, const double *e, size_t n, double P);
-
 /* Helpers shared by the analysis files (stats_util.c). */
 double dmls_quantile(double *v, size_t n, double q); /* sorts v; NAN if n == 0 */
 /* The same value in O(n), v reordered but not sorted. */
 double dmls_quantile_select(double *v, size_t n, double q);
 double dmls_median(double *v, size_t n); /* by selection: v reordered; NAN if n == 0 */
 double dmls_robust_cv(const double *v, size_t n);    /* 1.4826 MAD / median */
+/* 1.4826 MAD of v[0..n) (reordered), *median its median when not NULL. */
+double dmls_robust_spread(double *v, size_t n, double *median);
 
 #endif

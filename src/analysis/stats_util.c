@@ -88,18 +88,25 @@ double dmls_median(double *v, size_t n)
 	return dmls_quantile_select(v, n, 0.5);
 }
 
+double dmls_robust_spread(double *v, size_t n, double *median)
+{
+	double m = dmls_median(v, n);
+	if (median)
+		*median = m;
+	for (size_t i = 0; i < n; i++)
+		v[i] = fabs(v[i] - m);
+	return 1.4826 * dmls_median(v, n);
+}
+
 double dmls_robust_cv(const double *v, size_t n)
 {
 	if (n == 0)
 		return NAN;
-	double *t = malloc(n * sizeof(double));
+	double *t = malloc(n * sizeof(double)), med;
 	if (!t)
 		return NAN;
 	memcpy(t, v, n * sizeof(double));
-	double med = dmls_median(t, n);
-	for (size_t i = 0; i < n; i++)
-		t[i] = fabs(v[i] - med);
-	double mad = dmls_median(t, n);
+	double spread = dmls_robust_spread(t, n, &med);
 	free(t);
-	return med > 0 ? 1.4826 * mad / med : NAN;
+	return med > 0 ? spread / med : NAN;
 }
