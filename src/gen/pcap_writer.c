@@ -17,12 +17,13 @@
  * with a binary heap that holds only the messages in flight.  Memory is
  * the schedule plus that heap, whatever the size of the capture.
  */
-#include <pcap/pcap.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gen/gen_int.h"
 #include "gen/tcp_seg.h"
+#include "io/pcap_dl.h"
 
 #define WINDOW 0x01f5 /* 501 x 128 (window scale 7) = 64 KB */
 #define REC_HDR 16    /* a pcap record header: seconds, nanoseconds, caplen, len */
@@ -263,6 +264,11 @@ int dmls_gen_write_pcap_fp(const dmls_gen_schedule *s, FILE *fp, int snaplen,
 			   uint64_t *packets, dmls_error *err)
 {
 	writer w = {.s = s, .snaplen = snaplen > 0 ? snaplen : 65535};
+	int rc = dmls_pcap_load(err);
+	if (rc) {
+		fclose(fp);
+		return rc;
+	}
 	pcap_t *pd = pcap_open_dead_with_tstamp_precision(DLT_EN10MB, w.snaplen,
 							  PCAP_TSTAMP_PRECISION_NANO);
 	if (!pd) {
@@ -280,7 +286,7 @@ int dmls_gen_write_pcap_fp(const dmls_gen_schedule *s, FILE *fp, int snaplen,
 	w.acked = calloc(s->nconns + 1, sizeof(*w.acked));
 	w.ip_id = calloc(s->nhosts + 1, sizeof(*w.ip_id));
 	w.base = calloc(s->nmsgs + 1, sizeof(*w.base));
-	int rc = DMLS_OK;
+	rc = DMLS_OK;
 	if (!w.nxt || !w.acked || !w.ip_id || !w.base || run(&w))
 		rc = dmls_fail(err, DMLS_ENOMEM, "out of memory");
 	if (!rc && (pcap_dump_flush(w.d) || ferror(pcap_dump_file(w.d))))
@@ -312,7 +318,10 @@ int dmls_gen_write_pcap(const dmls_gen_schedule *s, const char *path, int snaple
 		setvbuf(fp, iobuf, _IOFBF, 1 << 20);
 	int rc = dmls_gen_write_pcap_fp(s, fp, snaplen, packets, err);
 	free(iobuf);
-	if (rc == DMLS_EIO)
-		return dmls_fail(err, DMLS_EIO, "'%s': cannot write", path);
+	if (rc == DMLS_EIO && err) { /* the path, then what went wrong */
+		char why[sizeof(err->msg)];
+		snprintf(why, sizeof(why), "%s", err->msg);
+		return dmls_fail(err, DMLS_EIO, "'%s': %s", path, why);
+	}
 	return rc;
 }

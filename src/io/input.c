@@ -26,12 +26,12 @@
  */
 #include "dmlscope/input.h"
 
-#include <pcap/pcap.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "dmlscope/capture.h"
 #include "io/dedup.h"
+#include "io/pcap_dl.h"
 
 #define DEDUP_WINDOW_NS 100000000   /* 100 ms */
 #define DEDUP_MAX_ENTRIES (1u << 18) /* about 22 MiB at most */
@@ -157,6 +157,8 @@ static filter *get_filter(dmls_input *in, int linktype, dmls_error *err)
 	filter *f = &nf[in->nfilters];
 	memset(f, 0, sizeof(*f));
 	f->linktype = linktype;
+	if (dmls_pcap_load(err))
+		return NULL;
 	pcap_t *p = pcap_open_dead(linktype_to_dlt(linktype), 262144);
 	if (!p) {
 		dmls_fail(err, DMLS_ENOMEM, "out of memory");

@@ -29,10 +29,11 @@
 
 #include <errno.h>
 #include <poll.h>
-#include <pcap/pcap.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "io/pcap_dl.h"
 
 #define DISPATCH_ROUNDS 64 /* pcap_dispatch calls per handle per poll at most */
 
