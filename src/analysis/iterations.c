@@ -3,8 +3,10 @@
  *
  * Series: the payload the job's hosts send, summed, in 1 ms bins (their
  * tx_payload series; other hosts and other jobs are left out), coarsened
- * when the capture is long so that at most 2^19 bins (4 MiB) are held
- * (8.7 minutes at 1 ms; an hour at 8 ms, still 125 bins to a 1 s step).
+ * when the capture is long so that at most 2^18 bins (2 MiB) are held
+ * (4.4 minutes at 1 ms; an hour at 14 ms, still 71 bins to a 1 s step):
+ * a bin is the fewest host bins that fit, so a long capture's series
+ * takes the same memory whatever its length.
  *
  * Period guide T: the autocorrelation (period.c) of that series, itself
  * coarsened to at most 2^17 bins.
@@ -76,7 +78,7 @@
 #include "analysis/period.h"
 #include "dmlscope/analysis.h"
 
-#define MAX_BINS (1u << 19)
+#define MAX_BINS (1u << 18)
 #define MAX_ACF_BINS (1u << 17)
 #define ON_FRACTION 0.02
 #define TRACK_LO 0.7
@@ -121,9 +123,9 @@ static int job_series_build(job_series *js, const dmls_stats *st, const dmls_ser
 		js->stretch_share = share;
 		js->idle_gap_s = (double)gap * (double)ser[0]->bin_ns * 1e-9;
 	}
-	uint64_t span = (uint64_t)(to - from + 1), f = 1;
-	while ((span + f - 1) / f > MAX_BINS)
-		f *= 2;
+	/* the fewest host bins a bin that fit MAX_BINS: a long capture's job
+	 * series holds nearly MAX_BINS bins, whatever its length */
+	uint64_t span = (uint64_t)(to - from + 1), f = (span + MAX_BINS - 1) / MAX_BINS;
 	js->from = from;
 	js->factor = (uint32_t)f;
 	js->n = (size_t)((span + f - 1) / f);
@@ -158,21 +160,25 @@ static double *decimated(const job_series *js, size_t f, size_t m)
 		y[k >> sh] += js->x[k];
 	if (f == 1)
 		return y;
-	double *z = calloc(m, sizeof(double));
-	if (!z)
-		return free(y), NULL;
+	/* in place: bin i takes y[i-2..i+2], the two before it kept from
+	 * before they were overwritten (the terms summed in the same order
+	 * as a scatter into a second array would, without its memory) */
 	static const double tri[5] = {1, 2, 3, 2, 1};
+	double prev[2] = {0, 0}; /* y[i-2], y[i-1] */
 	for (size_t i = 0; i < m; i++) {
-		if (y[i] == 0)
-			continue;
+		double z = 0, yi = y[i];
 		for (int o = -2; o <= 2; o++) {
 			long j = (long)i + o;
-			if (j >= 0 && j < (long)m)
-				z[j] += y[i] * tri[o + 2] / 9;
+			if (j < 0 || j >= (long)m)
+				continue;
+			double v = o < 0 ? prev[o + 2] : y[j];
+			if (v != 0)
+				z += v * tri[o + 2] / 9;
 		}
+		prev[0] = prev[1], prev[1] = yi;
+		y[i] = z;
 	}
-	free(y);
-	return z;
+	return y;
 }
 
 /* ACF period in bins of js (0 if none). */
