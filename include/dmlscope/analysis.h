@@ -233,6 +233,8 @@ typedef struct dmls_trainlog_metrics {
 	double mean_step_s, steady_step_s, median_step_s;
 	double mb_per_step;       /* mean wire MB (1e6) per mean-step-time bin */
 	double period_error;      /* (period_s - steady_step_s) / steady_step_s */
+	size_t backwards_line;    /* the log's rows out of time order from this line
+				   * (0: in order); its step times are then NAN */
 	size_t nacc;
 	dmls_acc_point *acc;      /* accuracy vs cumulative data */
 } dmls_trainlog_metrics;

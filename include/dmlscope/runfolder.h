@@ -33,6 +33,9 @@ typedef struct dmls_trainlog {
 	double mean_step_s;    /* (last - first) / (steps - 1); NAN if < 2 steps */
 	double steady_step_s;  /* the same from the second step on (DMLS_STEADY_FROM) */
 	double median_step_s;
+	size_t backwards_line; /* first line whose Batch time is before the Batch
+				* row's before it, 0 when none: the rows are not
+				* in time order, and the three step times are NAN */
 } dmls_trainlog;
 
 /* From this many steps (or iterations) on, a mean step leaves out the first

@@ -129,6 +129,7 @@ int dmls_trainlog_metrics_compute(dmls_trainlog_metrics *m, const dmls_stats *st
 	m->mean_step_s = log->mean_step_s;
 	m->steady_step_s = log->steady_step_s;
 	m->median_step_s = log->median_step_s;
+	m->backwards_line = log->backwards_line;
 	double dur = dmls_stats_duration_s(st), bytes = (double)st->wire_bytes;
 	if (isfinite(job_span_s) && job_span_s >= 0 && isfinite(job_wire_bytes))
 		dur = job_span_s, bytes = job_wire_bytes; /* the job's own time base */

@@ -72,10 +72,12 @@ static void log_summarize(dmls_trainlog *log)
 			d[nd++] = r->ts_s - prev;
 		prev = r->ts_s;
 	}
-	if (log->steps >= 2)
+	if (log->backwards_line) /* no step time means anything */
+		nd = 0;
+	else if (log->steps >= 2)
 		log->mean_step_s = (log->last_step_s - log->first_step_s) / (double)(log->steps - 1);
 	log->steady_step_s = log->mean_step_s;
-	if (log->steps >= DMLS_STEADY_FROM)
+	if (log->steps >= DMLS_STEADY_FROM && !log->backwards_line)
 		log->steady_step_s = (log->last_step_s - second) / (double)(log->steps - 2);
 	if (nd) {
 		qsort(d, nd, sizeof(*d), cmp_double);
@@ -120,6 +122,11 @@ static int parse_row(dmls_trainlog *log, char *line, const char *name, size_t li
 	    parse_num(f[3], &r.loss) || parse_num(f[4], &r.accuracy))
 		return dmls_fail(err, DMLS_EBAD, "'%s': line %zu: not a number", name, lineno);
 	r.id = (long)id;
+	if (!r.is_epoch) { /* last_step_s: the Batch row before (log_summarize sets it again) */
+		if (log->steps && r.ts_s < log->last_step_s && !log->backwards_line)
+			log->backwards_line = lineno;
+		log->last_step_s = r.ts_s;
+	}
 	if (log_push(log, &r))
 		return dmls_fail(err, DMLS_ENOMEM, "'%s': out of memory", name);
 	if (r.is_epoch)

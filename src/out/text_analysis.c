@@ -144,17 +144,21 @@ void dmls_render_text_analysis(const dmls_result *r, FILE *fp)
 	pattern_text(r, fp);
 	iterations_text(r, fp);
 	burst_text(r, fp);
-	if (r->has_log && isfinite(r->log.detected_period_s))
+	char err[32] = "no error: no steady step", mb[32] = "no MB per step";
+	if (r->has_log && isfinite(r->log.period_error))
+		snprintf(err, sizeof(err), "%+.1f %%", 100 * r->log.period_error);
+	if (r->has_log && isfinite(r->log.mb_per_step))
+		snprintf(mb, sizeof(mb), "%.2f MB per step", r->log.mb_per_step);
+	if (r->has_log && !isfinite(r->log.mean_step_s)) /* under 2 steps, or out of order */
+		fprintf(fp, "train log: %lld steps, no step time\n", (long long)r->log.steps);
+	else if (r->has_log && isfinite(r->log.detected_period_s))
 		fprintf(fp, "train log: %lld steps, mean step %.4g s, from the second %.4g s "
-			    "(traffic: %.4g s, %+.1f %%), %.2f MB per step\n",
+			    "(traffic: %.4g s, %s), %s\n",
 			(long long)r->log.steps, r->log.mean_step_s, r->log.steady_step_s,
-			r->log.detected_period_s,
-			isfinite(r->log.period_error) ? 100 * r->log.period_error : 0.0,
-			r->log.mb_per_step);
+			r->log.detected_period_s, err, mb);
 	else if (r->has_log)
-		fprintf(fp, "train log: %lld steps, mean step %.4g s (traffic: no job-wide period), "
-			    "%.2f MB per step\n",
-			(long long)r->log.steps, r->log.mean_step_s, r->log.mb_per_step);
+		fprintf(fp, "train log: %lld steps, mean step %.4g s (traffic: no job-wide period), %s\n",
+			(long long)r->log.steps, r->log.mean_step_s, mb);
 	for (size_t i = 0; i < r->nnotes; i++)
 		fprintf(fp, "note: %s\n", r->notes[i]);
 	jobs_text(r, fp);

@@ -102,4 +102,31 @@ gen "$tmp/trunc.pcap" --pattern ring --workers 2 --gradient-bytes 1MB --iteratio
 [ $rc = 0 ] && [ -s "$tmp/g.csv" ] && grep -q "warning: '.*trunc.pcap'.*truncated" "$tmp/err" &&
 	echo "ok   like_truncated: exit 0, $(head -1 "$tmp/err")" ||
 	{ echo "FAIL like_truncated: exit $rc: $(cat "$tmp/err")"; fail=1; }
+# A train log whose Batch times go backwards: the run is still analyzed;
+# no step time (null, never negative or nan) and a note naming the line.
+run="$SRCDIR/samples/pytorch_ddp-mobilenetv2-adam-16-gloo-normal-ring"
+cp -r "$run" "$tmp/bw"
+$py - "$tmp/bw/train_history.log" <<'PY'
+import sys
+p = sys.argv[1]
+rows = open(p).read().split("\n")
+a, b = rows[3].split(","), rows[4].split(",")
+a[2], b[2] = b[2], a[2]
+rows[3], rows[4] = ",".join(a), ",".join(b)
+open(p, "w").write("\n".join(rows))
+PY
+"$DMLSCOPE" analyze "$tmp/bw" --json "$tmp/bw.json" >"$tmp/bw.txt" 2>"$tmp/err"; rc=$?
+if [ $rc = 0 ] && $py - "$tmp/bw.json" <<'PY' && grep -q "^train log: 10 steps, no step time$" "$tmp/bw.txt" &&
+import json, sys
+d = json.load(open(sys.argv[1]))
+t = d["train_log"]
+assert all(t[k] is None for k in ("mean_step_s", "steady_step_s", "median_step_s",
+                                  "mb_per_step", "period_error")), t
+assert any("go backwards at its line 5" in n for n in d["notes"]), d["notes"]
+PY
+	! grep -qi nan "$tmp/bw.txt"; then
+	echo "ok   log_backwards: step times null, the line noted"
+else
+	echo "FAIL log_backwards: exit $rc: $(cat "$tmp/err")"; grep -i "train log\|backwards" "$tmp/bw.txt"; fail=1
+fi
 exit $fail

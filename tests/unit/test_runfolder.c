@@ -49,6 +49,39 @@ static void test_log_short(void **state)
 	dmls_trainlog_release(&log);
 }
 
+/* Batch times that go backwards (rows out of order, a clock stepped back)
+ * give no step time at all, rather than negative or shrunken ones, and
+ * the line where they do; an Epoch row's time does not count. */
+static void test_log_backwards(void **state)
+{
+	(void)state;
+	const char *txt = "Type,ID,Timestamp,Loss,Accuracy\n"
+			  "Batch,0,100.0,2.3,0.1\n"
+			  "Epoch,0,90.0,2.3,0.1\n"
+			  "Batch,1,101.0,2.2,0.12\n"
+			  "Batch,2,102.0,2.1,0.13\n"
+			  "Batch,3,99.0,2.1,0.13\n"
+			  "Batch,4,98.0,2.0,0.14\n";
+	dmls_trainlog log;
+	dmls_error err;
+	assert_int_equal(dmls_trainlog_parse(&log, txt, strlen(txt), "t.log", &err), DMLS_OK);
+	assert_int_equal(log.steps, 5);
+	assert_int_equal(log.backwards_line, 6);
+	assert_true(isnan(log.mean_step_s));
+	assert_true(isnan(log.steady_step_s));
+	assert_true(isnan(log.median_step_s));
+	dmls_trainlog_release(&log);
+	const char *ok = "Type,ID,Timestamp,Loss,Accuracy\n"
+			 "Batch,0,100.0,2.3,0.1\n"
+			 "Epoch,0,90.0,2.3,0.1\n"
+			 "Batch,1,100.0,2.2,0.12\n"
+			 "Batch,2,101.0,2.1,0.13\n";
+	assert_int_equal(dmls_trainlog_parse(&log, ok, strlen(ok), "t.log", &err), DMLS_OK);
+	assert_int_equal(log.backwards_line, 0);
+	assert_true(fabs(log.mean_step_s - 0.5) < 1e-12);
+	dmls_trainlog_release(&log);
+}
+
 static void test_log_bad(void **state)
 {
 	(void)state;
@@ -108,6 +141,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_log_ok),
 		cmocka_unit_test(test_log_short),
+		cmocka_unit_test(test_log_backwards),
 		cmocka_unit_test(test_log_bad),
 		cmocka_unit_test(test_attrs),
 		cmocka_unit_test(test_units),
