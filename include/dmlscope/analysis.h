@@ -341,6 +341,11 @@ int dmls_iterations_find(dmls_iterations *it, const dmls_stats *st,
 int dmls_iterations_find_pairs(dmls_iterations *it, const dmls_stats *st, const size_t *hosts,
 			       size_t n, const size_t *workers, size_t nworkers,
 			       const size_t *pairs, size_t npairs, dmls_error *err);
+/* The same without the byte clock: the starts tracked in time with the
+ * period guide_s (s) given, as each rank's own clock keeps it. */
+int dmls_iterations_find_guided(dmls_iterations *it, const dmls_stats *st, const size_t *hosts,
+				size_t n, const size_t *workers, size_t nworkers,
+				const size_t *pairs, size_t npairs, double guide_s, dmls_error *err);
 /* The clock of host h alone (its series, or np > 0 the pairs
  * st->pairs[pairs[i]]): the same count, periods, ends and bytes as
  * dmls_iterations_find_pairs, without the time autocorrelation (unless the

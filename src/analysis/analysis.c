@@ -159,10 +159,66 @@ static int stage_shape(stage_ctx *c, dmls_error *err)
 	return 0;
 }
 
+/*
+ * The job's byte clock can tile its step into smaller units that repeat:
+ * a tree all-reduce on busy hosts moves S over one edge after another,
+ * and the job's bytes come in units of S (the testbed's 8-rank tree: 242
+ * "iterations" of 0.076 s for 24 steps of 0.74 s).  Each worker's bytes
+ * per such unit then do not repeat (bytes_outliers), while each rank's
+ * own sending keeps the step.  So when the job's iterations are unsure
+ * that way and more than half of its ranks' clocks agree (within
+ * RECLOCK_AGREE of their median) on a period RECLOCK_LONGER times the
+ * job's or more, the job is clocked again in time with that period as the
+ * guide; the new clock stands when its bytes repeat, else the old one
+ * (and stage_mode withholds its period).
+ */
+#define RECLOCK_AGREE 0.1
+#define RECLOCK_LONGER 1.5
+static int reclock_by_ranks(stage_ctx *c, dmls_error *err)
+{
+	dmls_analysis *a = c->a;
+	const dmls_pattern *p = &a->pattern;
+	const size_t *r = p->partial ? p->observed : p->members;
+	size_t n = p->partial ? p->nobserved : p->ranks, nper = 0, agree = 0;
+	if (a->iter.count < 4 || !(a->iter.bytes_outliers > UNSURE_OUTLIERS) ||
+	    !(a->iter.period_median_s > 0) || n < 2 || a->hub_one_at_a_time)
+		return 0;
+	double *per = malloc(n * sizeof(double));
+	if (!per)
+		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
+	int rc = 0;
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		dmls_iterations ri;
+		rc = dmls_iterations_find_clock(&ri, c->st, r[i], NULL, 0, err);
+		if (rc == 0 && ri.count >= 4 && isfinite(ri.period_s) && ri.period_s > 0)
+			per[nper++] = ri.period_s;
+		if (rc == 0)
+			dmls_iterations_release(&ri);
+	}
+	double P = rc == 0 && nper ? dmls_median(per, nper) : NAN;
+	for (size_t i = 0; i < nper; i++)
+		agree += fabs(per[i] - P) <= RECLOCK_AGREE * P;
+	free(per);
+	if (rc || !(2 * agree > n) || !(P >= RECLOCK_LONGER * a->iter.period_median_s))
+		return rc;
+	dmls_iterations old = a->iter;
+	memset(&a->iter, 0, sizeof(a->iter));
+	rc = dmls_find_iterations_guided(a, c->st, c->jpairs, c->njpairs, P, err);
+	if (rc == 0 && a->iter.count >= 4 && isfinite(a->iter.bytes_outliers) &&
+	    a->iter.bytes_outliers <= UNSURE_OUTLIERS) {
+		dmls_iterations_release(&old);
+		return 0;
+	}
+	dmls_iterations_release(&a->iter);
+	a->iter = old;
+	return rc;
+}
+
 static int stage_clock(stage_ctx *c, dmls_error *err)
 {
 	c->was_star = c->a->pattern.kind == DMLS_PAT_STAR;
-	return dmls_find_iterations(c->a, c->st, c->jpairs, c->njpairs, err);
+	int rc = dmls_find_iterations(c->a, c->st, c->jpairs, c->njpairs, err);
+	return rc ? rc : reclock_by_ranks(c, err);
 }
 
 static int stage_shape_final(stage_ctx *c, dmls_error *err)

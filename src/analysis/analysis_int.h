@@ -17,5 +17,8 @@ void dmls_notes_all(dmls_analysis *a, const dmls_stats *st);
  * the job's own pairs when it shares a host, else NULL. */
 int dmls_find_iterations(dmls_analysis *a, dmls_stats *st, const size_t *jpairs, size_t njpairs,
 			 dmls_error *err);
+/* The same tracked in time with the period guide_s (0: as above). */
+int dmls_find_iterations_guided(dmls_analysis *a, dmls_stats *st, const size_t *jpairs,
+				size_t njpairs, double guide_s, dmls_error *err);
 
 #endif

@@ -231,6 +231,12 @@ out:
 int dmls_find_iterations(dmls_analysis *a, dmls_stats *st, const size_t *jpairs,
 			 size_t njpairs, dmls_error *err)
 {
+	return dmls_find_iterations_guided(a, st, jpairs, njpairs, 0, err);
+}
+
+int dmls_find_iterations_guided(dmls_analysis *a, dmls_stats *st, const size_t *jpairs,
+				size_t njpairs, double guide_s, dmls_error *err)
+{
 	dmls_pattern *p = &a->pattern;
 	size_t nw = 0, *workers = malloc((p->ranks ? p->ranks : 1) * sizeof(size_t));
 	if (!workers)
@@ -247,9 +253,9 @@ int dmls_find_iterations(dmls_analysis *a, dmls_stats *st, const size_t *jpairs,
 		for (size_t i = 0; i < nh; i++)
 			workers[nw++] = hosts[i];
 	dmls_iterations_release(&a->iter);
-	int rc = dmls_iterations_find_pairs(&a->iter, st, hosts, nh, workers, nw,
-					    p->partial ? p->pairs : jpairs,
-					    p->partial ? p->npairs : njpairs, err);
+	int rc = dmls_iterations_find_guided(&a->iter, st, hosts, nh, workers, nw,
+					     p->partial ? p->pairs : jpairs,
+					     p->partial ? p->npairs : njpairs, guide_s, err);
 	a->server_bytes = NAN;
 	if (rc == 0 && hub_only) {
 		a->server_bytes = a->iter.bytes_per_worker;

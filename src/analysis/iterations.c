@@ -26,7 +26,10 @@
  * each iteration's own start, so jitter does not accumulate the way folding
  * at a fixed period would, and a start that fell inside an iteration is
  * corrected at the next step.  Without a T (fewer than ~3 iterations) the
- * starts are the ends of gaps at least 30 % of the longest gap.
+ * starts are the ends of gaps at least 30 % of the longest gap.  With a T
+ * given (dmls_iterations_find_guided: the ranks' own period, analysis.c,
+ * where the byte clock tiled a job's steps into smaller units), the time
+ * domain tracks with it and the byte clock is not asked.
  *
  * Then halves.c checks that the iterations are not half-iterations (a
  * parameter server's push and pull phases move the same bytes); only when
@@ -391,8 +394,8 @@ static int hidden(dmls_iterations *it, const dmls_stats *st, const job_series *j
  * into *ns; *last_on = the last on bin.  Memory follows the on runs, not
  * the bins: a long capture's series has hundreds of thousands of bins and
  * a few thousand runs.  0, or -1 when out of memory. */
-static int find_starts(dmls_iterations *it, job_series *js, double *T, size_t **starts,
-		       size_t *ns_out, size_t *last_on, double *thr_out)
+static int find_starts(dmls_iterations *it, job_series *js, double *T, int by_time,
+		       size_t **starts, size_t *ns_out, size_t *last_on, double *thr_out)
 {
 	size_t n = js->n, nc = 0, ns = 0;
 	cand *c = NULL;
@@ -433,8 +436,9 @@ static int find_starts(dmls_iterations *it, job_series *js, double *T, size_t **
 	*last_on = prev_on;
 	if (nc == 0)
 		goto out;
-	ns = dmls_byteclock_starts(&js->fft, js->x, n, thr, *starts, &it->iter_bytes,
-				   &it->byte_peak);
+	if (!by_time) /* else the guide T given stands (dmls_iterations_find_guided) */
+		ns = dmls_byteclock_starts(&js->fft, js->x, n, thr, *starts, &it->iter_bytes,
+					   &it->byte_peak);
 	if (ns < 3 && *T < 0) { /* the time autocorrelation, when not made yet */
 		double peak;
 		*T = acf_period(js, &peak);
@@ -443,7 +447,7 @@ static int find_starts(dmls_iterations *it, job_series *js, double *T, size_t **
 		it->method = "byte-clock";
 	} else if (*T > 0) {
 		ns = track_starts(c, nc, *T, *starts);
-		it->method = "time-acf";
+		it->method = by_time ? "time-ranks" : "time-acf";
 	} else {
 		ns = gap_starts(c, nc, *starts);
 		it->method = "gaps";
@@ -636,7 +640,7 @@ static int build_series(job_series *js, const dmls_stats *st, const size_t *host
  * the byte clock finds no steps, the regularity). */
 static int find_core(dmls_iterations *it, const dmls_stats *st, const size_t *hosts, size_t nh,
 		     const size_t *workers, size_t nw, const size_t *pairs, size_t np,
-		     int clock_only, dmls_error *err)
+		     int clock_only, double guide_s, dmls_error *err)
 {
 	iterations_clear(it);
 	job_series js = {0};
@@ -655,10 +659,13 @@ static int find_core(dmls_iterations *it, const dmls_stats *st, const size_t *ho
 		it->acf_period_s = T * js.bin_s;
 		it->acf_peak = peak;
 	}
+	int by_time = guide_s > 0 && js.bin_s > 0;
+	if (by_time)
+		T = guide_s / js.bin_s;
 	size_t *starts = NULL, last_on = 0, ns = 0;
 	double thr = 0;
 	int rc = 0;
-	if (find_starts(it, &js, &T, &starts, &ns, &last_on, &thr) < 0)
+	if (find_starts(it, &js, &T, by_time, &starts, &ns, &last_on, &thr) < 0)
 		rc = dmls_fail(err, DMLS_ENOMEM, "out of memory");
 	/* Halves only exist where some host is not a worker (a parameter
 	 * server): a ring, every rank a worker, is never merged. */
@@ -705,11 +712,18 @@ int dmls_iterations_find_pairs(dmls_iterations *it, const dmls_stats *st, const 
 			       size_t nh, const size_t *workers, size_t nw, const size_t *pairs,
 			       size_t np, dmls_error *err)
 {
-	return find_core(it, st, hosts, nh, workers, nw, pairs, np, 0, err);
+	return find_core(it, st, hosts, nh, workers, nw, pairs, np, 0, 0, err);
+}
+
+int dmls_iterations_find_guided(dmls_iterations *it, const dmls_stats *st, const size_t *hosts,
+				size_t nh, const size_t *workers, size_t nw, const size_t *pairs,
+				size_t np, double guide_s, dmls_error *err)
+{
+	return find_core(it, st, hosts, nh, workers, nw, pairs, np, 0, guide_s, err);
 }
 
 int dmls_iterations_find_clock(dmls_iterations *it, const dmls_stats *st, size_t h,
 			       const size_t *pairs, size_t np, dmls_error *err)
 {
-	return find_core(it, st, &h, 1, &h, 1, pairs, np, 1, err);
+	return find_core(it, st, &h, 1, &h, 1, pairs, np, 1, 0, err);
 }

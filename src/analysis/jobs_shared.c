@@ -22,7 +22,9 @@
  * wander at least DMLS_SHARED_WANDER).  On busy hosts one job's parts are 0.12-0.18
  * of a period apart from step to step (the testbed's 8-rank tree and
  * hierarchical runs on 2 cores), as noise about one offset; two jobs'
- * offsets drift or random-walk through each other.  Otherwise each part
+ * offsets drift or random-walk through each other.  A clock that counts
+ * two bursts a step of the other's (a tree's leaf edge: the reduce up,
+ * the broadcast down) keeps its step when either half of its ends does.  Otherwise each part
  * with h is a job of its own; h is in both.  The first h that splits so
  * wins.
  *
@@ -52,7 +54,7 @@
 #define DMLS_SHARED_PERIOD 0.03
 #define DMLS_SHARED_LOCK 0.9
 #define DMLS_SHARED_PHASE 0.10
-#define DMLS_SHARED_PHASE_LOADED 0.25   /* steady offsets this spread: one job, busy hosts */
+#define DMLS_SHARED_PHASE_LOADED 0.30   /* steady offsets this spread: one job, busy hosts */
 #define DMLS_SHARED_WANDER 0.7          /* the offsets' wander from which they are steady */
 #define DMLS_SHARED_MAX_SPLITS 16       /* splits over all jobs */
 #define DMLS_SHARED_LONE_MAX 8          /* lone spokes given a clock, per cut vertex */
@@ -89,20 +91,50 @@ static int clock_of(part_clock *c, const dmls_stats *st, const size_t *hosts, si
 	return 0;
 }
 
-/* 1 when the two clocks keep one step. */
+/* 1 when ends e[0..n) (period Pe) and clock b keep one step. */
+static int steps_lock(const double *e, size_t n, double Pe, const part_clock *b)
+{
+	double P = fmin(Pe, b->period_s);
+	if (fabs(Pe - b->period_s) > DMLS_SHARED_PERIOD * P)
+		return 0;
+	double spread, lock, wander;
+	dmls_clock_compare(e, n, b->ends, b->count, P, &spread, &lock, &wander);
+	if (!(lock >= DMLS_SHARED_LOCK) || !(spread <= DMLS_SHARED_PHASE_LOADED))
+		return 0;
+	return spread <= DMLS_SHARED_PHASE || wander >= DMLS_SHARED_WANDER;
+}
+
+/* 1 when the two clocks keep one step: their periods agree and their
+ * ends lock (steps_lock), or one clock counts two bursts a step of the
+ * other's and every other one of its ends locks.  A tree's leaf edge
+ * carries the reduce up and the broadcast down, two bursts a step: its
+ * clock counts 48 for its parent's 24 (the testbed's 8-rank tree), and
+ * either phase of its ends, the reduces or the broadcasts, locks to the
+ * rest of the tree; two jobs, one with half the other's period, drift. */
 static int same_step(const part_clock *a, const part_clock *b)
 {
 	if (a->count < DMLS_SHARED_MIN_STEPS || b->count < DMLS_SHARED_MIN_STEPS ||
 	    !isfinite(a->period_s) || !isfinite(b->period_s))
 		return 1; /* no evidence to split on */
-	double P = fmin(a->period_s, b->period_s);
-	if (fabs(a->period_s - b->period_s) > DMLS_SHARED_PERIOD * P)
-		return 0;
-	double spread, lock, wander;
-	dmls_clock_compare(a->ends, a->count, b->ends, b->count, P, &spread, &lock, &wander);
-	if (!(lock >= DMLS_SHARED_LOCK) || !(spread <= DMLS_SHARED_PHASE_LOADED))
-		return 0;
-	return spread <= DMLS_SHARED_PHASE || wander >= DMLS_SHARED_WANDER;
+	if (steps_lock(a->ends, a->count, a->period_s, b))
+		return 1;
+	const part_clock *f = a->period_s < b->period_s ? a : b, *s = f == a ? b : a;
+	if (fabs(2 * f->period_s - s->period_s) > 2 * DMLS_SHARED_PERIOD * s->period_s ||
+	    f->count / 2 < DMLS_SHARED_MIN_STEPS)
+		return 0; /* (a loose guide: each phase's own period must agree) */
+	double *half = malloc((f->count / 2 + 1) * sizeof(double));
+	if (!half)
+		return 1; /* no evidence (out of memory) */
+	int same = 0;
+	for (size_t phase = 0; phase < 2 && !same; phase++) {
+		size_t n = 0;
+		for (size_t k = phase; k < f->count; k += 2)
+			half[n++] = f->ends[k];
+		/* its period as a clock's (iterations.period_s): from the second end */
+		same = steps_lock(half, n, (half[n - 1] - half[1]) / (double)(n - 2), s);
+	}
+	free(half);
+	return same;
 }
 
 /* 1 when a lone spoke's clock is steady enough to be a job's step.  Beside
