@@ -224,7 +224,34 @@ static int candidate(const double *r, size_t n, size_t k, size_t w)
 	return 1;
 }
 
+/* Whether lag k's double holds a peak too (r at least LATTICE_SHARE of
+ * r[k] within +-2 % of 2k, at least a bin either way), or 2k is past the
+ * lags a period can be read at (kmax). */
+#define LATTICE_SHARE 0.25
+static int lattice(const double *r, size_t k, size_t kmax)
+{
+	size_t w = 2 * k / 50 > 1 ? 2 * k / 50 : 1;
+	if (2 * k + w >= kmax)
+		return 1;
+	for (size_t j = 2 * k - w; j <= 2 * k + w; j++)
+		if (r[j] >= LATTICE_SHARE * r[k])
+			return 1;
+	return 0;
+}
+
+static double period_acf(dmls_fft *fft, const double *x, size_t n, double *peak, int need_lattice);
+
 double dmls_period_acf(dmls_fft *fft, const double *x, size_t n, double *peak)
+{
+	return period_acf(fft, x, n, peak, 0);
+}
+
+double dmls_period_acf_lattice(dmls_fft *fft, const double *x, size_t n, double *peak)
+{
+	return period_acf(fft, x, n, peak, 1);
+}
+
+static double period_acf(dmls_fft *fft, const double *x, size_t n, double *peak, int need_lattice)
 {
 	*peak = NAN;
 	if (n < 8)
@@ -241,12 +268,13 @@ double dmls_period_acf(dmls_fft *fft, const double *x, size_t n, double *peak)
 	/* two passes over the candidates: the best, then the first near it */
 	double best = 0;
 	for (size_t k = k0 + 1; k + 1 <= kmax; k++)
-		if (candidate(r, n, k, w) && r[k] > best)
+		if (candidate(r, n, k, w) && r[k] > best && (!need_lattice || lattice(r, k, kmax)))
 			best = r[k];
 	if (best < 0.1)
 		goto out;
 	for (size_t k = k0 + 1; k + 1 <= kmax; k++) {
-		if (r[k] < 0.8 * best || !candidate(r, n, k, w))
+		if (r[k] < 0.8 * best || !candidate(r, n, k, w) ||
+		    (need_lattice && !lattice(r, k, kmax)))
 			continue;
 		double a = r[k - 1], b = r[k], c = r[k + 1];
 		double den = a - 2 * b + c, off = den < 0 ? 0.5 * (a - c) / den : 0;

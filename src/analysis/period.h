@@ -21,6 +21,10 @@ void dmls_fft_release(dmls_fft *f);
 /* Period of x[0..n) in bins (fractional), 0 if none; *peak = r at it.
  * fft may be NULL (plans made and dropped for this call). */
 double dmls_period_acf(dmls_fft *fft, const double *x, size_t n, double *peak);
+/* The same, a lag counting only when its double holds a peak too (at least
+ * half as high, within 2 %; or the double is past the lags read): a period
+ * repeats, a spacing that recurs inside each period does not. */
+double dmls_period_acf_lattice(dmls_fft *fft, const double *x, size_t n, double *peak);
 
 /* The full autocorrelation r[0..n) of x (biased); 0 or -1. */
 int dmls_autocorr(dmls_fft *fft, const double *x, size_t n, double *r);
