@@ -239,16 +239,10 @@ static int lattice(const double *r, size_t k, size_t kmax)
 	return 0;
 }
 
-static double period_acf(dmls_fft *fft, const double *x, size_t n, double *peak, int need_lattice);
-
-double dmls_period_acf(dmls_fft *fft, const double *x, size_t n, double *peak)
+/* A candidate peak (candidate), with its double when need_lattice. */
+static int usable(const double *r, size_t n, size_t k, size_t w, size_t kmax, int need_lattice)
 {
-	return period_acf(fft, x, n, peak, 0);
-}
-
-double dmls_period_acf_lattice(dmls_fft *fft, const double *x, size_t n, double *peak)
-{
-	return period_acf(fft, x, n, peak, 1);
+	return candidate(r, n, k, w) && (!need_lattice || lattice(r, k, kmax));
 }
 
 static double period_acf(dmls_fft *fft, const double *x, size_t n, double *peak, int need_lattice)
@@ -268,13 +262,12 @@ static double period_acf(dmls_fft *fft, const double *x, size_t n, double *peak,
 	/* two passes over the candidates: the best, then the first near it */
 	double best = 0;
 	for (size_t k = k0 + 1; k + 1 <= kmax; k++)
-		if (candidate(r, n, k, w) && r[k] > best && (!need_lattice || lattice(r, k, kmax)))
+		if (r[k] > best && usable(r, n, k, w, kmax, need_lattice))
 			best = r[k];
 	if (best < 0.1)
 		goto out;
 	for (size_t k = k0 + 1; k + 1 <= kmax; k++) {
-		if (r[k] < 0.8 * best || !candidate(r, n, k, w) ||
-		    (need_lattice && !lattice(r, k, kmax)))
+		if (r[k] < 0.8 * best || !usable(r, n, k, w, kmax, need_lattice))
 			continue;
 		double a = r[k - 1], b = r[k], c = r[k + 1];
 		double den = a - 2 * b + c, off = den < 0 ? 0.5 * (a - c) / den : 0;
@@ -286,4 +279,14 @@ out:
 	if (f == &local)
 		dmls_fft_release(&local);
 	return lag;
+}
+
+double dmls_period_acf(dmls_fft *fft, const double *x, size_t n, double *peak)
+{
+	return period_acf(fft, x, n, peak, 0);
+}
+
+double dmls_period_acf_lattice(dmls_fft *fft, const double *x, size_t n, double *peak)
+{
+	return period_acf(fft, x, n, peak, 1);
 }
