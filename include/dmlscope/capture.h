@@ -53,6 +53,8 @@ int dmls_reader_next(dmls_reader *r, dmls_record *rec, dmls_error *err);
 
 /* "pcap" or "pcapng". */
 const char *dmls_reader_format(const dmls_reader *r);
+/* "gzip" or "xz" for a compressed capture, else NULL. */
+const char *dmls_reader_compression(const dmls_reader *r);
 /* Link type of the first interface (pcap: the file's), -1 if none yet. */
 int dmls_reader_linktype(const dmls_reader *r);
 const char *dmls_reader_name(const dmls_reader *r);

@@ -30,6 +30,7 @@
 typedef struct dmls_input_file {
 	char *path;
 	const char *format;  /* "pcap", "pcapng", or NULL if not opened */
+	const char *compression; /* "gzip", "xz", or NULL */
 	int linktype;        /* first interface's link type, -1 unknown */
 	uint64_t records;    /* records read from this file */
 	uint64_t packets;    /* IP packets delivered from this file */

@@ -288,6 +288,7 @@ static bool open_one(dmls_input *in, size_t i, const dmls_source *sc)
 		return false;
 	}
 	f->format = dmls_reader_format(in->srcs[i].r);
+	f->compression = dmls_reader_compression(in->srcs[i].r);
 	f->linktype = dmls_reader_linktype(in->srcs[i].r);
 	in->srcs[i].live = true;
 	if (advance(in, i))

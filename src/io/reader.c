@@ -161,6 +161,11 @@ const char *dmls_reader_format(const dmls_reader *r)
 	return r->fmt ? r->fmt->name : "pcap";
 }
 
+const char *dmls_reader_compression(const dmls_reader *r)
+{
+	return r->z ? "gzip" : r->xz ? "xz" : NULL;
+}
+
 int dmls_reader_linktype(const dmls_reader *r)
 {
 	return r->fmt ? r->fmt->linktype(r) : -1;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Reading in a second thread (analyze --threads 2, the default for inputs
-# of 4 MiB or more) changes nothing: the same JSON, the same exit code and
+# Reading in a second thread (analyze --threads 2, the default for
+# compressed captures) changes nothing: the same JSON, the same exit code and
 # the same error line as one thread (--threads 1), on a whole capture, a
 # run folder of several captures, a capture truncated in a record and one
 # whose record header is corrupt halfway; and a bad --threads is a usage
@@ -13,6 +13,7 @@ cap=$run/worker-0-tcpdump.pcap
 size=$(stat -c %s "$cap")
 head -c $((size * 3 / 5)) "$cap" >"$tmp/truncated.pcap"
 cp "$cap" "$tmp/corrupt.pcap"
+gzip -c "$cap" >"$tmp/whole.pcap.gz" # two threads by default
 # the 16-byte header of a record near the middle: a caplen of 2^31
 /usr/bin/python3 - "$tmp/corrupt.pcap" <<'PY'
 import struct, sys
@@ -24,7 +25,7 @@ struct.pack_into("<I", b, off + 8, 1 << 31)
 open(sys.argv[1], "wb").write(bytes(b))
 PY
 
-for input in "$cap" "$run" "$tmp/truncated.pcap" "$tmp/corrupt.pcap"; do
+for input in "$cap" "$run" "$tmp/truncated.pcap" "$tmp/corrupt.pcap" "$tmp/whole.pcap.gz"; do
 	"$DMLSCOPE" analyze "$input" --threads 1 --quiet --json "$tmp/1.json" 2>"$tmp/1.err"
 	rc1=$?
 	"$DMLSCOPE" analyze "$input" --threads 2 --quiet --json "$tmp/2.json" 2>"$tmp/2.err"
