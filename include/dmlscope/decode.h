@@ -60,7 +60,14 @@ typedef struct dmls_pkt {
 	uint32_t tcp_ack;
 	uint8_t tcp_flags;
 	uint8_t tunnel;   /* the fields above are the inner packet's: a dmls_tunnel */
+	/* RoCEv2 (UDP to 4791) with its base transport header captured: */
+	bool roce;
+	uint8_t bth_opcode; /* transport class (bits 7-5) and operation */
+	uint32_t bth_qp;    /* destination queue pair (24 bits) */
+	uint32_t bth_psn;   /* packet sequence number (24 bits) */
 } dmls_pkt;
+
+#define DMLS_ROCE_PORT 4791 /* RoCEv2's UDP destination port (IANA) */
 
 /* The encapsulation a packet was found in (the innermost one opened). */
 enum dmls_tunnel {

@@ -117,7 +117,9 @@ typedef struct dmls_flow {
 	uint64_t packets, wire_bytes, payload_bytes;
 	uint64_t retransmissions;
 	int64_t first_ns, last_ns;
-	uint32_t next_seq;     /* highest TCP sequence end seen (internal) */
+	uint32_t next_seq;     /* highest TCP sequence end seen; RoCEv2: the
+				* next PSN, shifted left by 8 (internal) */
+	uint32_t qp;           /* RoCEv2: the queue pair judged (internal) */
 	uint8_t seq_valid;
 	dmls_series activity;  /* wire bytes, 10 s bins */
 	dmls_born born;

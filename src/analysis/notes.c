@@ -148,7 +148,7 @@ void dmls_notes_all(dmls_analysis *a, const dmls_stats *st)
 			"memory budget): bursts and gaps are whole bins, the duty cycle an upper bound",
 		     1e3 * a->phases.bin_s);
 	if (st->retransmissions > 0)
-		dmls_note(a, "%llu TCP retransmissions (%.3g %% of packets): loss or timeouts on the path",
+		dmls_note(a, "%llu retransmissions (%.3g %% of packets): loss or timeouts on the path",
 		     (unsigned long long)st->retransmissions,
 		     100.0 * (double)st->retransmissions / (double)st->packets);
 	if (a->log.present && a->log.backwards_line)

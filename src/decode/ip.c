@@ -56,6 +56,14 @@ static int transport(const dmls_cursor *c, size_t l4, uint64_t rem, dmls_pkt *ou
 		    rem < 8)
 			return DMLS_DEC_TRUNCATED;
 		out->payload_bytes = rem - 8;
+		uint8_t bth[12]; /* InfiniBand's base transport header (IBTA vol. 1, 9.2) */
+		if (out->dport == DMLS_ROCE_PORT && rem >= 8 + sizeof(bth) &&
+		    dmls_cur_copy(c, l4 + 8, bth, sizeof(bth))) {
+			out->roce = true;
+			out->bth_opcode = bth[0];
+			out->bth_qp = (uint32_t)bth[5] << 16 | (uint32_t)bth[6] << 8 | bth[7];
+			out->bth_psn = (uint32_t)bth[9] << 16 | (uint32_t)bth[10] << 8 | bth[11];
+		}
 	} else {
 		out->payload_bytes = 0; /* ICMP, ICMPv6 (neighbour discovery), ...: no application data */
 	}

@@ -113,8 +113,10 @@ static int merge_flows(dmls_stats *dst, const dmls_stats *src, const uint32_t *h
 		d->payload_bytes += s->payload_bytes;
 		d->retransmissions += s->retransmissions;
 		span2(&d->first_ns, &d->last_ns, s->first_ns, s->last_ns);
-		if (s->seq_valid && (!d->seq_valid || (int32_t)(d->next_seq - s->next_seq) < 0)) {
+		if (s->seq_valid && (!d->seq_valid || (d->qp == s->qp &&
+						       (int32_t)(d->next_seq - s->next_seq) < 0))) {
 			d->next_seq = s->next_seq; /* the higher end (RFC 793 modular order) */
+			d->qp = s->qp;             /* RoCEv2: the same queue pair only */
 			d->seq_valid = 1;
 		}
 	}

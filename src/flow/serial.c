@@ -173,6 +173,7 @@ static void put_tables(wbuf *w, const dmls_stats *st)
 		PUT8(w, f->proto);
 		PUT8(w, f->seq_valid);
 		PUT32(w, f->next_seq);
+		PUT32(w, f->qp);
 		PUT64(w, f->packets);
 		PUT64(w, f->wire_bytes);
 		PUT64(w, f->payload_bytes);
@@ -473,6 +474,7 @@ static int get_flow(rbuf *r, dmls_stats *st)
 	flow_key k = {NULL, NULL, GET16(r, "flow"), GET16(r, "flow"), GET8(r, "flow")};
 	uint8_t seq_valid = GET8(r, "flow");
 	uint32_t next_seq = GET32(r, "flow");
+	uint32_t qp = GET32(r, "flow");
 	if (!need(r, s < st->nhosts && d < st->nhosts &&
 			     (pi == NO_PAIR || (pi < st->npairs && st->pairs[pi].src == s &&
 						st->pairs[pi].dst == d)) &&
@@ -489,7 +491,7 @@ static int get_flow(rbuf *r, dmls_stats *st)
 		return -1;
 	st->flows_seen = seen; /* the blob's count, not one more */
 	dmls_flow *x = &st->flows[f];
-	x->seq_valid = seq_valid, x->next_seq = next_seq;
+	x->seq_valid = seq_valid, x->next_seq = next_seq, x->qp = qp;
 	x->packets = GET64(r, "flow");
 	x->wire_bytes = GET64(r, "flow");
 	x->payload_bytes = GET64(r, "flow");

@@ -22,8 +22,9 @@
  * TCP retransmissions are found from sequence numbers, as Wireshark's
  * tcp.analysis.retransmission does in its simplest form: a segment that
  * carries data and starts before the highest sequence number already sent
- * on its flow is a retransmission (RFC 793 modular comparison).  Bytes are
- * never derived from sequence numbers (Zeek issue 3313 shows why).
+ * on its flow is a retransmission (RFC 793 modular comparison).  RoCEv2's
+ * likewise from the PSNs of reliable requests (roce_retransmission).  Bytes
+ * are never derived from sequence numbers (Zeek issue 3313 shows why).
  */
 #include "flow/stats_int.h"
 
@@ -132,6 +133,33 @@ static int tcp_retransmission(dmls_flow *f, const dmls_pkt *p)
 	return retrans;
 }
 
+/* RoCEv2: a reliable connection's requests carry consecutive PSNs (24
+ * bits, modular; a read request takes one for each response packet it
+ * asks for), and the requester's go-back-N sends them again from the first
+ * one lost.  Judged are RC and XRC requests (sends, writes, read requests,
+ * atomics); not acknowledgements, nor read responses (they count in the
+ * requester's PSN space, and may share a direction and a queue pair with
+ * the responder's own requests), nor UC, UD or CNP packets (never sent
+ * again).  Per flow, on the first destination queue pair seen: two queue
+ * pairs behind one UDP 5-tuple keep two sequences, and the others are not
+ * judged.  The PSN is kept shifted left by 8 so that RFC 793's 32-bit
+ * order (seq_lt, and the merge's) orders 24-bit PSNs. */
+static int roce_retransmission(dmls_flow *f, const dmls_pkt *p)
+{
+	unsigned cls = p->bth_opcode >> 5, op = p->bth_opcode & 0x1fu;
+	int request = op <= 0x0c || op == 0x13 || op == 0x14 || op == 0x16 || op == 0x17;
+	if ((cls != 0 && cls != 5) || !request || (f->seq_valid && f->qp != p->bth_qp))
+		return 0;
+	uint32_t psn = p->bth_psn << 8, end = psn + (1u << 8);
+	int retrans = f->seq_valid && seq_lt(psn, f->next_seq);
+	if (!f->seq_valid || seq_lt(f->next_seq, end)) {
+		f->next_seq = end;
+		f->qp = p->bth_qp;
+		f->seq_valid = 1;
+	}
+	return retrans;
+}
+
 static int count_flow(dmls_stats *st, long fi, const dmls_pkt *p)
 {
 	dmls_flow *f = &st->flows[fi];
@@ -139,7 +167,8 @@ static int count_flow(dmls_stats *st, long fi, const dmls_pkt *p)
 	f->wire_bytes += p->wire_bytes;
 	f->payload_bytes += p->payload_bytes;
 	span(&f->first_ns, &f->last_ns, p->ts_ns);
-	if (p->proto == 6 && !p->is_fragment && tcp_retransmission(f, p)) {
+	if (!p->is_fragment && ((p->proto == 6 && tcp_retransmission(f, p)) ||
+				(p->proto == 17 && p->roce && roce_retransmission(f, p)))) {
 		f->retransmissions++;
 		st->hosts[f->src].tx_retransmissions++;
 		st->retransmissions++;

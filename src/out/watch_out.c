@@ -231,7 +231,7 @@ void dmls_render_watch_screen(const dmls_watch_frame *f, FILE *fp)
 		w->interval_s, dmls_fmt_bytes((double)st->wire_bytes, b, sizeof(b)),
 		(unsigned long long)st->packets);
 	screen_pairs(f->view, fp);
-	fprintf(fp, "loss        %llu TCP retransmissions (%.2f %% of packets)\n",
+	fprintf(fp, "loss        %llu retransmissions (%.2f %% of packets)\n",
 		(unsigned long long)st->retransmissions,
 		st->packets ? 100.0 * (double)st->retransmissions / (double)st->packets : 0.0);
 	const dmls_live_drops *d = f->drops;
