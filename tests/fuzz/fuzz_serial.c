@@ -26,7 +26,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define T0 1000000000LL
 
-/* A small mergeable state: two TCP flows, one UDP flow, an ICMP packet,
+/* A small mergeable state: two TCP flows, one RoCEv2 flow, an ICMP packet,
  * over a few milliseconds. */
 static int make_good(uint8_t **buf, size_t *len)
 {
@@ -46,6 +46,10 @@ static int make_good(uint8_t **buf, size_t *len)
 		p.sport = (uint16_t)(40000 + i % 3), p.dport = 29400;
 		p.wire_bytes = 1514, p.ip_bytes = 1500, p.payload_bytes = 1448;
 		p.tcp_seq = (uint32_t)(i * 1448);
+		if (p.proto == 17) { /* RoCEv2 writes: the flow keeps a queue pair */
+			p.dport = DMLS_ROCE_PORT, p.roce = true, p.bth_opcode = 0x0a;
+			p.bth_qp = 0x123, p.bth_psn = (uint32_t)i;
+		}
 		dmls_stats_add(&st, &p);
 	}
 	dmls_error err;

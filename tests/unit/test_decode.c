@@ -263,6 +263,41 @@ static void test_ipv4_options_udp(void **st)
 	dbuf_free(&d);
 }
 
+/* RoCEv2: UDP to 4791 carries InfiniBand's base transport header; its
+ * opcode, destination queue pair and PSN are read when captured. */
+static void test_roce(void **st)
+{
+	(void)st;
+	static const uint8_t bth[12] = {0x0a, 0x40, 0xff, 0xff, 0, 0x12, 0x34, 0x56,
+					0x80, 0xab, 0xcd, 0xef};
+	dbuf d = {0};
+	dmls_pkt p;
+	put_eth(&d, 0x0800);
+	put_ipv4(&d, 5, 20 + 8 + 12 + 64 + 4, 1, 0x4000, 17, A, B);
+	put_udp(&d, 49152, DMLS_ROCE_PORT, 8 + 12 + 64 + 4);
+	put(&d, bth, sizeof(bth));
+	put(&d, NULL, 64 + 4);
+	assert_int_equal(dec(1, &d, (uint32_t)d.n, (uint32_t)d.n, &p), DMLS_DEC_OK);
+	assert_true(p.roce);
+	assert_int_equal(p.bth_opcode, 0x0a);
+	assert_int_equal(p.bth_qp, 0x123456);
+	assert_int_equal(p.bth_psn, 0xabcdef);
+	assert_int_equal(p.payload_bytes, 12 + 64 + 4);
+	/* the header cut by the snap length: a UDP packet, nothing more */
+	assert_int_equal(dec(1, &d, 14 + 20 + 8 + 11, (uint32_t)d.n, &p), DMLS_DEC_OK);
+	assert_false(p.roce);
+	assert_int_equal(p.payload_bytes, 12 + 64 + 4);
+	dbuf_free(&d);
+	/* another port: not RoCE, whatever the bytes */
+	put_eth(&d, 0x0800);
+	put_ipv4(&d, 5, 20 + 8 + 12, 1, 0x4000, 17, A, B);
+	put_udp(&d, 49152, 4790, 8 + 12);
+	put(&d, bth, sizeof(bth));
+	assert_int_equal(dec(1, &d, (uint32_t)d.n, (uint32_t)d.n, &p), DMLS_DEC_OK);
+	assert_false(p.roce);
+	dbuf_free(&d);
+}
+
 static void test_ipv4_fragments(void **st)
 {
 	dbuf d = {0};
@@ -668,6 +703,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ethernet_tcp),
+		cmocka_unit_test(test_roce),
 		cmocka_unit_test(test_vlan_qinq),
 		cmocka_unit_test(test_non_ip_and_unknown),
 		cmocka_unit_test(test_sll_sll2),
