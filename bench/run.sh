@@ -17,7 +17,8 @@
 #      the JSON exactly the generator's.
 # Each command: best of 5 runs for wall and CPU (user+sys) seconds, the largest
 # peak RSS of the 5 (GNU time); with 3, a shared machine's noise flipped
-# verdicts between two runs of the bench.  A ratio target is met when both the wall and the
+# verdicts between two runs of the bench.  dmlscope and its tcpdump reference
+# run in turn, a run of each per round, so that a slow minute slows both.  A ratio target is met when both the wall and the
 # CPU ratio are within it.  No target is an assertion: lines say "meets target"
 # or "misses target", and the script exits 0 unless it cannot run at all.
 # dmlscope runs as `dmlscope analyze INPUT --quiet --json -`; every command
@@ -84,35 +85,49 @@ else
 	limited=(bash -c 'ulimit -v "$1" && shift && exec "$@"' limit $((as_limit / 1024)))
 fi
 
-# measure OUT CMD...: best of $runs runs of CMD: wall s, CPU s (user+sys), the
-# largest peak RSS kB, exit status (a failing run ends it).  A first, untimed
-# execution warms up and sizes the runs: one shorter than $min_time s is timed
-# over as many back-to-back executions as fill $min_time s (at most 50), divided
-# out (GNU time counts in 10 ms).  OUT: stdout of the last execution.  Every
-# command (tcpdump's too) runs under the address-space limit, set once for the
-# back-to-back loop, so the limit's own start-up (prlimit) is not counted once
-# an execution against the short captures.
+# measure OUT CMD... [::: OUT2 CMD2...]: best of $runs runs of CMD: wall s,
+# CPU s (user+sys), the largest peak RSS kB, exit status (a failing run ends
+# it).  A first, untimed execution warms up and sizes the runs: one shorter
+# than $min_time s is timed over as many back-to-back executions as fill
+# $min_time s (at most 50), divided out (GNU time counts in 10 ms).  OUT:
+# stdout of the last execution.  With a second command (the reference), the
+# two run in turn, one run of each per round, and a line for each is
+# printed: a shared machine's slow minute then slows both, not one (timed
+# one after the other, the ratio of the hour's capture moved by 0.2 between
+# two runs of the bench).  Every command (tcpdump's too) runs under the
+# address-space limit, set once for the back-to-back loop, so the limit's
+# own start-up (prlimit) is not counted once an execution against the short
+# captures.  A failed command's last stderr line: $dir/stderr.txt.
 measure() {
-	local out=$1 rep=1 best="" cpu="" rss=0 st=0 t u s r c k
-	shift
-	for ((k = -1; k < runs; k++)); do
-		st=0
-		/usr/bin/time -f "%e %U %S %M" -o "$dir/time.txt" "${limited[@]}" sh -c \
-			'o=$1 n=$2; shift 2; while [ "$n" -gt 0 ]; do "$@" >"$o" || exit; n=$((n - 1)); done' \
-			sh "$out" "$rep" "$@" 2>"$dir/stderr.txt" || st=$?
-		read -r t u s r < <(tail -n 1 "$dir/time.txt")
-		[ "$r" -gt "$rss" ] && rss=$r
-		if [ "$k" = -1 ] && [ "$st" = 0 ]; then
-			rep=$(awk -v t="$t" -v m="$min_time" 'BEGIN{n = t < m ? int(m / (t > 0.005 ? t : 0.005) + 0.999) : 1; print (n > 50 ? 50 : n)}')
-			continue
-		fi
-		t=$(awk "BEGIN{print $t / $rep}")
-		c=$(awk "BEGIN{print ($u + $s) / $rep}")
-		if [ -z "$best" ] || awk "BEGIN{exit !($t < $best)}"; then best=$t; fi
-		if [ -z "$cpu" ] || awk "BEGIN{exit !($c < $cpu)}"; then cpu=$c; fi
-		[ "$st" = 0 ] || break
+	local -a a=() b=() rep=(1 1) best=("" "") cpu=("" "") rss=(0 0) st=(0 0) out=()
+	local x i k n=1 t u s r c
+	for x in "$@"; do
+		if [ "$x" = ":::" ]; then n=2; elif [ $n = 1 ]; then a+=("$x"); else b+=("$x"); fi
 	done
-	echo "$best $cpu $rss $st"
+	out=("${a[0]}" "${b[0]:-}")
+	for ((k = -1; k < runs; k++)); do
+		for ((i = 0; i < n; i++)); do
+			[ "${st[i]}" = 0 ] || continue
+			if [ $i = 0 ]; then set -- "${a[@]:1}"; else set -- "${b[@]:1}"; fi
+			/usr/bin/time -f "%e %U %S %M" -o "$dir/time.txt" "${limited[@]}" sh -c \
+				'o=$1 n=$2; shift 2; while [ "$n" -gt 0 ]; do "$@" >"$o" || exit; n=$((n - 1)); done' \
+				sh "${out[i]}" "${rep[i]}" "$@" 2>"$dir/stderr.$i.txt" || st[i]=$?
+			read -r t u s r < <(tail -n 1 "$dir/time.txt")
+			[ "$r" -gt "${rss[i]}" ] && rss[i]=$r
+			[ "${st[i]}" = 0 ] || cp "$dir/stderr.$i.txt" "$dir/stderr.txt"
+			if [ "$k" = -1 ] && [ "${st[i]}" = 0 ]; then
+				rep[i]=$(awk -v t="$t" -v m="$min_time" 'BEGIN{n = t < m ? int(m / (t > 0.005 ? t : 0.005) + 0.999) : 1; print (n > 50 ? 50 : n)}')
+				continue
+			fi
+			t=$(awk "BEGIN{print $t / ${rep[i]}}")
+			c=$(awk "BEGIN{print ($u + $s) / ${rep[i]}}")
+			if [ -z "${best[i]}" ] || awk "BEGIN{exit !($t < ${best[i]})}"; then best[i]=$t; fi
+			if [ -z "${cpu[i]}" ] || awk "BEGIN{exit !($c < ${cpu[i]})}"; then cpu[i]=$c; fi
+		done
+	done
+	for ((i = 0; i < n; i++)); do
+		echo "${best[i]:-0} ${cpu[i]:-0} ${rss[i]} ${st[i]}"
+	done
 }
 
 # pcap files are read once before timing, so that every command finds them cached
@@ -156,20 +171,23 @@ row() {
 }
 # check LABEL VALUE TARGET VERDICT: a line that is not a timing
 check() { printf "%-${W}s %-42s %-21s %s\n" "$1" "$2" "$3" "$4"; }
-# tcpdump's row, or a line saying it is skipped; sets REF to its result or ""
-tcpdump_row() {
-	local label=$1 f=$2 res
-	REF=""
+# pair REF_LABEL REF_INPUT LABEL INPUT OUT TARGET: tcpdump on REF_INPUT and
+# dmlscope on INPUT (its JSON kept in OUT), timed in turn (measure); their
+# rows, dmlscope's with its ratios against TARGET.  Sets REF and RES to their
+# results (REF "" without tcpdump).
+pair() {
+	local both
 	if [ -z "$tcpdump" ]; then
-		check "$label" "skipped: tcpdump not installed" "" ""
-		return
+		check "$1" "skipped: tcpdump not installed" "" ""
+		REF="" RES=$(measure "$5" "$dmls" analyze "$4" --quiet --json -)
+	else
+		both=$(measure "$5" "$dmls" analyze "$4" --quiet --json - \
+			::: "$dir/tcpdump.out" "$tcpdump" -r "$2" -w /dev/null)
+		RES=$(sed -n 1p <<<"$both") REF=$(sed -n 2p <<<"$both")
+		row "$1" "$REF"
 	fi
-	res=$(measure "$dir/tcpdump.out" "$tcpdump" -r "$f" -w /dev/null)
-	row "$label" "$res"
-	REF=$res
+	row "$3" "$RES" "$REF" "$6"
 }
-# dmls OUT INPUT: time dmlscope on INPUT, its JSON kept in OUT
-dmls() { measure "$1" "$dmls" analyze "$2" --quiet --json -; }
 # jget JSON KEY/PATH...: the values, or "invalid" when the file is not JSON
 jget() {
 	"$py" - "$@" <<'EOF'
@@ -224,10 +242,9 @@ if [ "${BENCH_SHORT:-1}" != 0 ]; then
 	warm "$merged" "$sample"/*
 	section "1. short real capture: $sample, merged by time for tcpdump: $(describe "$merged" "$n")"
 	hdr
-	tcpdump_row "tcpdump -r MERGED -w /dev/null" "$merged"
-	res=$(dmls "$dir/sample.json" "$sample")
-	row "dmlscope analyze RUN --quiet --json -" "$res" "$REF" 1.0
-	study_cap=$merged study_res=$res
+	pair "tcpdump -r MERGED -w /dev/null" "$merged" \
+		"dmlscope analyze RUN --quiet --json -" "$sample" "$dir/sample.json" 1.0
+	study_cap=$merged study_res=$RES
 fi
 
 if [ "${BENCH_LONG:-1}" != 0 ]; then
@@ -241,13 +258,12 @@ if [ "${BENCH_LONG:-1}" != 0 ]; then
 	echo "   $long_d: $(describe "$long" "$n"), $iters iterations"
 	echo "   $short_d: $(describe "$long10" "$n10"), $iters_short iterations (the first ones of the same job)"
 	hdr
-	tcpdump_row "tcpdump -r F -w /dev/null ($long_d)" "$long"
-	res=$(dmls "$dir/long.json" "$long")
-	row "dmlscope analyze F --quiet --json - ($long_d)" "$res" "$REF" 1.0
-	study_cap=$long study_res=$res
-	tcpdump_row "tcpdump -r F -w /dev/null ($short_d)" "$long10"
-	res10=$(dmls "$dir/long10.json" "$long10")
-	row "dmlscope analyze F --quiet --json - ($short_d)" "$res10" "$REF" 1.0
+	pair "tcpdump -r F -w /dev/null ($long_d)" "$long" \
+		"dmlscope analyze F --quiet --json - ($long_d)" "$long" "$dir/long.json" 1.0
+	res=$RES study_cap=$long study_res=$RES
+	pair "tcpdump -r F -w /dev/null ($short_d)" "$long10" \
+		"dmlscope analyze F --quiet --json - ($short_d)" "$long10" "$dir/long10.json" 1.0
+	res10=$RES
 	read -r _ _ kb st <<<"$res"
 	read -r _ _ kb10 st10 <<<"$res10"
 	check "peak RSS, $short_d -> $long_d" \
@@ -278,9 +294,8 @@ if [ "${BENCH_CONCAT:-1}" != 0 ]; then
 	section "3. real runs back to back: ${inputs[*]}, $(jget "$real.json" passes) passes over their runs"
 	echo "   $(describe "$real" "$n")"
 	hdr
-	tcpdump_row "tcpdump -r F -w /dev/null" "$real"
-	res=$(dmls "$dir/real.json" "$real")
-	row "dmlscope analyze F --quiet --json -" "$res" "$REF" 1.0
+	pair "tcpdump -r F -w /dev/null" "$real" \
+		"dmlscope analyze F --quiet --json -" "$real" "$dir/real.json" 1.0
 fi
 
 if [ "${BENCH_FLOOD:-1}" != 0 ]; then
@@ -291,9 +306,9 @@ if [ "${BENCH_FLOOD:-1}" != 0 ]; then
 	section "4. flood: each packet a new TCP 5-tuple from its own source address (a SYN scan)"
 	echo "   $(describe "$flood" "$n"), $wire wire bytes"
 	hdr
-	tcpdump_row "tcpdump -r F -w /dev/null" "$flood"
-	res=$(dmls "$dir/flood.json" "$flood")
-	row "dmlscope analyze F --quiet --json -" "$res" "$REF" 3.0
+	pair "tcpdump -r F -w /dev/null" "$flood" \
+		"dmlscope analyze F --quiet --json -" "$flood" "$dir/flood.json" 3.0
+	res=$RES
 	read -r _ _ kb st <<<"$res"
 	check "peak RSS" "$((kb / 1024)) MiB" "<= 256 MiB" \
 		"$([ "$st" = 0 ] && [ "$kb" -le $((256 * 1024)) ] && echo "meets target" || echo "misses target")"
