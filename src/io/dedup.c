@@ -44,8 +44,9 @@
  * Other protocols (UDP, ICMP, ...) and IP fragments without a TCP header:
  * exact match.  Two copies are the same packet when they share the key
  * (address family, protocol, addresses, ports, IPv4/IPv6-fragment id, TCP
- * sequence number, IP length), come from different files, and the second
- * is seen within the window after the first.  Within one file an equal key
+ * sequence number, IP length; for RoCEv2 also its opcode, queue pair and
+ * PSN, since its IP ids are often all 0), come from different files, and
+ * the second is seen within the window after the first.  Within one file an equal key
  * is a retransmission or a coincidence, never a duplicate.
  *
  * Memory is bounded by the window, not by the packet count: entries live
@@ -68,7 +69,8 @@ typedef struct dedup_key {
 	uint8_t src[16], dst[16];
 	uint32_t ip_id, tcp_seq, ip_bytes;
 	uint16_t sport, dport;
-	uint8_t proto, af, pad[6];
+	uint8_t proto, af, pad[2];
+	uint32_t qp;           /* RoCEv2: opcode and destination queue pair */
 } dedup_key;
 
 struct dmls_dedup_entry {
@@ -186,6 +188,10 @@ static bool exact_check(dmls_dedup *d, const dmls_pkt *p, uint32_t file)
 	memcpy(k.dst, p->dst, 16);
 	k.ip_id = p->ip_id;
 	k.tcp_seq = p->tcp_seq;
+	if (p->roce) { /* the PSN tells a queue pair's packets apart (IP ids are often 0) */
+		k.tcp_seq = p->bth_psn;
+		k.qp = (uint32_t)p->bth_opcode << 24 | p->bth_qp;
+	}
 	k.ip_bytes = (uint32_t)p->ip_bytes;
 	k.sport = p->sport;
 	k.dport = p->dport;

@@ -73,6 +73,22 @@ if by_flow.get((A, 49152)) != 50 or by_flow.get((C, 50001)) != 1:
 if d["loss"]["flows_with_retransmissions"] != 2:
     fails.append("flows_with_retransmissions %s, want 2" % d["loss"]["flows_with_retransmissions"])
 
+# both ends captured: the receiver's file holds every packet again, 20 us
+# later, and one write the sender's capture missed; IP ids are all 0, so
+# only the PSN tells the copies from that write
+other = work + "/roce-receiver.pcap"
+extra = frame(A, B, 49152, WRITE, 0x123, 210)
+with open(other, "wb") as f:
+    f.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
+    for i, (fr, _) in enumerate(pkts + [(extra, False)]):
+        f.write(struct.pack("<IIII", 1700000000, i * 10 + 20, len(fr), len(fr)) + fr)
+out = subprocess.run([dmls, "analyze", cap, other, "--quiet", "--json", "-"], capture_output=True)
+both = json.loads(out.stdout)["input"] if out.returncode == 0 else {}
+if both.get("packets") != len(pkts) + 1 or both.get("skipped", {}).get("duplicates") != len(pkts):
+    fails.append("both ends: exit %d, %s packets and %s duplicates (want %d and %d)" %
+                 (out.returncode, both.get("packets"), both.get("skipped", {}).get("duplicates"),
+                  len(pkts) + 1, len(pkts)))
+
 # the capture cut before the transport header: nothing to judge, no error
 cut = work + "/roce-cut.pcap"
 with open(cap, "rb") as f, open(cut, "wb") as g:
@@ -123,5 +139,6 @@ for f in fails:
     print("roce: FAIL:", f)
 if not fails:
     print("roce: ok: %d retransmissions of %d packets (go-back-N, PSN wrap; acks, read "
-          "responses, UD and a second queue pair not judged)" % (got, len(pkts)))
+          "responses, UD and a second queue pair not judged; both ends' copies told apart by PSN)"
+          % (got, len(pkts)))
 sys.exit(1 if fails else 0)
