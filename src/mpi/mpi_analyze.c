@@ -446,8 +446,9 @@ static int gather_files(ajob *a)
 				continue;
 			dmls_input_file *f = &a->files[fm.index];
 			free(f->path);
-			*f = (dmls_input_file){strdup(a->paths[fm.index]), NULL, fm.linktype,
-					       fm.records, fm.packets, fm.status, ""};
+			*f = (dmls_input_file){.path = strdup(a->paths[fm.index]),
+					       .linktype = fm.linktype, .records = fm.records,
+					       .packets = fm.packets, .status = fm.status};
 			fm.format[sizeof(fm.format) - 1] = fm.error[sizeof(fm.error) - 1] = '\0';
 			f->format = format_name(fm.format);
 			snprintf(f->error, sizeof(f->error), "%s", fm.error);
