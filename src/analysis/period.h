@@ -22,7 +22,7 @@ void dmls_fft_release(dmls_fft *f);
  * fft may be NULL (plans made and dropped for this call). */
 double dmls_period_acf(dmls_fft *fft, const double *x, size_t n, double *peak);
 /* The same, a lag counting only when its double holds a peak too (at least
- * half as high, within 2 %; or the double is past the lags read): a period
+ * a quarter as high, within 2 %; or the double is past the lags read): a period
  * repeats, a spacing that recurs inside each period does not. */
 double dmls_period_acf_lattice(dmls_fft *fft, const double *x, size_t n, double *peak);
 

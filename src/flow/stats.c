@@ -117,20 +117,25 @@ static int seq_lt(uint32_t a, uint32_t b)
 	return (int32_t)(a - b) < 0;
 }
 
-/* Track the highest sequence number sent; returns 1 for a retransmission. */
-static int tcp_retransmission(dmls_flow *f, const dmls_pkt *p)
+/* Track the highest sequence end sent on f: 1 when [start, end) starts
+ * below it and may be a retransmission (counts). */
+static int seq_track(dmls_flow *f, uint32_t start, uint32_t end, int counts)
 {
-	uint32_t len = (uint32_t)p->payload_bytes;
-	uint32_t end = p->tcp_seq + len + ((p->tcp_flags & (DMLS_TCP_SYN | DMLS_TCP_FIN)) ? 1 : 0);
-	int retrans = 0;
-	if (f->seq_valid && len > 0 && seq_lt(p->tcp_seq, f->next_seq) &&
-	    !(p->tcp_flags & DMLS_TCP_RST))
-		retrans = 1;
+	int retrans = counts && f->seq_valid && seq_lt(start, f->next_seq);
 	if (!f->seq_valid || seq_lt(f->next_seq, end)) {
 		f->next_seq = end;
 		f->seq_valid = 1;
 	}
 	return retrans;
+}
+
+/* A TCP segment that carries data (not a reset) is sent again when it
+ * starts below the highest sequence end sent. */
+static int tcp_retransmission(dmls_flow *f, const dmls_pkt *p)
+{
+	uint32_t len = (uint32_t)p->payload_bytes;
+	uint32_t end = p->tcp_seq + len + ((p->tcp_flags & (DMLS_TCP_SYN | DMLS_TCP_FIN)) ? 1 : 0);
+	return seq_track(f, p->tcp_seq, end, len > 0 && !(p->tcp_flags & DMLS_TCP_RST));
 }
 
 /* RoCEv2: a reliable connection's requests carry consecutive PSNs (24
@@ -150,14 +155,10 @@ static int roce_retransmission(dmls_flow *f, const dmls_pkt *p)
 	int request = op <= 0x0c || op == 0x13 || op == 0x14 || op == 0x16 || op == 0x17;
 	if ((cls != 0 && cls != 5) || !request || (f->seq_valid && f->qp != p->bth_qp))
 		return 0;
-	uint32_t psn = p->bth_psn << 8, end = psn + (1u << 8);
-	int retrans = f->seq_valid && seq_lt(psn, f->next_seq);
-	if (!f->seq_valid || seq_lt(f->next_seq, end)) {
-		f->next_seq = end;
+	if (!f->seq_valid)
 		f->qp = p->bth_qp;
-		f->seq_valid = 1;
-	}
-	return retrans;
+	uint32_t psn = p->bth_psn << 8;
+	return seq_track(f, psn, psn + (1u << 8), 1);
 }
 
 static int count_flow(dmls_stats *st, long fi, const dmls_pkt *p)
