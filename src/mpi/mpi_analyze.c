@@ -402,6 +402,7 @@ typedef struct file_msg {
 	uint64_t index, records, packets;
 	int32_t linktype, status;
 	char format[16];
+	char compression[8];
 	char error[512];
 } file_msg;
 
@@ -412,6 +413,15 @@ static const char *format_name(const char *s)
 		if (!strcmp(s, known[i]))
 			return known[i];
 	return s[0] ? "pcap" : NULL;
+}
+
+static const char *compression_name(const char *s)
+{
+	static const char *known[] = {"gzip", "xz"};
+	for (size_t i = 0; i < sizeof(known) / sizeof(*known); i++)
+		if (!strcmp(s, known[i]))
+			return known[i];
+	return NULL;
 }
 
 /* Each capture's counts and error to rank 0, into its files[]. */
@@ -426,8 +436,10 @@ static int gather_files(ajob *a)
 			const dmls_input_file *f = &a->files[i];
 			if (a->owner[i] != mpi_rank)
 				continue;
-			fm[k] = (file_msg){i, f->records, f->packets, f->linktype, f->status, "", ""};
+			fm[k] = (file_msg){i, f->records, f->packets, f->linktype, f->status, "", "", ""};
 			snprintf(fm[k].format, sizeof(fm[k].format), "%s", f->format ? f->format : "");
+			snprintf(fm[k].compression, sizeof(fm[k].compression), "%s",
+				 f->compression ? f->compression : "");
 			snprintf(fm[k++].error, sizeof(fm[k].error), "%s", f->error);
 		}
 		mpi_send_blob((uint8_t *)fm, k * sizeof(*fm), 0, TAG_FILES);
@@ -450,7 +462,9 @@ static int gather_files(ajob *a)
 					       .linktype = fm.linktype, .records = fm.records,
 					       .packets = fm.packets, .status = fm.status};
 			fm.format[sizeof(fm.format) - 1] = fm.error[sizeof(fm.error) - 1] = '\0';
+			fm.compression[sizeof(fm.compression) - 1] = '\0';
 			f->format = format_name(fm.format);
+			f->compression = compression_name(fm.compression);
 			snprintf(f->error, sizeof(f->error), "%s", fm.error);
 		}
 		free(buf);

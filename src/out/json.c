@@ -66,9 +66,10 @@ static json_t *files(const dmls_result *r)
 	json_t *a = json_array();
 	for (size_t i = 0; i < r->input.nfiles; i++) {
 		const dmls_input_file *f = &r->input.files[i];
-		json_t *o = json_pack("{s:s, s:s?, s:i, s:o, s:o}", "path", f->path, "format",
-				      f->format, "linktype", f->linktype, "records", u64(f->records),
-				      "packets", u64(f->packets));
+		json_t *o = json_pack("{s:s, s:s?, s:s?, s:i, s:o, s:o}", "path", f->path, "format",
+				      f->format, "compression", f->compression, "linktype",
+				      f->linktype, "records", u64(f->records), "packets",
+				      u64(f->packets));
 		json_object_set_new(o, "error", f->status ? json_string(f->error) : json_null());
 		json_array_append_new(a, o);
 	}

@@ -4,7 +4,7 @@
 # the same error line as one thread (--threads 1), on a whole capture, a
 # run folder of several captures, a capture truncated in a record and one
 # whose record header is corrupt halfway; and a bad --threads is a usage
-# error (exit 2).
+# error (exit 2).  input.files[].compression says gzip, or null.
 set -u
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 fail=0
@@ -42,6 +42,12 @@ for input in "$cap" "$run" "$tmp/truncated.pcap" "$tmp/corrupt.pcap" "$tmp/whole
 	else
 		echo "ok $name: exit $rc1, $(wc -c <"$tmp/1.json") bytes of JSON, $(wc -l <"$tmp/1.err") error lines"
 	fi
+done
+# input.files[].compression names the gzip layer, and is null on a plain file
+for v in "whole.pcap.gz:gzip" "corrupt.pcap:None"; do
+	"$DMLSCOPE" analyze "$tmp/${v%%:*}" --quiet --json "$tmp/c.json" 2>/dev/null
+	got=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["input"]["files"][0]["compression"])' "$tmp/c.json")
+	[ "$got" = "${v#*:}" ] || { echo "FAIL ${v%%:*}: compression $got, want ${v#*:}"; fail=1; }
 done
 # the damaged captures must say so, or the comparison above proves little
 for f in truncated corrupt; do
