@@ -10,24 +10,27 @@ cap="$SRCDIR/samples/pytorch_ddp-mobilenetv2-adam-16-gloo-normal-ring/worker-0-t
 command -v gzip >/dev/null || { echo "skip: no gzip"; exit 77; }
 gzip -c "$cap" >"$tmp/w.pcap.gz"
 cp "$tmp/w.pcap.gz" "$tmp/noext"
-doc() { # the document without the file's path
+doc() { # the document without the file's path, its compression checked: $1
 	/usr/bin/python3 -c 'import json,sys; d=json.load(sys.stdin)
-for f in d["input"]["files"]: f["path"] = ""
-print(json.dumps(d, sort_keys=True))'
+for f in d["input"]["files"]:
+    f["path"] = ""
+    if f.get("compression", "missing") == (sys.argv[1] or None):
+        f["compression"] = None
+print(json.dumps(d, sort_keys=True))' "${1:-}"
 }
 "$DMLSCOPE" analyze "$cap" --quiet --json - | doc >"$tmp/plain"
 for f in "$tmp/w.pcap.gz" "$tmp/noext"; do
-	"$DMLSCOPE" analyze "$f" --quiet --json - | doc >"$tmp/z"
+	"$DMLSCOPE" analyze "$f" --quiet --json - | doc gzip >"$tmp/z"
 	cmp -s "$tmp/plain" "$tmp/z" || { echo "FAIL $(basename "$f"): not the plain document"; fail=1; }
 done
-"$DMLSCOPE" analyze - --quiet --json - <"$tmp/w.pcap.gz" | doc >"$tmp/z"
+"$DMLSCOPE" analyze - --quiet --json - <"$tmp/w.pcap.gz" | doc gzip >"$tmp/z"
 cmp -s "$tmp/plain" "$tmp/z" || { echo "FAIL gzip on standard input"; fail=1; }
 
 /usr/bin/python3 -c 'import lzma, sys
 open(sys.argv[2], "wb").write(lzma.compress(open(sys.argv[1], "rb").read()))' "$cap" "$tmp/w.pcap.xz"
-"$DMLSCOPE" analyze "$tmp/w.pcap.xz" --quiet --json - | doc >"$tmp/z"
+"$DMLSCOPE" analyze "$tmp/w.pcap.xz" --quiet --json - | doc xz >"$tmp/z"
 cmp -s "$tmp/plain" "$tmp/z" || { echo "FAIL xz: not the plain document"; fail=1; }
-"$DMLSCOPE" analyze - --quiet --json - <"$tmp/w.pcap.xz" | doc >"$tmp/z"
+"$DMLSCOPE" analyze - --quiet --json - <"$tmp/w.pcap.xz" | doc xz >"$tmp/z"
 cmp -s "$tmp/plain" "$tmp/z" || { echo "FAIL xz on standard input"; fail=1; }
 head -c 60000 "$tmp/w.pcap.xz" >"$tmp/cut.xz"
 "$DMLSCOPE" analyze "$tmp/cut.xz" --quiet --json "$tmp/cutxz.json" 2>"$tmp/err"
