@@ -136,6 +136,18 @@ typedef struct dmls_flow {
 #define DMLS_FINE_SERIES_BUDGET (8u << 20) /* mergeable states only */
 #define DMLS_TOTAL_SERIES_BUDGET (4u << 20) /* the total payload alone */
 #define DMLS_MAX_BIN_NS (1LL << 36)  /* coarsening stops at about 69 s bins */
+/* The host class also doubles its bin width whenever the capture's active
+ * span passes this many bins (8.7 minutes at 1 ms): its resolution follows
+ * the span, so a host's series holds at most this many bins however long
+ * the capture, and the job series (at most 2^18 bins) never gets finer
+ * bins than it can use.  The active span is the time from the first
+ * packet to the last with each silence counted as at most
+ * DMLS_SERIES_IDLE_NS: a week's pause between two sessions, or one packet
+ * stamped years later, costs no resolution.  Pairs (the pattern, the
+ * throughput's --bin) and the total payload (on/off phases) keep their
+ * bins under their budgets alone. */
+#define DMLS_SERIES_SPAN_BINS (1LL << 19)
+#define DMLS_SERIES_IDLE_NS 60000000000LL /* 60 s */
 /* Hosts with an online burstiness stream (dmls_host_burst, 16 KiB each)
  * at a time: a host gets one at its second packet while fewer are held. */
 #define DMLS_HOST_BURST_STREAMS 64
@@ -163,6 +175,9 @@ typedef struct dmls_series_class {
 	size_t mem_bytes;      /* bins held by the class */
 	size_t budget_bytes;
 	size_t trigger_bytes;  /* coarsen past this (>= budget) */
+	int64_t span_bins;     /* active span allowed, in bins (0: no limit) */
+	int64_t active_bins;   /* the active span so far, in bins */
+	int64_t last_bin;      /* the latest bin counted in it */
 	int64_t cache_lo, cache_hi, cache_bin; /* the last bin looked up (internal) */
 } dmls_series_class;
 

@@ -2,7 +2,9 @@
  * classes.c - series that share a bin width and a memory budget.
  *
  * Every series of a class (stats.h) is on one grid from st->t0_ns; when the
- * class holds more than its budget, every series doubles its bin width
+ * class holds more than its budget, or (the host class) the capture's
+ * active span passes span_bins bins (stats.h), every series
+ * doubles its bin width
  * (dmls_series_coarsen): resolution is lost, never bytes.
  */
 #include "flow/stats_int.h"
@@ -66,8 +68,24 @@ int st_class_double(dmls_stats *st, int c)
 			return -1;
 	k->bin_ns *= 2;
 	k->coarsened++;
+	k->active_bins = (k->active_bins + 1) / 2;
+	k->last_bin /= 2; /* never negative: it starts at 0 and only grows */
 	k->cache_lo = INT64_MAX, k->cache_hi = INT64_MIN; /* a new grid */
 	k->mem_bytes = st_class_mem(st, c);
+	return 0;
+}
+
+int st_class_span(dmls_stats *st, int c, int64_t bin)
+{
+	dmls_series_class *k = &st->cls[c];
+	if (!k->span_bins || bin <= k->last_bin)
+		return 0;
+	int64_t step = bin - k->last_bin, idle = DMLS_SERIES_IDLE_NS / k->bin_ns;
+	k->active_bins += step < idle ? step : idle;
+	k->last_bin = bin;
+	while (k->active_bins >= k->span_bins) /* each doubling halves it */
+		if (st_class_double(st, c))
+			return -1;
 	return 0;
 }
 
@@ -90,10 +108,9 @@ int st_class_add_slow(dmls_stats *st, int c, dmls_series *s, int64_t bin, uint64
 	size_t before = dmls_series_mem_bytes(s);
 	if (dmls_series_add_bin(s, bin, bytes))
 		return -1;
-	size_t after = dmls_series_mem_bytes(s);
-	if (after == before)
-		return 0;
 	dmls_series_class *k = &st->cls[c];
-	k->mem_bytes += after - before;
+	k->mem_bytes += dmls_series_mem_bytes(s) - before;
+	if (st_class_span(st, c, bin))
+		return -1;
 	return k->mem_bytes > k->trigger_bytes ? st_class_coarsen(st, c) : 0;
 }

@@ -62,6 +62,7 @@ void dmls_stats_init_limits(dmls_stats *st, int64_t bin_ns, const dmls_stats_lim
 	class_init(&st->cls[DMLS_CLASS_FLOW], DMLS_ACTIVITY_BIN_NS, DMLS_FLOW_SERIES_BUDGET);
 	class_init(&st->cls[DMLS_CLASS_FINE], DMLS_FINE_BIN_NS, DMLS_FINE_SERIES_BUDGET);
 	class_init(&st->cls[DMLS_CLASS_TOTAL], DMLS_HOST_BIN_NS, DMLS_TOTAL_SERIES_BUDGET);
+	st->cls[DMLS_CLASS_HOST].span_bins = DMLS_SERIES_SPAN_BINS;
 	st->mergeable = lim && lim->mergeable;
 	dmls_itable_init(&st->host_idx);
 	dmls_itable_init(&st->pair_idx);

@@ -118,6 +118,9 @@ int st_class_coarsen(dmls_stats *st, int c);
 void st_class_forget(dmls_stats *st, int c, dmls_series *s);
 /* Double the bin width of every series of class c once. */
 int st_class_double(dmls_stats *st, int c);
+/* Count a bin (on class c's grid now) into the class' active span, and
+ * double its bin width while that passes span_bins. */
+int st_class_span(dmls_stats *st, int c, int64_t bin);
 /* An entry of one packet whose series is still empty: add the packet at its
  * time (at finish, and before merging). */
 int st_entry_single(dmls_stats *st, int c, dmls_series *s, uint64_t count, int64_t first,

@@ -290,6 +290,46 @@ static void test_series_budget(void **state)
 	dmls_stats_release(&st);
 }
 
+/* The host class follows the active span: a burst a second for an hour
+ * (2^19 bins of 1 ms passed three times: 8 ms bins), few bytes, far under
+ * the budget; the pairs keep 1 ms.  Two sessions a week apart, and a
+ * packet a year later, count their silences as 60 s each, so only their
+ * own length coarsens the hosts.  Every byte stays either way. */
+static void span_run(dmls_stats *st, const int64_t *from_s, const int64_t *len_s, int n)
+{
+	dmls_stats_init(st, 0);
+	for (int i = 0; i < n; i++)
+		for (int64_t t = from_s[i]; t < from_s[i] + len_s[i]; t++) {
+			dmls_pkt p = mk(t * 1000000000LL, 1, 2, 1, 2, (uint32_t)t, 100);
+			assert_int_equal(dmls_stats_add(st, &p), 0);
+		}
+	assert_int_equal(dmls_stats_finish(st), 0);
+}
+
+static void test_series_span(void **state)
+{
+	(void)state;
+	dmls_stats st;
+	span_run(&st, (int64_t[]){0}, (int64_t[]){3600}, 1);
+	assert_int_equal(st.cls[DMLS_CLASS_HOST].bin_ns, 8 * DMLS_HOST_BIN_NS);
+	assert_int_equal(st.hosts[0].tx_payload.bin_ns, 8 * DMLS_HOST_BIN_NS);
+	assert_int_equal(st.hosts[0].tx_payload.total, 100ull * 3600);
+	assert_int_equal(st.cls[DMLS_CLASS_PAIR].bin_ns, DMLS_HOST_BIN_NS);
+	assert_int_equal(st.cls[DMLS_CLASS_TOTAL].bin_ns, DMLS_HOST_BIN_NS);
+	dmls_stats_release(&st);
+	/* 400 s, a week's pause, 400 s, and a year later one packet: 920 s of
+	 * active span, 2 ms */
+	int64_t week = 7 * 86400, year = 365 * 86400;
+	span_run(&st, (int64_t[]){0, week, year}, (int64_t[]){400, 400, 1}, 3);
+	assert_int_equal(st.cls[DMLS_CLASS_HOST].bin_ns, 2 * DMLS_HOST_BIN_NS);
+	assert_int_equal(st.hosts[0].tx_payload.total, 100ull * 801);
+	dmls_stats_release(&st);
+	/* one session under 8.7 minutes: untouched */
+	span_run(&st, (int64_t[]){0}, (int64_t[]){500}, 1);
+	assert_int_equal(st.cls[DMLS_CLASS_HOST].bin_ns, DMLS_HOST_BIN_NS);
+	dmls_stats_release(&st);
+}
+
 /* Online host streams: the first DMLS_HOST_BURST_STREAMS hosts to send twice
  * get one, the others none; a fold gives the slots back. */
 static void test_host_burst_streams(void **state)
@@ -366,6 +406,7 @@ int main(void)
 		cmocka_unit_test(test_u64_counters),
 		cmocka_unit_test(test_fold_at_caps),
 		cmocka_unit_test(test_series_budget),
+		cmocka_unit_test(test_series_span),
 		cmocka_unit_test(test_host_burst_streams),
 		cmocka_unit_test(test_series_coarsen_merge),
 		cmocka_unit_test(test_series_wide),
