@@ -57,7 +57,10 @@
  * compute before it (+-40 % on a loaded host) and, in DDP, with the bucket
  * order, which changes after the first step.  With every step detected
  * (the first after the warm-up and the last one) it is comparable to the
- * log's steady step (dmls_trainlog.steady_step_s).
+ * log's steady step (dmls_trainlog.steady_step_s).  When the interval
+ * after that second end is under half the median (LATE_ANCHOR), the
+ * start-up placed the end late (a rank's capture of a loaded 8-rank tree:
+ * 0.22 s then steps of 1.1 s) and the period runs from the third end.
  *
  * Bytes per worker: for each worker, the payload it sends between one
  * start and the next (the last iteration runs to the last on bin and is
@@ -89,6 +92,7 @@
 #define TRACK_HI 1.3
 #define END_QUANTILE 0.99
 #define OUTLIER_SHARE 0.25 /* a worker's iteration this far off its median bytes */
+#define LATE_ANCHOR 0.5 /* the period's first end is late when the next follows this soon */
 
 typedef struct job_series {
 	int64_t from;    /* first host bin */
@@ -555,14 +559,20 @@ void dmls_iterations_period(dmls_iterations *it)
 		return;
 	/* the first interval holds the job's start-up: see the file's header */
 	size_t k0 = n >= DMLS_STEADY_FROM ? 1 : 0, nd = n - 1 - k0;
-	double *d = malloc(nd * sizeof(double));
+	double *d = calloc(nd, sizeof(double));
 	if (!d)
 		return;
 	for (size_t i = 0; i < nd; i++)
 		d[i] = it->comm_end_s[k0 + i + 1] - it->comm_end_s[k0 + i];
-	it->period_s = (it->comm_end_s[n - 1] - it->comm_end_s[k0]) / (double)nd;
 	it->duration_cv = dmls_robust_cv(d, nd);
 	it->period_median_s = dmls_median(d, nd);
+	/* an anchor end placed late by the start-up leaves the interval after
+	 * it a fraction of a step: anchor on the next end */
+	size_t a = k0;
+	if (k0 && nd > DMLS_STEADY_FROM &&
+	    it->comm_end_s[k0 + 1] - it->comm_end_s[k0] < LATE_ANCHOR * it->period_median_s)
+		a = k0 + 1;
+	it->period_s = (it->comm_end_s[n - 1] - it->comm_end_s[a]) / (double)(n - 1 - a);
 	free(d);
 }
 
