@@ -3,9 +3,8 @@
  *
  * Every series of a class (stats.h) is on one grid from st->t0_ns; when the
  * class holds more than its budget, or (the host class) the capture's
- * active span passes span_bins bins (stats.h), every series
- * doubles its bin width
- * (dmls_series_coarsen): resolution is lost, never bytes.
+ * active span passes span_bins bins (stats.h), every series doubles its
+ * bin width (dmls_series_coarsen): resolution is lost, never bytes.
  */
 #include "flow/stats_int.h"
 
