@@ -20,7 +20,14 @@
  * A component of a later round whose hosts are all but one already in
  * jobs is the control traffic of those jobs (an MPI launcher or a
  * rendezvous server talking to ranks), not a job: it needs two hosts of
- * its own.  A host may be in two jobs (a later job's pair to it), which
+ * its own.  Unless its pairs bridge jobs (bridge): two jobs, half the
+ * hosts of each (and two at least, not one server) with a pair of the
+ * round to a host of the other, are one job whose steps move bytes at
+ * scales further apart than DMLS_EDGE_FRACTION: a butterfly's recursive
+ * halving moves S/2 to the first partner and S/N to the last (32 ranks
+ * and more: N/16 jobs of 16 without this; 48: the 16 extra ranks and
+ * their partners apart), a pipeline's stages (each a data-parallel group)
+ * pass activations.  A host may be in two jobs (a later job's pair to it), which
  * is how a multi-tenant host running ranks of two jobs shows up when the
  * second job is the smaller by a factor DMLS_EDGE_FRACTION or more.  Two
  * jobs of similar volume sharing a host join in one component; then
@@ -36,6 +43,7 @@
 #include "dmlscope/analysis.h"
 
 #define MAX_ROUNDS 64 /* each round takes the largest pair left: ample */
+#define BRIDGE_MIN_HOSTS 2 /* a job's hosts with pairs to another job: not one server */
 
 static size_t uf_find(size_t *par, size_t x)
 {
@@ -62,6 +70,8 @@ typedef struct split_ctx {
 	unsigned char *used;   /* per pair: in a job */
 	size_t *par;           /* union-find per host */
 	size_t *in_jobs;       /* per host: jobs it is in */
+	size_t *job_of;        /* per host: the (last) job it is in */
+	unsigned char *cross;  /* scratch per host: a pair to another job */
 	size_t *comp;          /* scratch: 2 nh (hosts by component, roots) */
 	double *vol;           /* per root: component payload */
 	dmls_job_scope *jobs;
@@ -84,6 +94,77 @@ static int add_job(split_ctx *c, const size_t *h0, size_t n, double thr, double 
 	memcpy(h, h0, n * sizeof(size_t));
 	c->jobs[c->njobs++] = (dmls_job_scope){n, h, thr, vol, 0};
 	return 0;
+}
+
+/* Is pair k of the round (unused, at least thr) between two jobs? */
+static int cross_pair(const split_ctx *c, size_t k, double thr)
+{
+	const dmls_pair *pr = &c->st->pairs[k];
+	return !c->used[k] && pr->src != pr->dst && (double)pr->payload_bytes >= thr &&
+	       c->in_jobs[pr->src] == 1 && c->in_jobs[pr->dst] == 1 &&
+	       c->job_of[pr->src] != c->job_of[pr->dst];
+}
+
+/* Merge the jobs the round's pairs at cut thr bridge (see the top):
+ * each joins the first of its group, the others are left empty (dropped
+ * at the end).  0, or -1 (memory). */
+static int bridge(split_ctx *c, double thr)
+{
+	const dmls_stats *st = c->st;
+	size_t nj = c->njobs;
+	if (nj < 2)
+		return 0;
+	size_t *jpar = malloc(nj * sizeof(size_t));
+	unsigned char *bridged = malloc(nj);
+	if (!jpar || !bridged) {
+		free(jpar), free(bridged);
+		return -1;
+	}
+	for (size_t i = 0; i < st->nhosts; i++)
+		c->cross[i] = 0;
+	for (size_t k = 0; k < st->npairs; k++)
+		if (cross_pair(c, k, thr))
+			c->cross[st->pairs[k].src] = c->cross[st->pairs[k].dst] = 1;
+	for (size_t j = 0; j < nj; j++) {
+		size_t seen = 0;
+		for (size_t i = 0; i < c->jobs[j].n; i++)
+			seen += c->cross[c->jobs[j].hosts[i]];
+		jpar[j] = j;
+		bridged[j] = seen >= BRIDGE_MIN_HOSTS && 2 * seen >= c->jobs[j].n;
+	}
+	for (size_t k = 0; k < st->npairs; k++) {
+		if (!cross_pair(c, k, thr))
+			continue;
+		size_t a = c->job_of[st->pairs[k].src], b = c->job_of[st->pairs[k].dst];
+		if (bridged[a] && bridged[b]) {
+			a = uf_find(jpar, a), b = uf_find(jpar, b);
+			jpar[a > b ? a : b] = a < b ? a : b; /* the first job of a group is its root */
+			c->jobs[a < b ? a : b].payload_bytes += (double)st->pairs[k].payload_bytes;
+		}
+	}
+	int rc = 0;
+	for (size_t j = 0; j < nj && rc == 0; j++) {
+		size_t r = uf_find(jpar, j);
+		if (r == j)
+			continue;
+		dmls_job_scope *to = &c->jobs[r], *from = &c->jobs[j];
+		size_t *h = realloc(to->hosts, (to->n + from->n) * sizeof(size_t));
+		if (!h) {
+			rc = -1;
+			break;
+		}
+		to->hosts = h;
+		memcpy(to->hosts + to->n, from->hosts, from->n * sizeof(size_t));
+		to->n += from->n;
+		to->thr = thr < to->thr ? thr : to->thr;
+		to->payload_bytes += from->payload_bytes;
+		for (size_t i = 0; i < from->n; i++)
+			c->job_of[from->hosts[i]] = r;
+		free(from->hosts);
+		from->hosts = NULL, from->n = 0;
+	}
+	free(jpar), free(bridged);
+	return rc;
 }
 
 /* One round at cut thr: components of the unused pairs >= thr, in one
@@ -118,6 +199,8 @@ static long round_once(split_ctx *c, double thr, size_t *start)
 	for (size_t i = 0; i < nh; i++)
 		if (c->vol[root[i]] > 0)
 			c->comp[start[root[i]]++] = i; /* start[r] ends at r's end */
+	if (bridge(c, thr))
+		return -1;
 	long took = 0;
 	/* every pair inside a component leaves the pool, job or not */
 	for (size_t k = 0; k < st->npairs; k++) {
@@ -139,7 +222,7 @@ static long round_once(split_ctx *c, double thr, size_t *start)
 		if (add_job(c, h, n, thr, c->vol[r]) < 0)
 			return -1;
 		for (size_t i = 0; i < n; i++)
-			c->in_jobs[h[i]]++;
+			c->in_jobs[h[i]]++, c->job_of[h[i]] = c->njobs - 1;
 	}
 	return took;
 }
@@ -148,12 +231,18 @@ int dmls_jobs_split(dmls_job_scope **out, size_t *nout, const dmls_stats *st, dm
 {
 	*out = NULL, *nout = 0;
 	size_t nh = st->nhosts, np = st->npairs;
-	split_ctx c = {st, calloc(np ? np : 1, 1), malloc((nh ? nh : 1) * sizeof(size_t)),
-		       calloc(nh ? nh : 1, sizeof(size_t)), malloc((2 * nh + 1) * sizeof(size_t)),
-		       malloc((nh ? nh : 1) * sizeof(double)), NULL, 0, 0};
+	split_ctx c = {.st = st,
+		       .used = calloc(np ? np : 1, 1),
+		       .par = malloc((nh ? nh : 1) * sizeof(size_t)),
+		       .in_jobs = calloc(nh ? nh : 1, sizeof(size_t)),
+		       .job_of = malloc((nh ? nh : 1) * sizeof(size_t)),
+		       .cross = malloc(nh ? nh : 1),
+		       .comp = malloc((2 * nh + 1) * sizeof(size_t)),
+		       .vol = malloc((nh ? nh : 1) * sizeof(double))};
 	size_t *mark = malloc((nh + 1) * sizeof(size_t));
 	int rc = 0;
-	if (!c.used || !c.par || !c.in_jobs || !c.comp || !c.vol || !mark) {
+	if (!c.used || !c.par || !c.in_jobs || !c.job_of || !c.cross || !c.comp || !c.vol ||
+	    !mark) {
 		rc = dmls_fail(err, DMLS_ENOMEM, "out of memory");
 		goto out;
 	}
@@ -172,6 +261,11 @@ int dmls_jobs_split(dmls_job_scope **out, size_t *nout, const dmls_stats *st, dm
 			goto out;
 		}
 	}
+	size_t kept = 0; /* drop the jobs bridge() emptied */
+	for (size_t j = 0; j < c.njobs; j++)
+		if (c.jobs[j].n)
+			c.jobs[kept++] = c.jobs[j];
+	c.njobs = kept;
 	rc = dmls_jobs_split_shared(&c.jobs, &c.njobs, st, err);
 	c.cap = c.njobs;
 	if (rc)
@@ -187,6 +281,8 @@ out:
 	free(c.in_jobs);
 	free(c.comp);
 	free(c.vol);
+	free(c.job_of);
+	free(c.cross);
 	free(mark);
 	return rc;
 }

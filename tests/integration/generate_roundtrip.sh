@@ -58,6 +58,8 @@ roundtrip hier8 hierarchical 8 2MB 8 null
 roundtrip pairwise4 pairwise 4 4MB 4 4000000
 roundtrip butterfly8 butterfly 8 2MB 8 2000000
 roundtrip butterfly6 butterfly 6 3MB 6 3000000
+# 32 ranks: the last partner gets S/32, under a tenth of the first's (jobs.c: bridge)
+roundtrip butterfly32 butterfly 32 1MB 32 1000000
 
 # Determinism
 gen() { "$DMLSCOPE" generate --pattern star --workers 3 --gradient-bytes 1MB --iterations 4 "$@"; }
