@@ -32,6 +32,8 @@
 
 #include "analysis/graph.h"
 
+#define HIER_MAX_RANKS 1024 /* hierarchical: n^2 per group size that divides n */
+
 static size_t udegree(const dmls_graph *g, size_t u)
 {
 	size_t d = 0;
@@ -313,28 +315,41 @@ double dmls_shape_tree(const dmls_graph *g, size_t *root)
 	return sym ? 0.8 : 0.6;
 }
 
-/* Is group [a, a+m) connected inside and a ring or a tree? */
+static size_t uf_root(size_t *par, size_t x)
+{
+	while (par[x] != x)
+		x = par[x] = par[par[x]];
+	return x;
+}
+
+/* Is group [a, a+m) connected inside and a ring or a tree?  -1 when out
+ * of memory. */
 static int group_ok(const dmls_graph *g, size_t a, size_t m)
 {
-	size_t edges = 0, deg2 = 1;
-	unsigned long seen = 1, grow = 1;
+	size_t edges = 0, deg2 = 1, parts = m;
+	size_t *par = malloc(m * sizeof(size_t));
+	if (!par)
+		return -1;
+	for (size_t i = 0; i < m; i++)
+		par[i] = i;
 	for (size_t u = a; u < a + m; u++) {
 		size_t d = 0;
-		for (size_t v = a; v < a + m; v++)
-			if (v != u && g_uedge(g, u, v))
-				d++, edges += v > u;
+		for (size_t v = a; v < a + m; v++) {
+			if (v == u || !g_uedge(g, u, v))
+				continue;
+			d++;
+			if (v > u) {
+				edges++;
+				size_t x = uf_root(par, u - a), y = uf_root(par, v - a);
+				if (x != y)
+					par[x] = y, parts--;
+			}
+		}
 		if (d != 2)
 			deg2 = 0;
 	}
-	while (grow) { /* connectivity, m <= 32 */
-		grow = 0;
-		for (size_t u = 0; u < m; u++)
-			for (size_t v = 0; v < m; v++)
-				if ((seen >> u & 1) && !(seen >> v & 1) &&
-				    g_uedge(g, a + u, a + v))
-					seen |= 1ul << v, grow = 1;
-	}
-	if (seen != (m >= 64 ? ~0ul : (1ul << m) - 1))
+	free(par);
+	if (parts != 1)
 		return 0;
 	return edges == m - 1 || (deg2 && edges == m);
 }
@@ -347,7 +362,7 @@ double dmls_shape_hierarchical(const dmls_graph *g, size_t *ngroups)
 {
 	size_t n = g->n, best_lead = n;
 	double best = 0;
-	if (n < 4 || n > 32)
+	if (n < 4 || n > HIER_MAX_RANKS)
 		return 0;
 	for (size_t m = 2; m <= n / 2; m++) {
 		if (n % m)
@@ -356,7 +371,7 @@ double dmls_shape_hierarchical(const dmls_graph *g, size_t *ngroups)
 		size_t maxlead = 0;
 		double intra = 0, inter = 0;
 		for (size_t a = 0; a < n && ok; a += m) {
-			ok = group_ok(g, a, m);
+			ok = group_ok(g, a, m) > 0;
 			size_t leaders = 0;
 			for (size_t u = a; u < a + m; u++) {
 				int lead = 0;

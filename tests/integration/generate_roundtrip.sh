@@ -60,6 +60,8 @@ roundtrip butterfly8 butterfly 8 2MB 8 2000000
 roundtrip butterfly6 butterfly 6 3MB 6 3000000
 # 32 ranks: the last partner gets S/32, under a tenth of the first's (jobs.c: bridge)
 roundtrip butterfly32 butterfly 32 1MB 32 1000000
+# more than 32 ranks in groups (pattern_shapes.c: the groups' check had a 64-bit mask)
+roundtrip hier48 hierarchical 48 256kB 48 null
 
 # Determinism
 gen() { "$DMLSCOPE" generate --pattern star --workers 3 --gradient-bytes 1MB --iterations 4 "$@"; }
