@@ -24,28 +24,14 @@
 #define PACE_OFF 0.10   /* two edges' periods this far apart: two clocks */
 #define PACE_PHASE 0.15 /* closer, their steps' offsets this unsteady: two clocks */
 
-typedef struct range_sum {
-	int64_t a, b;
-	double sum;
-} range_sum;
-
-static void add_in_range(int64_t bin, uint64_t bytes, void *ctx)
-{
-	range_sum *r = ctx;
-	if (bin >= r->a && bin < r->b)
-		r->sum += (double)bytes;
-}
-
-/* Payload host h sent in [t0_s, t1_s) (seconds from st->t0_ns); visits
- * the non-empty bins only (a capture may span years). */
+/* Payload host h sent in [t0_s, t1_s) (seconds from st->t0_ns): the
+ * series' runs in the range only (a capture may span years). */
 static double sent_between(const dmls_stats *st, size_t h, double t0_s, double t1_s)
 {
 	const dmls_series *s = &st->hosts[h].tx_payload;
 	double bin_s = (double)s->bin_ns * 1e-9, off_s = (double)(s->t0_ns - st->t0_ns) * 1e-9;
-	range_sum r = {(int64_t)floor((t0_s - off_s) / bin_s), (int64_t)floor((t1_s - off_s) / bin_s),
-		       0};
-	dmls_series_foreach(s, add_in_range, &r);
-	return r.sum;
+	return dmls_series_range(s, (int64_t)floor((t0_s - off_s) / bin_s),
+				 (int64_t)floor((t1_s - off_s) / bin_s), NULL);
 }
 
 /* One sender with one data peer (a parameter server's worker, or a ring
