@@ -36,6 +36,16 @@
  * ERF, NFLOG and PKTAP wrap a packet of another link type; the packet is
  * decoded as that one (once: a wrapper in a wrapper is not opened), and
  * the wrapper's bytes are not wire bytes.
+ *   9   PPP       PPP (RFC 1661): address and control (ff 03) when not
+ *                 compressed away, then the protocol, 1 byte when odd
+ *                 (field compression), else 2: IPv4 0x21, IPv6 0x57, MPLS
+ *                 0x281 and 0x283
+ *   50  PPP_HDLC  PPP in HDLC-like framing (RFC 1662): the same; a frame
+ *                 starting 0f or 8f is Cisco HDLC (as tcpdump reads it)
+ *   51  PPP_ETHER PPPoE (RFC 2516): a 6-byte session header, then PPP's
+ *                 protocol; EtherType 0x8864 (a PPPoE session) opens the
+ *                 same in Ethernet and the cooked headers
+ *   104 C_HDLC    Cisco HDLC: address, control, then an EtherType
  *   101 RAW (and 12, 14: DLT_RAW's values on some platforms, seen in files)
  *   228 IPV4, 229 IPV6: the IP header at once
  *
@@ -70,6 +80,10 @@
 enum {
 	LT_NULL = 0,
 	LT_ETHERNET = 1,
+	LT_PPP = 9,
+	LT_PPP_HDLC = 50,
+	LT_PPP_ETHER = 51,
+	LT_C_HDLC = 104,
 	LT_RAW_12 = 12,
 	LT_RAW_14 = 14,
 	LT_RAW = 101,
@@ -88,6 +102,7 @@ enum {
 #define ET_IPV6 0x86dd
 #define ET_MPLS 0x8847
 #define ET_MPLS_MC 0x8848
+#define ET_PPPOE 0x8864    /* a PPPoE session */
 #define ET_TEB 0x6558      /* transparent Ethernet bridging (GRE, Geneve) */
 #define ET_ERSPAN 0x88be   /* ERSPAN type I and II */
 #define ET_ERSPAN3 0x22eb  /* ERSPAN type III */
@@ -114,6 +129,32 @@ static int mpls(const dmls_cursor *c, size_t off, uint32_t origlen, dmls_pkt *ou
 	return DMLS_DEC_TRUNCATED;
 }
 
+/* PPP at off (RFC 1661): address and control when there, the protocol
+ * (1 byte when odd: field compression), then IP or an MPLS stack. */
+static int ppp(const dmls_cursor *c, size_t off, uint32_t origlen, dmls_pkt *out, size_t *l4)
+{
+	uint8_t b0, b1;
+	if (!dmls_cur_u8(c, off, &b0) || !dmls_cur_u8(c, off + 1, &b1))
+		return DMLS_DEC_TRUNCATED;
+	if (b0 == 0xff && b1 == 0x03) {
+		off += 2;
+		if (!dmls_cur_u8(c, off, &b0) || !dmls_cur_u8(c, off + 1, &b1))
+			return DMLS_DEC_TRUNCATED;
+	}
+	uint16_t proto = b0;
+	if (b0 & 1)
+		off += 1;
+	else
+		proto = (uint16_t)(b0 << 8 | b1), off += 2;
+	if (proto == 0x21)
+		return dmls_decode_ip(c, off, 4, origlen, out, l4);
+	if (proto == 0x57)
+		return dmls_decode_ip(c, off, 6, origlen, out, l4);
+	if (proto == 0x281 || proto == 0x283)
+		return mpls(c, off, origlen, out, l4);
+	return DMLS_DEC_NON_IP;
+}
+
 /* Dispatch on the EtherType at et_off; the header after it starts at off.
  * VLAN tags (TCI, then the next EtherType) are skipped. */
 static int ethertype(const dmls_cursor *c, size_t et_off, size_t off, uint32_t origlen,
@@ -134,6 +175,8 @@ static int ethertype(const dmls_cursor *c, size_t et_off, size_t off, uint32_t o
 		return dmls_decode_ip(c, off, 6, origlen, out, l4);
 	if (et == ET_MPLS || et == ET_MPLS_MC)
 		return mpls(c, off, origlen, out, l4);
+	if (et == ET_PPPOE) /* version and type, code, session (2), length (2) */
+		return ppp(c, off + 6, origlen, out, l4);
 	return DMLS_DEC_NON_IP;
 }
 
@@ -291,6 +334,20 @@ static int outer(int linktype, const dmls_cursor *c, uint32_t origlen, dmls_pkt 
 	case LT_RAW_12:
 	case LT_RAW_14:
 		return dmls_decode_ip(c, 0, 0, origlen, out, l4);
+	case LT_PPP_HDLC: {
+		uint8_t b0;
+		if (!dmls_cur_u8(c, 0, &b0))
+			return DMLS_DEC_TRUNCATED;
+		if (b0 == 0x0f || b0 == 0x8f)
+			return ethertype(c, 2, 4, origlen, out, l4); /* Cisco HDLC */
+		return ppp(c, 0, origlen, out, l4);
+	}
+	case LT_PPP:
+		return ppp(c, 0, origlen, out, l4);
+	case LT_PPP_ETHER:
+		return ppp(c, 6, origlen, out, l4);
+	case LT_C_HDLC:
+		return ethertype(c, 2, 4, origlen, out, l4);
 	case LT_IPV4:
 		return dmls_decode_ip(c, 0, 4, origlen, out, l4);
 	case LT_IPV6:

@@ -452,7 +452,8 @@ const char *dmls_input_why_empty(const dmls_input_counts *c, const dmls_input_fi
 	if (lt >= 0)
 		snprintf(buf, len,
 			 ": link type %d is not one dmlscope reads (Ethernet, Linux cooked, raw IP, "
-			 "loopback, IP over InfiniBand, ERF, NFLOG, PKTAP)", lt);
+			 "loopback, IP over InfiniBand, PPP, PPPoE, Cisco HDLC, ERF, NFLOG, PKTAP)",
+			 lt);
 	else
 		snprintf(buf, len, "%s", why);
 	return buf;

@@ -1,7 +1,7 @@
 /*
  * test_decode.c - every decoder path with hand-built packets: link types
  * (Ethernet, 802.1Q, QinQ, SLL, SLL2, IPoIB, raw, IPv4/IPv6 link types, BSD and
- * OpenBSD loopback), IPv4 options and fragments, IPv6 extension headers,
+ * OpenBSD loopback, PPP, PPPoE, Cisco HDLC), IPv4 options and fragments, IPv6 extension headers,
  * TCP and UDP, segmentation-offload super-packets, snap-length cuts,
  * tunnels (VXLAN, Geneve, GRE, IP in IP, ERSPAN), MPLS, the ERF, NFLOG
  * and PKTAP wrappers, and
@@ -163,6 +163,50 @@ static void test_ipoib(void **st)
 	check_link_tcp(242, &d, 184, 43);
 	d.b[40] = 0x08, d.b[41] = 0x06; /* ARP */
 	assert_int_equal(dec(242, &d, (uint32_t)d.n, (uint32_t)d.n, &p), DMLS_DEC_NON_IP);
+	dbuf_free(&d);
+}
+
+/* PPP (9, 50) with and without address and control, and with the
+ * protocol compressed to one byte; PPPoE (51, and in Ethernet); Cisco
+ * HDLC (104, and in 50). */
+static void test_ppp_hdlc(void **st)
+{
+	dbuf d = {0};
+	dmls_pkt p;
+	const uint8_t full[4] = {0xff, 0x03, 0x00, 0x21};
+	put(&d, full, 4);
+	tcp_pkt(&d, 140);
+	check_link_tcp(9, &d, 144, 3);
+	check_link_tcp(50, &d, 144, 3);
+	d.b[3] = 0x57; /* IPv6's protocol on an IPv4 packet: not a packet */
+	assert_int_not_equal(dec(9, &d, (uint32_t)d.n, (uint32_t)d.n, &p), DMLS_DEC_OK);
+	d.b[2] = 0xc0, d.b[3] = 0x21; /* LCP */
+	assert_int_equal(dec(9, &d, (uint32_t)d.n, (uint32_t)d.n, &p), DMLS_DEC_NON_IP);
+	dbuf_free(&d);
+
+	put8(&d, 0x21); /* address, control and the protocol's high byte compressed */
+	tcp_pkt(&d, 140);
+	check_link_tcp(9, &d, 141, 0);
+	dbuf_free(&d);
+
+	const uint8_t pppoe[8] = {0x11, 0x00, 0x12, 0x34, 0x00, 0x8e, 0x00, 0x21};
+	put(&d, pppoe, 8);
+	tcp_pkt(&d, 140);
+	check_link_tcp(51, &d, 148, 7);
+	dbuf_free(&d);
+	put_eth(&d, 0x8864);
+	put(&d, pppoe, 8);
+	tcp_pkt(&d, 140);
+	check_link_tcp(1, &d, 162, 21);
+	dbuf_free(&d);
+
+	const uint8_t chdlc[4] = {0x0f, 0x00, 0x08, 0x00};
+	put(&d, chdlc, 4);
+	tcp_pkt(&d, 140);
+	check_link_tcp(104, &d, 144, 3);
+	check_link_tcp(50, &d, 144, 3);
+	d.b[3] = 0x06; /* ARP */
+	assert_int_equal(dec(104, &d, (uint32_t)d.n, (uint32_t)d.n, &p), DMLS_DEC_NON_IP);
 	dbuf_free(&d);
 }
 
@@ -708,6 +752,7 @@ int main(void)
 		cmocka_unit_test(test_non_ip_and_unknown),
 		cmocka_unit_test(test_sll_sll2),
 		cmocka_unit_test(test_ipoib),
+		cmocka_unit_test(test_ppp_hdlc),
 		cmocka_unit_test(test_raw_links),
 		cmocka_unit_test(test_loopback),
 		cmocka_unit_test(test_ipv4_options_udp),
