@@ -57,6 +57,8 @@ const char *dmls_reader_format(const dmls_reader *r);
 const char *dmls_reader_compression(const dmls_reader *r);
 /* Link type of the first interface (pcap: the file's), -1 if none yet. */
 int dmls_reader_linktype(const dmls_reader *r);
+/* Interfaces described so far (pcapng: its current section's; 1 for pcap). */
+uint32_t dmls_reader_interfaces(const dmls_reader *r);
 const char *dmls_reader_name(const dmls_reader *r);
 
 /* Bytes of the file (or buffer) consumed so far, compressed bytes for a

@@ -133,6 +133,19 @@ void dmls_dedup_release(dmls_dedup *d)
 	d->ended = NULL;
 }
 
+int dmls_dedup_points(dmls_dedup *d, uint32_t n)
+{
+	if (n <= d->nfiles)
+		return 0;
+	bool *e = realloc(d->ended, n * sizeof(*e));
+	if (!e)
+		return -1;
+	memset(e + d->nfiles, 0, (n - d->nfiles) * sizeof(*e));
+	d->ended = e;
+	d->nfiles = n;
+	return 0;
+}
+
 void dmls_dedup_file_end(dmls_dedup *d, uint32_t file)
 {
 	if (file < d->nfiles)

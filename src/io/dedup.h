@@ -40,6 +40,9 @@ int dmls_dedup_init(dmls_dedup *d, int64_t window_ns, uint64_t max_size, uint64_
  * delivered from another file: a duplicate.  Otherwise remembers p and
  * returns false.  Packets come in capture-time order. */
 bool dmls_dedup_check(dmls_dedup *d, const dmls_pkt *p, uint32_t file);
+/* There are n files (capture points: input.c) now, n >= the count so far.
+ * 0, or -1 when out of memory. */
+int dmls_dedup_points(dmls_dedup *d, uint32_t n);
 /* File has delivered its last packet: it stops owning its TCP flows. */
 void dmls_dedup_file_end(dmls_dedup *d, uint32_t file);
 void dmls_dedup_release(dmls_dedup *d);

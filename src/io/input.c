@@ -14,11 +14,26 @@
  *      raw record; rejected records count as filtered;
  *   2. the decoder (src/decode): truncated / non-IP / unknown link type
  *      records are counted, never dropped silently;
- *   3. with more than one file, the duplicate check of src/io/dedup.c
- *      (a packet captured at both ends: TCP by ownership of each flow's
- *      sequence space, other protocols by exact match within 100 ms); a
- *      file that ends is told to it, so its TCP flows can pass to another
- *      file.
+ *   3. with more than one capture point, the duplicate check of
+ *      src/io/dedup.c (a packet captured at both ends: TCP by ownership of
+ *      each flow's sequence space, other protocols by exact match within
+ *      100 ms); a file that ends is told to it, so its TCP flows can pass
+ *      to another point.
+ *
+ * A capture point is a file's interface: the pcapng interface, and in a
+ * Linux cooked v2 record (what `tcpdump -i any` writes) the interface
+ * index too.  On a host whose ranks talk through a bridge (containers,
+ * network namespaces, a Kubernetes node's pods) `-i any` sees each packet
+ * on the sender's veth, on the bridge and on the receiver's veth: the
+ * same packet three times, which as one point's would be counted three
+ * times (and two of them as retransmissions).  Points are told apart up
+ * to MAX_POINTS; past it a file's new interfaces share its first point.
+ * Dedup runs from the start with more than one file, a cooked v2 file or
+ * a pcapng file whose interfaces before its first packet are two or more;
+ * else from the second point on (an interface described after the first
+ * packet: a copy of a packet the first point delivered in the window
+ * before it is counted twice).  Linux cooked v1 records
+ * carry no interface: a v1 `-i any` capture of a bridge counts each copy.
  *
  * A file that cannot be opened, or breaks mid-way, is recorded in its
  * dmls_input_file (the first error also in in->first_err) and the merge
@@ -36,6 +51,9 @@
 #define DEDUP_WINDOW_NS 100000000   /* 100 ms */
 #define DEDUP_MAX_ENTRIES (1u << 18) /* about 22 MiB at most */
 #define DEDUP_MAX_FLOWS (1u << 18)   /* TCP flows: about 20 MiB at most */
+#define MAX_POINTS 4096u             /* capture points told apart */
+#define LT_SLL2 276                  /* Linux cooked v2: interface index at 4 */
+#define NO_KEY UINT64_MAX            /* a file's first point, not seen yet */
 
 typedef struct src {
 	dmls_reader *r;
@@ -43,9 +61,17 @@ typedef struct src {
 	int64_t ts;
 	uint32_t caplen, origlen;
 	int linktype;
+	uint32_t iface;      /* pcapng interface */
 	const uint8_t *data; /* the record's bytes in its reader's window: valid
 			      * until that reader is called again (advance) */
 } src;
+
+/* A capture point: file and interface (see the top).  Points 0..n-1 are
+ * the files' first ones; more follow from n. */
+typedef struct point {
+	size_t file;
+	uint64_t key; /* pcapng interface << 32 | cooked v2 interface index */
+} point;
 
 typedef struct filter {
 	int linktype;
@@ -63,6 +89,9 @@ struct dmls_input {
 	filter *filters;
 	size_t nfilters, last_filter;
 	bool dedup_on;
+	point *pts;
+	uint32_t npts, last_pt;
+	dmls_itable pt_idx; /* the points from n on */
 	unsigned decode_flags;
 	dmls_dedup dedup;
 	dmls_input_counts counts;
@@ -119,6 +148,7 @@ static bool advance(dmls_input *in, size_t i)
 	s->caplen = rec.caplen;
 	s->origlen = rec.origlen;
 	s->linktype = rec.linktype;
+	s->iface = rec.iface;
 	s->data = rec.data; /* consumed (take_record) before this source's next read */
 	if (in->files[i].linktype < 0)
 		in->files[i].linktype = rec.linktype;
@@ -173,6 +203,61 @@ static filter *get_filter(dmls_input *in, int linktype, dmls_error *err)
 	return f;
 }
 
+static uint64_t point_key(const src *s)
+{
+	uint64_t k = (uint64_t)s->iface << 32;
+	if (s->linktype == LT_SLL2 && s->caplen >= 8)
+		k |= (uint32_t)s->data[4] << 24 | (uint32_t)s->data[5] << 16 |
+		     (uint32_t)s->data[6] << 8 | s->data[7];
+	return k;
+}
+
+static int point_eq(const void *ctx, uint32_t idx, const void *key)
+{
+	const dmls_input *in = ctx;
+	const point *a = &in->pts[idx], *b = key;
+	return a->file == b->file && a->key == b->key;
+}
+
+static int start_dedup(dmls_input *in)
+{
+	if (dmls_dedup_init(&in->dedup, DEDUP_WINDOW_NS, DEDUP_MAX_ENTRIES, DEDUP_MAX_FLOWS,
+			    in->npts))
+		return -1;
+	in->dedup_on = true;
+	return 0;
+}
+
+/* The capture point of the record buffered in file i, a new one made (and
+ * dedup started) when it is the file's second; UINT32_MAX when out of
+ * memory. */
+static uint32_t point_of(dmls_input *in, size_t i, const src *s)
+{
+	point k = {i, point_key(s)};
+	if (in->last_pt < in->npts && point_eq(in, in->last_pt, &k))
+		return in->last_pt;
+	if (in->pts[i].key == NO_KEY || point_eq(in, (uint32_t)i, &k)) {
+		in->pts[i].key = k.key;
+		return in->last_pt = (uint32_t)i;
+	}
+	uint64_t h = dmls_mix64(k.key ^ dmls_mix64(i));
+	long at = dmls_itable_find(&in->pt_idx, h, point_eq, in, &k);
+	if (at >= 0)
+		return in->last_pt = (uint32_t)at;
+	if (in->npts >= in->n + MAX_POINTS)
+		return (uint32_t)i; /* past the cap: the file's first point */
+	point *pts = realloc(in->pts, (in->npts + 1) * sizeof(*pts));
+	if (!pts)
+		return UINT32_MAX;
+	in->pts = pts;
+	if (dmls_itable_insert(&in->pt_idx, h, in->npts))
+		return UINT32_MAX;
+	pts[in->npts++] = k;
+	if (in->dedup_on ? dmls_dedup_points(&in->dedup, in->npts) : start_dedup(in))
+		return UINT32_MAX;
+	return in->last_pt = in->npts - 1;
+}
+
 /* Filter, decode and dedup the record buffered in file i. */
 static bool take_record(dmls_input *in, size_t i, dmls_pkt *pkt)
 {
@@ -210,7 +295,13 @@ static bool take_record(dmls_input *in, size_t i, dmls_pkt *pkt)
 		return false;
 	}
 	pkt->ts_ns = s->ts;
-	if (in->dedup_on && dmls_dedup_check(&in->dedup, pkt, (uint32_t)i)) {
+	uint32_t pt = point_of(in, i, s);
+	if (pt == UINT32_MAX) {
+		if (in->first_err.status == DMLS_OK)
+			dmls_fail(&in->first_err, DMLS_ENOMEM, "out of memory");
+		pt = (uint32_t)i; /* counted, not checked */
+	}
+	if (in->dedup_on && dmls_dedup_check(&in->dedup, pkt, pt)) {
 		in->counts.duplicates++;
 		return false;
 	}
@@ -227,7 +318,9 @@ int dmls_input_next(dmls_input *in, dmls_pkt *pkt)
 		if (!advance(in, i)) {
 			in->heap[0] = in->heap[--in->hn];
 			if (in->dedup_on)
-				dmls_dedup_file_end(&in->dedup, (uint32_t)i);
+				for (uint32_t p = 0; p < in->npts; p++)
+					if (in->pts[p].file == i)
+						dmls_dedup_file_end(&in->dedup, p);
 		}
 		if (in->hn > 1) /* one capture (the common case) needs no merge */
 			sift_down(in, 0);
@@ -266,6 +359,8 @@ static void input_free_all(dmls_input *in)
 			pcap_freecode(&in->filters[i].prog);
 	if (in->dedup_on)
 		dmls_dedup_release(&in->dedup);
+	dmls_itable_release(&in->pt_idx);
+	free(in->pts);
 	free(in->filters);
 	free(in->bpf);
 	free(in->files);
@@ -341,11 +436,16 @@ int dmls_input_open_sources(dmls_input **out, const dmls_source *sources, size_t
 	in->files = calloc(n, sizeof(*in->files));
 	in->srcs = calloc(n, sizeof(*in->srcs));
 	in->heap = calloc(n, sizeof(*in->heap));
-	if (!in->files || !in->srcs || !in->heap) {
+	in->pts = malloc(n * sizeof(*in->pts));
+	dmls_itable_init(&in->pt_idx);
+	if (!in->files || !in->srcs || !in->heap || !in->pts) {
 		input_free_all(in);
 		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
 	}
 	in->n = n;
+	for (size_t i = 0; i < n; i++)
+		in->pts[i] = (point){i, NO_KEY};
+	in->npts = (uint32_t)n;
 	dmls_error_clear(&in->first_err);
 	size_t nopen = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -373,13 +473,13 @@ int dmls_input_open_sources(dmls_input **out, const dmls_source *sources, size_t
 			return rc;
 		}
 	}
-	if (nopen > 1) {
-		if (dmls_dedup_init(&in->dedup, DEDUP_WINDOW_NS, DEDUP_MAX_ENTRIES, DEDUP_MAX_FLOWS,
-				    (uint32_t)n)) {
-			input_free_all(in);
-			return dmls_fail(err, DMLS_ENOMEM, "out of memory");
-		}
-		in->dedup_on = true;
+	bool points = nopen > 1; /* a file with interfaces to tell apart? */
+	for (size_t i = 0; i < n; i++)
+		points |= in->files[i].linktype == LT_SLL2 ||
+			  (in->srcs[i].r && dmls_reader_interfaces(in->srcs[i].r) > 1);
+	if (points && start_dedup(in)) {
+		input_free_all(in);
+		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
 	}
 	*out = in;
 	return DMLS_OK;

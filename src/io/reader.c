@@ -171,6 +171,11 @@ int dmls_reader_linktype(const dmls_reader *r)
 	return r->fmt ? r->fmt->linktype(r) : -1;
 }
 
+uint32_t dmls_reader_interfaces(const dmls_reader *r)
+{
+	return r->nifaces > 1 ? r->nifaces : 1;
+}
+
 const char *dmls_reader_name(const dmls_reader *r)
 {
 	return r->name;

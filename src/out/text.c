@@ -48,7 +48,8 @@ static void header(const dmls_result *r, FILE *fp)
 	if (r->input.truncated || r->input.non_ip || r->input.other || r->input.duplicates ||
 	    r->input.filtered)
 		fprintf(fp, "  not counted: %lld malformed, %lld non-IP, %lld unknown link type, "
-			    "%lld filtered, %lld duplicates (captured at both ends)\n",
+			    "%lld filtered, %lld duplicates (captured at both ends or on two "
+			    "interfaces)\n",
 			(long long)r->input.truncated, (long long)r->input.non_ip,
 			(long long)r->input.other, (long long)r->input.filtered,
 			(long long)r->input.duplicates);

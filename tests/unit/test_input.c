@@ -447,6 +447,104 @@ static void test_bad_files(void **st)
 	cap_free(&t);
 }
 
+/* A TCP data segment (or a UDP datagram) from 10.0.0.1 to 10.0.0.2 as a
+ * Linux cooked v2 record on interface ifindex. */
+static void sll2_pkt(dbuf *p, uint32_t ifindex, uint32_t seq, bool udp)
+{
+	put_be16(p, 0x0800);
+	put_be16(p, 0);
+	put_be32(p, ifindex);
+	put_be16(p, 1);
+	put8(p, 0);
+	put8(p, 6);
+	put(p, NULL, 8);
+	put_ipv4(p, 5, udp ? 28 + 100 : 40 + 100, (uint16_t)seq, 0x4000, udp ? 17 : 6,
+		 0x0a000001u, 0x0a000002u);
+	if (udp)
+		put_udp(p, 5000, 6000, 108);
+	else
+		put_tcp(p, 5000, 6000, seq, 1, 5, DMLS_TCP_ACK);
+	put(p, NULL, 100);
+}
+
+/* `tcpdump -i any` on a host whose two ranks talk through a bridge: each
+ * packet on the sender's veth (3), the bridge (2) and the receiver's veth
+ * (4), a few microseconds apart, in one file.  Each counts once; on one
+ * interface alone nothing is a duplicate; a pcapng's two interfaces are
+ * two points too, and a plain pcap's repeats are retransmissions. */
+static void test_dedup_interfaces(void **st)
+{
+	cap c;
+	memset(&c, 0, sizeof(c));
+	pcap_hdr(&c.d, 0xa1b23c4d, 276);
+	const uint32_t ifs[3] = {3, 2, 4};
+	for (uint32_t k = 0; k < 20; k++)
+		for (int j = 0; j < 3; j++) {
+			dbuf p = {0};
+			sll2_pkt(&p, ifs[j], 1000 + 100 * k, k % 5 == 4);
+			pcap_rec(&c.d, 1, k * 1000000 + (uint32_t)j * 3000, p.b, (uint32_t)p.n,
+				 (uint32_t)p.n);
+			dbuf_free(&p);
+		}
+	const char *path = cap_end(&c);
+	dmls_input *in;
+	dmls_error err;
+	assert_int_equal(dmls_input_open(&in, &path, 1, NULL, &err), DMLS_OK);
+	assert_int_equal(drain(in), 20 * 100);
+	assert_int_equal(dmls_input_get_counts(in)->packets, 20);
+	assert_int_equal(dmls_input_get_counts(in)->duplicates, 40);
+	dmls_input_free(in);
+	cap_free(&c);
+
+	/* one interface: 20 packets, no duplicate */
+	memset(&c, 0, sizeof(c));
+	pcap_hdr(&c.d, 0xa1b23c4d, 276);
+	for (uint32_t k = 0; k < 20; k++) {
+		dbuf p = {0};
+		sll2_pkt(&p, 7, 1000 + 100 * k, false);
+		pcap_rec(&c.d, 1, k * 1000000, p.b, (uint32_t)p.n, (uint32_t)p.n);
+		dbuf_free(&p);
+	}
+	path = cap_end(&c);
+	assert_int_equal(dmls_input_open(&in, &path, 1, NULL, &err), DMLS_OK);
+	assert_int_equal(drain(in), 20 * 100);
+	assert_int_equal(dmls_input_get_counts(in)->duplicates, 0);
+	dmls_input_free(in);
+	cap_free(&c);
+
+	/* pcapng, two Ethernet interfaces: the second starts with the fifth
+	 * packet, its copies are duplicates */
+	memset(&c, 0, sizeof(c));
+	ng_shb(&c.d);
+	ng_idb(&c.d, 1, 65535, -1);
+	ng_idb(&c.d, 1, 65535, -1);
+	for (uint32_t k = 0; k < 20; k++)
+		for (uint32_t j = 0; j < (k < 4 ? 1u : 2u); j++) {
+			dbuf p = {0};
+			eth_pkt(&p, 1, 2, 6000, (uint16_t)k, 1000 + 100 * k, false);
+			ng_epb(&c.d, j, 1000000ull * k + 3 * j, p.b, (uint32_t)p.n, (uint32_t)p.n);
+			dbuf_free(&p);
+		}
+	path = cap_end(&c);
+	assert_int_equal(dmls_input_open(&in, &path, 1, NULL, &err), DMLS_OK);
+	assert_int_equal(drain(in), 20 * 10);
+	assert_int_equal(dmls_input_get_counts(in)->duplicates, 16);
+	dmls_input_free(in);
+	cap_free(&c);
+
+	/* Ethernet pcap: one point; the same segment again is counted */
+	cap_begin(&c);
+	cap_add(&c, 0, 1, 2, 80, 7, 1000, false);
+	cap_add(&c, 1, 1, 2, 80, 7, 1000, false);
+	path = cap_end(&c);
+	assert_int_equal(dmls_input_open(&in, &path, 1, NULL, &err), DMLS_OK);
+	drain(in);
+	assert_int_equal(dmls_input_get_counts(in)->packets, 2);
+	assert_int_equal(dmls_input_get_counts(in)->duplicates, 0);
+	dmls_input_free(in);
+	cap_free(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -457,6 +555,7 @@ int main(void)
 		cmocka_unit_test(test_dedup_offload),
 		cmocka_unit_test(test_dedup_owner_stops),
 		cmocka_unit_test(test_dedup_flow_table),
+		cmocka_unit_test(test_dedup_interfaces),
 		cmocka_unit_test(test_filter),
 		cmocka_unit_test(test_bad_files),
 	};
