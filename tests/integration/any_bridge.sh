@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# any_bridge.sh - `tcpdump -i any` on a host whose two ranks talk through a
+# bridge sees each packet once per interface it crosses; dmlscope counts it
+# once.
+#
+# Three network namespaces: a host H with a bridge, and two ranks A
+# (198.18.2.1/24) and B (198.18.2.2/24) on veth pairs whose host ends are
+# the bridge's ports.  tcpdump -i any -y LINUX_SLL2 -s 100 in H (what a
+# node's operator runs to see its containers or pods), about 20 MB sent
+# over TCP from A to B with /usr/bin/python3.  Then
+#   dmlscope analyze any.pcap
+# must report for 198.18.2.1 -> 198.18.2.2 the payload tshark sums on one
+# interface of the capture (sll.ifindex), within 0.5 %, and the copies on
+# the others as duplicates.  Skipped (77) when not root, without
+# ip/tcpdump/tshark, or when network namespaces cannot be made here.
+set -u
+PY=/usr/bin/python3
+NAME=any_bridge
+DMLSCOPE=${DMLSCOPE:?DMLSCOPE must name the dmlscope binary}
+. "$(dirname "$0")/lib/netns.sh"
+netns_require ip tcpdump tshark
+id=$$
+nsh="dmlsabh-$id" ns1="dmlsab1-$id" ns2="dmlsab2-$id"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/dmls-$NAME.XXXXXX")
+pids=()
+cleanup() {
+	local p
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+	for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
+	ip netns del "$nsh" 2>/dev/null
+	ip netns del "$ns1" 2>/dev/null
+	ip netns del "$ns2" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+err=$(ip netns add "$nsh" 2>&1) || skip "cannot create network namespaces here: $err"
+ip netns add "$ns1" && ip netns add "$ns2" || skip "cannot create more network namespaces"
+for n in "$nsh" "$ns1" "$ns2"; do
+	ip netns exec "$n" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 \
+		net.ipv6.conf.default.disable_ipv6=1 2>/dev/null
+	ip -n "$n" link set lo up
+done
+ip -n "$nsh" link add br0 type bridge || skip "cannot create a bridge"
+ip -n "$nsh" link set br0 up
+ip link add ra netns "$ns1" type veth peer name pa netns "$nsh" &&
+	ip link add rb netns "$ns2" type veth peer name pb netns "$nsh" ||
+	skip "cannot create veth pairs"
+for p in pa pb; do
+	ip -n "$nsh" link set "$p" master br0
+	ip -n "$nsh" link set "$p" up
+done
+ip -n "$ns1" addr add 198.18.2.1/24 dev ra
+ip -n "$ns2" addr add 198.18.2.2/24 dev rb
+ip -n "$ns1" link set ra up
+ip -n "$ns2" link set rb up
+
+ip netns exec "$nsh" tcpdump -n -i any -y LINUX_SLL2 -s 100 --immediate-mode \
+	-w "$tmp/any.pcap" 2>"$tmp/td.err" &
+pids+=($!)
+netns_wait listening "$tmp/td.err" || {
+	echo "$NAME: FAIL: tcpdump did not start"; cat "$tmp/td.err"; exit 1; }
+
+ip netns exec "$ns2" "$PY" -c '
+import socket
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("198.18.2.2", 5201)); s.listen(1)
+print("ready", flush=True)
+c, _ = s.accept(); n = 0
+while True:
+    b = c.recv(1 << 20)
+    if not b: break
+    n += len(b)
+c.close(); print(n)' >"$tmp/rx.out" &
+rx=$!
+pids+=($rx)
+netns_wait ready "$tmp/rx.out"
+ip netns exec "$ns1" "$PY" -c '
+import socket
+s = socket.create_connection(("198.18.2.2", 5201), timeout=10)
+buf = b"x" * (1 << 20)
+for _ in range(20): s.sendall(buf)
+s.shutdown(socket.SHUT_WR); s.recv(1); s.close()' || {
+	echo "$NAME: FAIL: sender"; exit 1; }
+wait "$rx"
+got=$(tail -n 1 "$tmp/rx.out")
+[ "$got" = 20971520 ] || { echo "$NAME: FAIL: receiver got '$got' bytes"; exit 1; }
+sleep 1
+kill -INT "${pids[0]}"
+wait "${pids[0]}"
+pids=()
+[ -n "${ANY_BRIDGE_KEEP:-}" ] && cp "$tmp/any.pcap" "$ANY_BRIDGE_KEEP/"
+
+read -r ours dups <<<"$("$DMLSCOPE" analyze --quiet --json - "$tmp/any.pcap" 2>"$tmp/err" | "$PY" -c '
+import json, sys
+d = json.load(sys.stdin)
+h = d["matrix"]["hosts"]
+m = d["matrix"]["payload_bytes"]
+print(m[h.index("198.18.2.1")][h.index("198.18.2.2")], d["input"]["skipped"]["duplicates"])')"
+# tshark: the payload A -> B on each interface of the capture
+tshark -n -r "$tmp/any.pcap" -Y "ip.src==198.18.2.1 && ip.dst==198.18.2.2 && tcp" \
+	-T fields -e sll.ifindex -e tcp.len 2>/dev/null |
+	awk '{s[$1] += $2} END {for (i in s) print i, s[i]}' | sort >"$tmp/per_if"
+echo "$NAME: payload 198.18.2.1 -> 198.18.2.2: dmlscope $ours ($dups duplicates);" \
+	"tshark by interface index: $(tr '\n' ' ' <"$tmp/per_if")"
+fail=0
+[ -n "$ours" ] || { echo "$NAME: FAIL: analyze"; cat "$tmp/err"; exit 1; }
+nif=$(wc -l <"$tmp/per_if")
+[ "$nif" -ge 2 ] || { echo "$NAME: FAIL: the capture holds the packets on $nif interface(s), not 2 or more"; exit 1; }
+"$PY" - "$ours" "$tmp/per_if" <<'PY' || fail=1
+import sys
+ours = int(sys.argv[1])
+per = [int(l.split()[1]) for l in open(sys.argv[2])]
+if not any(abs(ours - p) <= 0.005 * p for p in per):
+    print("any_bridge: FAIL: dmlscope %d, no interface's payload within 0.5 %%: %s" % (ours, per))
+    sys.exit(1)
+PY
+[ "$dups" -gt 0 ] || { echo "$NAME: FAIL: no duplicates reported"; fail=1; }
+[ "$fail" = 0 ] && echo "$NAME: PASS"
+exit $fail
