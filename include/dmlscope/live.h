@@ -16,7 +16,9 @@
  * descriptors); their packets come in the order they are read, interface
  * by interface, which is also the order of the written file.  A packet seen
  * on two of them (a bridge and its port) is counted twice, as analyzing
- * one file holding both would.
+ * one file holding both would.  On Linux's "any" (Linux cooked v2 records,
+ * with the interface index) it is counted once, as analyzing the file
+ * does.
  *
  * Kernel and interface drops come from pcap_stats, summed over the
  * interfaces (dmls_live_drops): never hidden.

@@ -1,6 +1,6 @@
 /*
- * dedup.h - drop a packet captured at both ends (see dedup.c).  Private to
- * src/io/input.c.
+ * dedup.h - drop a packet captured at both ends, or on two interfaces (see
+ * dedup.c).  Private to src/io (input.c, live.c).
  */
 #ifndef DMLS_IO_DEDUP_H
 #define DMLS_IO_DEDUP_H

@@ -20,20 +20,15 @@
  *      100 ms); a file that ends is told to it, so its TCP flows can pass
  *      to another point.
  *
- * A capture point is a file's interface: the pcapng interface, and in a
- * Linux cooked v2 record (what `tcpdump -i any` writes) the interface
- * index too.  On a host whose ranks talk through a bridge (containers,
- * network namespaces, a Kubernetes node's pods) `-i any` sees each packet
- * on the sender's veth, on the bridge and on the receiver's veth: the
- * same packet three times, which as one point's would be counted three
- * times (and two of them as retransmissions).  Points are told apart up
- * to MAX_POINTS; past it a file's new interfaces share its first point.
- * Dedup runs from the start with more than one file, a cooked v2 file or
- * a pcapng file whose interfaces before its first packet are two or more;
- * else from the second point on (an interface described after the first
- * packet: a copy of a packet the first point delivered in the window
- * before it is counted twice).  Linux cooked v1 records
- * carry no interface: a v1 `-i any` capture of a bridge counts each copy.
+ * A capture point is a file's interface (points.c): pcapng interfaces and
+ * the interface index of Linux cooked v2 records (`tcpdump -i any`) are
+ * told apart, up to MAX_POINTS (past it a file's new interfaces share its
+ * first point).  Dedup runs from the start with more than one file, a
+ * cooked v2 file or a pcapng file whose interfaces before its first packet
+ * are two or more; else from the second point on (an interface described
+ * after the first packet: a copy of a packet the first point delivered in
+ * the window before it is counted twice).  Linux cooked v1 records carry
+ * no interface: a v1 `-i any` capture of a bridge counts each copy.
  *
  * A file that cannot be opened, or breaks mid-way, is recorded in its
  * dmls_input_file (the first error also in in->first_err) and the merge
@@ -47,13 +42,12 @@
 #include "dmlscope/capture.h"
 #include "io/dedup.h"
 #include "io/pcap_dl.h"
+#include "io/points.h"
 
 #define DEDUP_WINDOW_NS 100000000   /* 100 ms */
 #define DEDUP_MAX_ENTRIES (1u << 18) /* about 22 MiB at most */
 #define DEDUP_MAX_FLOWS (1u << 18)   /* TCP flows: about 20 MiB at most */
 #define MAX_POINTS 4096u             /* capture points told apart */
-#define LT_SLL2 276                  /* Linux cooked v2: interface index at 4 */
-#define NO_KEY UINT64_MAX            /* a file's first point, not seen yet */
 
 typedef struct src {
 	dmls_reader *r;
@@ -65,13 +59,6 @@ typedef struct src {
 	const uint8_t *data; /* the record's bytes in its reader's window: valid
 			      * until that reader is called again (advance) */
 } src;
-
-/* A capture point: file and interface (see the top).  Points 0..n-1 are
- * the files' first ones; more follow from n. */
-typedef struct point {
-	size_t file;
-	uint64_t key; /* pcapng interface << 32 | cooked v2 interface index */
-} point;
 
 typedef struct filter {
 	int linktype;
@@ -89,9 +76,8 @@ struct dmls_input {
 	filter *filters;
 	size_t nfilters, last_filter;
 	bool dedup_on;
-	point *pts;
-	uint32_t npts, last_pt;
-	dmls_itable pt_idx; /* the points from n on */
+	dmls_points pts;
+	uint32_t *first_pt; /* per file: its first point, UINT32_MAX before */
 	unsigned decode_flags;
 	dmls_dedup dedup;
 	dmls_input_counts counts;
@@ -203,59 +189,33 @@ static filter *get_filter(dmls_input *in, int linktype, dmls_error *err)
 	return f;
 }
 
-static uint64_t point_key(const src *s)
-{
-	uint64_t k = (uint64_t)s->iface << 32;
-	if (s->linktype == LT_SLL2 && s->caplen >= 8)
-		k |= (uint32_t)s->data[4] << 24 | (uint32_t)s->data[5] << 16 |
-		     (uint32_t)s->data[6] << 8 | s->data[7];
-	return k;
-}
-
-static int point_eq(const void *ctx, uint32_t idx, const void *key)
-{
-	const dmls_input *in = ctx;
-	const point *a = &in->pts[idx], *b = key;
-	return a->file == b->file && a->key == b->key;
-}
-
 static int start_dedup(dmls_input *in)
 {
 	if (dmls_dedup_init(&in->dedup, DEDUP_WINDOW_NS, DEDUP_MAX_ENTRIES, DEDUP_MAX_FLOWS,
-			    in->npts))
+			    in->pts.n))
 		return -1;
 	in->dedup_on = true;
 	return 0;
 }
 
-/* The capture point of the record buffered in file i, a new one made (and
- * dedup started) when it is the file's second; UINT32_MAX when out of
- * memory. */
+/* The capture point of the record buffered in file i; dedup starts with
+ * the second point.  UINT32_MAX when out of memory. */
 static uint32_t point_of(dmls_input *in, size_t i, const src *s)
 {
-	point k = {i, point_key(s)};
-	if (in->last_pt < in->npts && point_eq(in, in->last_pt, &k))
-		return in->last_pt;
-	if (in->pts[i].key == NO_KEY || point_eq(in, (uint32_t)i, &k)) {
-		in->pts[i].key = k.key;
-		return in->last_pt = (uint32_t)i;
-	}
-	uint64_t h = dmls_mix64(k.key ^ dmls_mix64(i));
-	long at = dmls_itable_find(&in->pt_idx, h, point_eq, in, &k);
-	if (at >= 0)
-		return in->last_pt = (uint32_t)at;
-	if (in->npts >= in->n + MAX_POINTS)
-		return (uint32_t)i; /* past the cap: the file's first point */
-	point *pts = realloc(in->pts, (in->npts + 1) * sizeof(*pts));
-	if (!pts)
+	uint32_t n = in->pts.n, first = in->first_pt[i];
+	uint32_t id = dmls_points_id(&in->pts, i,
+				     dmls_point_key(s->linktype, s->iface, s->data, s->caplen),
+				     first == UINT32_MAX ? UINT32_MAX : MAX_POINTS);
+	if (id == UINT32_MAX)
+		return in->pts.n < MAX_POINTS ? UINT32_MAX : first; /* memory; past the cap */
+	if (in->pts.n == n)
+		return id;
+	if (first == UINT32_MAX)
+		in->first_pt[i] = id;
+	if (in->dedup_on ? dmls_dedup_points(&in->dedup, in->pts.n)
+			 : in->pts.n >= 2 && start_dedup(in))
 		return UINT32_MAX;
-	in->pts = pts;
-	if (dmls_itable_insert(&in->pt_idx, h, in->npts))
-		return UINT32_MAX;
-	pts[in->npts++] = k;
-	if (in->dedup_on ? dmls_dedup_points(&in->dedup, in->npts) : start_dedup(in))
-		return UINT32_MAX;
-	return in->last_pt = in->npts - 1;
+	return id;
 }
 
 /* Filter, decode and dedup the record buffered in file i. */
@@ -299,9 +259,9 @@ static bool take_record(dmls_input *in, size_t i, dmls_pkt *pkt)
 	if (pt == UINT32_MAX) {
 		if (in->first_err.status == DMLS_OK)
 			dmls_fail(&in->first_err, DMLS_ENOMEM, "out of memory");
-		pt = (uint32_t)i; /* counted, not checked */
+		pt = in->first_pt[i]; /* counted, not checked */
 	}
-	if (in->dedup_on && dmls_dedup_check(&in->dedup, pkt, pt)) {
+	if (in->dedup_on && pt != UINT32_MAX && dmls_dedup_check(&in->dedup, pkt, pt)) {
 		in->counts.duplicates++;
 		return false;
 	}
@@ -318,8 +278,8 @@ int dmls_input_next(dmls_input *in, dmls_pkt *pkt)
 		if (!advance(in, i)) {
 			in->heap[0] = in->heap[--in->hn];
 			if (in->dedup_on)
-				for (uint32_t p = 0; p < in->npts; p++)
-					if (in->pts[p].file == i)
+				for (uint32_t p = 0; p < in->pts.n; p++)
+					if (in->pts.v[p].file == i)
 						dmls_dedup_file_end(&in->dedup, p);
 		}
 		if (in->hn > 1) /* one capture (the common case) needs no merge */
@@ -359,8 +319,8 @@ static void input_free_all(dmls_input *in)
 			pcap_freecode(&in->filters[i].prog);
 	if (in->dedup_on)
 		dmls_dedup_release(&in->dedup);
-	dmls_itable_release(&in->pt_idx);
-	free(in->pts);
+	dmls_points_release(&in->pts);
+	free(in->first_pt);
 	free(in->filters);
 	free(in->bpf);
 	free(in->files);
@@ -436,16 +396,15 @@ int dmls_input_open_sources(dmls_input **out, const dmls_source *sources, size_t
 	in->files = calloc(n, sizeof(*in->files));
 	in->srcs = calloc(n, sizeof(*in->srcs));
 	in->heap = calloc(n, sizeof(*in->heap));
-	in->pts = malloc(n * sizeof(*in->pts));
-	dmls_itable_init(&in->pt_idx);
-	if (!in->files || !in->srcs || !in->heap || !in->pts) {
+	in->first_pt = malloc(n * sizeof(*in->first_pt));
+	dmls_points_init(&in->pts);
+	if (!in->files || !in->srcs || !in->heap || !in->first_pt) {
 		input_free_all(in);
 		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
 	}
 	in->n = n;
 	for (size_t i = 0; i < n; i++)
-		in->pts[i] = (point){i, NO_KEY};
-	in->npts = (uint32_t)n;
+		in->first_pt[i] = UINT32_MAX;
 	dmls_error_clear(&in->first_err);
 	size_t nopen = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -475,7 +434,7 @@ int dmls_input_open_sources(dmls_input **out, const dmls_source *sources, size_t
 	}
 	bool points = nopen > 1; /* a file with interfaces to tell apart? */
 	for (size_t i = 0; i < n; i++)
-		points |= in->files[i].linktype == LT_SLL2 ||
+		points |= in->files[i].linktype == DMLS_LT_SLL2 ||
 			  (in->srcs[i].r && dmls_reader_interfaces(in->srcs[i].r) > 1);
 	if (points && start_dedup(in)) {
 		input_free_all(in);

@@ -24,6 +24,12 @@
  * The records are written (pcap_dump) before they are decoded, so the file
  * holds every record the kernel's filter passed, decodable or not, exactly
  * as counted in dmls_input_counts.records.
+ *
+ * Linux's "any" is asked for Linux cooked v2 records (libpcap gives v1
+ * unless asked), whose interface index tells the interfaces apart: a
+ * packet `any` sees on several of them (a bridge's ports) counts once, as
+ * input.c counts it in the written file (points.c, dedup.c; from the
+ * first packet, as there).
  */
 #include "dmlscope/live.h"
 
@@ -33,9 +39,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/dedup.h"
 #include "io/pcap_dl.h"
+#include "io/points.h"
 
 #define DISPATCH_ROUNDS 64 /* pcap_dispatch calls per handle per poll at most */
+#define DEDUP_WINDOW_NS 100000000    /* input.c's */
+#define DEDUP_MAX_ENTRIES (1u << 18)
+#define DEDUP_MAX_FLOWS (1u << 18)
+#define MAX_POINTS 4096u
+#ifndef DLT_LINUX_SLL2
+#define DLT_LINUX_SLL2 276
+#endif
 
 struct dmls_live {
 	size_t n;
@@ -47,6 +62,9 @@ struct dmls_live {
 	unsigned decode_flags;             /* dmls_decode_ex's */
 	pcap_dumper_t *dump;
 	char *write_path;
+	bool dedup_on;                     /* a cooked v2 handle: interfaces apart */
+	dmls_dedup dedup;
+	dmls_points pts;
 	dmls_input_counts counts;
 	/* the dispatch in progress */
 	size_t cur;
@@ -112,6 +130,8 @@ static int open_one(dmls_live *lv, size_t i, const char *iface, const dmls_live_
 	if (rc < 0)
 		return activate_error(p, iface, rc, err);
 	lv->nano[i] = pcap_get_tstamp_precision(p) == PCAP_TSTAMP_PRECISION_NANO;
+	if (strcmp(iface, "any") == 0)
+		pcap_set_datalink(p, DLT_LINUX_SLL2); /* else v1 stays: no interfaces */
 	lv->linktype[i] = dlt_to_linktype(pcap_datalink(p));
 	if (o->filter && (rc = set_filter(p, iface, o->filter, err)))
 		return rc;
@@ -156,9 +176,18 @@ int dmls_live_open(dmls_live **out, const dmls_live_opts *o, dmls_error *err)
 	lv->n = o->nifaces;
 	lv->snaplen = o->snaplen ? o->snaplen : DMLS_LIVE_DEFAULT_SNAPLEN;
 	lv->decode_flags = o->decode_flags;
+	dmls_points_init(&lv->pts);
 	int rc = DMLS_OK;
-	for (size_t i = 0; i < o->nifaces && !rc; i++)
+	for (size_t i = 0; i < o->nifaces && !rc; i++) {
 		rc = open_one(lv, i, o->ifaces[i], o, err);
+		if (!rc && lv->linktype[i] == DMLS_LT_SLL2 && !lv->dedup_on) {
+			if (dmls_dedup_init(&lv->dedup, DEDUP_WINDOW_NS, DEDUP_MAX_ENTRIES,
+					    DEDUP_MAX_FLOWS, 0))
+				rc = dmls_fail(err, DMLS_ENOMEM, "out of memory");
+			else
+				lv->dedup_on = true;
+		}
+	}
 	if (!rc && o->write_path)
 		rc = open_writer(lv, o, err);
 	if (rc) {
@@ -189,6 +218,20 @@ static void on_record(u_char *user, const struct pcap_pkthdr *h, const u_char *d
 	}
 	int64_t frac = (int64_t)h->ts.tv_usec * (lv->nano[lv->cur] ? 1 : 1000);
 	pkt.ts_ns = (int64_t)h->ts.tv_sec * 1000000000LL + frac;
+	if (lv->dedup_on && lv->linktype[lv->cur] == DMLS_LT_SLL2) {
+		/* the written file's points: one file, the interface index */
+		uint32_t n = lv->pts.n;
+		uint32_t pt = dmls_points_id(
+			&lv->pts, 0, dmls_point_key(DMLS_LT_SLL2, 0, data, h->caplen), MAX_POINTS);
+		if (pt == UINT32_MAX)
+			pt = 0; /* past the cap (input.c: the first point), or memory */
+		else if (lv->pts.n > n && dmls_dedup_points(&lv->dedup, lv->pts.n))
+			pt = UINT32_MAX;
+		if (pt != UINT32_MAX && dmls_dedup_check(&lv->dedup, &pkt, pt)) {
+			c->duplicates++;
+			return;
+		}
+	}
 	if (c->packets == 0 || pkt.ts_ns < c->first_ns)
 		c->first_ns = pkt.ts_ns;
 	if (c->packets == 0 || pkt.ts_ns > c->last_ns)
@@ -303,6 +346,9 @@ void dmls_live_free(dmls_live *lv)
 	for (size_t i = 0; i < lv->n; i++)
 		if (lv->p[i])
 			pcap_close(lv->p[i]);
+	if (lv->dedup_on)
+		dmls_dedup_release(&lv->dedup);
+	dmls_points_release(&lv->pts);
 	free(lv->write_path);
 	free(lv);
 }

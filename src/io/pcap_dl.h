@@ -46,6 +46,7 @@ pcap_t *dmls_pcap_create(const char *source, char *errbuf);
 	X(int, pcap_set_tstamp_precision, (pcap_t * p, int a), (p, a), PCAP_ERROR)         \
 	X(int, pcap_get_tstamp_precision, (pcap_t * p), (p), PCAP_ERROR)                   \
 	X(int, pcap_datalink, (pcap_t * p), (p), PCAP_ERROR)                               \
+	X(int, pcap_set_datalink, (pcap_t * p, int a), (p, a), PCAP_ERROR)                 \
 	X(int, pcap_setnonblock, (pcap_t * p, int a, char *e), (p, a, e), PCAP_ERROR)      \
 	X(int, pcap_get_selectable_fd, (pcap_t * p), (p), PCAP_ERROR)                      \
 	X(int, pcap_dispatch, (pcap_t * p, int a, pcap_handler h, u_char *u), (p, a, h, u), \
@@ -83,6 +84,7 @@ DMLS_PCAP_VOIDS(DMLS_PCAP_DECLARE_VOID)
 #define pcap_open_dead dmls_pcap_open_dead
 #define pcap_open_dead_with_tstamp_precision dmls_pcap_open_dead_with_tstamp_precision
 #define pcap_activate dmls_pcap_activate
+#define pcap_set_datalink dmls_pcap_set_datalink
 #define pcap_close dmls_pcap_close
 #define pcap_geterr dmls_pcap_geterr
 #define pcap_set_snaplen dmls_pcap_set_snaplen

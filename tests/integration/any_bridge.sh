@@ -11,8 +11,11 @@
 #   dmlscope analyze any.pcap
 # must report for 198.18.2.1 -> 198.18.2.2 the payload tshark sums on one
 # interface of the capture (sll.ifindex), within 0.5 %, and the copies on
-# the others as duplicates.  Skipped (77) when not root, without
-# ip/tcpdump/tshark, or when network namespaces cannot be made here.
+# the others as duplicates.  `dmlscope watch -i any` runs beside tcpdump:
+# the same within 0.5 % (the two do not start at the same packet), and
+# its summary is analyze's on its own -w file.  Skipped (77) when not
+# root, without ip/tcpdump/tshark, or when network namespaces cannot be
+# made here.
 set -u
 PY=/usr/bin/python3
 NAME=any_bridge
@@ -59,6 +62,13 @@ ip netns exec "$nsh" tcpdump -n -i any -y LINUX_SLL2 -s 100 --immediate-mode \
 pids+=($!)
 netns_wait listening "$tmp/td.err" || {
 	echo "$NAME: FAIL: tcpdump did not start"; cat "$tmp/td.err"; exit 1; }
+ip netns exec "$nsh" "$DMLSCOPE" watch -i any --snaplen 100 --interval 0.2s \
+	-w "$tmp/watch.pcap" --json "$tmp/watch.json" --json-lines "$tmp/watch.jsonl" \
+	>"$tmp/watch.out" 2>"$tmp/watch.err" &
+wpid=$!
+pids+=($wpid)
+for _ in $(seq 100); do [ -s "$tmp/watch.jsonl" ] && break; sleep 0.05; done
+[ -s "$tmp/watch.jsonl" ] || { echo "$NAME: FAIL: watch did not start"; cat "$tmp/watch.err"; exit 1; }
 
 ip netns exec "$ns2" "$PY" -c '
 import socket
@@ -86,8 +96,10 @@ wait "$rx"
 got=$(tail -n 1 "$tmp/rx.out")
 [ "$got" = 20971520 ] || { echo "$NAME: FAIL: receiver got '$got' bytes"; exit 1; }
 sleep 1
-kill -INT "${pids[0]}"
+kill -INT "${pids[0]}" "$wpid"
 wait "${pids[0]}"
+wait "$wpid"
+wrc=$?
 pids=()
 [ -n "${ANY_BRIDGE_KEEP:-}" ] && cp "$tmp/any.pcap" "$ANY_BRIDGE_KEEP/"
 
@@ -116,5 +128,32 @@ if not any(abs(ours - p) <= 0.005 * p for p in per):
     sys.exit(1)
 PY
 [ "$dups" -gt 0 ] || { echo "$NAME: FAIL: no duplicates reported"; fail=1; }
+
+# watch -i any: its summary, and analyze of its own -w file
+[ "$wrc" = 0 ] || { echo "$NAME: FAIL: watch exited $wrc: $(cat "$tmp/watch.err")"; exit 1; }
+"$DMLSCOPE" analyze --quiet --json "$tmp/watch.analyze.json" "$tmp/watch.pcap" ||
+	{ echo "$NAME: FAIL: analyze of watch's -w file"; fail=1; }
+"$PY" - "$tmp/watch.json" "$tmp/watch.analyze.json" "$ours" <<'PY' || fail=1
+import json, sys
+w, a = (json.load(open(p)) for p in sys.argv[1:3])
+ours = int(sys.argv[3])
+w.pop("live")
+h = w["matrix"]["hosts"]
+got = w["matrix"]["payload_bytes"][h.index("198.18.2.1")][h.index("198.18.2.2")]
+dups = w["input"]["skipped"]["duplicates"]
+print("any_bridge: watch -i any: payload %d, %d duplicates, link type %d"
+      % (got, dups, w["input"]["files"][0]["linktype"]))
+bad = []
+if w != a:
+    bad.append("summary != analyze of its -w file: " +
+               ", ".join(k for k in a if w.get(k) != a[k]))
+if abs(got - ours) > 0.005 * ours:
+    bad.append("payload %d, analyze of tcpdump's capture %d" % (got, ours))
+if dups <= 0:
+    bad.append("no duplicates")
+for b in bad:
+    print("any_bridge: FAIL: watch: " + b)
+sys.exit(1 if bad else 0)
+PY
 [ "$fail" = 0 ] && echo "$NAME: PASS"
 exit $fail
