@@ -20,15 +20,15 @@
  *      100 ms); a file that ends is told to it, so its TCP flows can pass
  *      to another point.
  *
- * A capture point is a file's interface (points.c): pcapng interfaces and
- * the interface index of Linux cooked v2 records (`tcpdump -i any`) are
- * told apart, up to MAX_POINTS (past it a file's new interfaces share its
- * first point).  Dedup runs from the start with more than one file, a
- * cooked v2 file or a pcapng file whose interfaces before its first packet
- * are two or more; else from the second point on (an interface described
- * after the first packet: a copy of a packet the first point delivered in
- * the window before it is counted twice).  Linux cooked v1 records carry
- * no interface: a v1 `-i any` capture of a bridge counts each copy.
+ * A capture point is a file's interface (points.c): pcapng interfaces, the
+ * interface index of Linux cooked v2 records (`tcpdump -i any`), and sent
+ * or received in v1 records are told apart, up to MAX_POINTS (past it a
+ * file's new interfaces share its first point).  Dedup runs from the
+ * start with more than one file, a cooked file or a pcapng file whose
+ * interfaces before its first packet are two or more; else from the
+ * second point on (an interface described after the first packet: a copy
+ * of a packet the first point delivered in the window before it is
+ * counted twice).
  *
  * A file that cannot be opened, or breaks mid-way, is recorded in its
  * dmls_input_file (the first error also in in->first_err) and the merge
@@ -435,6 +435,7 @@ int dmls_input_open_sources(dmls_input **out, const dmls_source *sources, size_t
 	bool points = nopen > 1; /* a file with interfaces to tell apart? */
 	for (size_t i = 0; i < n; i++)
 		points |= in->files[i].linktype == DMLS_LT_SLL2 ||
+			  in->files[i].linktype == DMLS_LT_SLL ||
 			  (in->srcs[i].r && dmls_reader_interfaces(in->srcs[i].r) > 1);
 	if (points && start_dedup(in)) {
 		input_free_all(in);

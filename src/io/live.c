@@ -29,7 +29,8 @@
  * unless asked), whose interface index tells the interfaces apart: a
  * packet `any` sees on several of them (a bridge's ports) counts once, as
  * input.c counts it in the written file (points.c, dedup.c; from the
- * first packet, as there).
+ * first packet, as there; with v1 records, sent and received are the
+ * points).
  */
 #include "dmlscope/live.h"
 
@@ -180,7 +181,8 @@ int dmls_live_open(dmls_live **out, const dmls_live_opts *o, dmls_error *err)
 	int rc = DMLS_OK;
 	for (size_t i = 0; i < o->nifaces && !rc; i++) {
 		rc = open_one(lv, i, o->ifaces[i], o, err);
-		if (!rc && lv->linktype[i] == DMLS_LT_SLL2 && !lv->dedup_on) {
+		bool cooked = lv->linktype[i] == DMLS_LT_SLL2 || lv->linktype[i] == DMLS_LT_SLL;
+		if (!rc && cooked && !lv->dedup_on) {
 			if (dmls_dedup_init(&lv->dedup, DEDUP_WINDOW_NS, DEDUP_MAX_ENTRIES,
 					    DEDUP_MAX_FLOWS, 0))
 				rc = dmls_fail(err, DMLS_ENOMEM, "out of memory");
@@ -218,11 +220,12 @@ static void on_record(u_char *user, const struct pcap_pkthdr *h, const u_char *d
 	}
 	int64_t frac = (int64_t)h->ts.tv_usec * (lv->nano[lv->cur] ? 1 : 1000);
 	pkt.ts_ns = (int64_t)h->ts.tv_sec * 1000000000LL + frac;
-	if (lv->dedup_on && lv->linktype[lv->cur] == DMLS_LT_SLL2) {
-		/* the written file's points: one file, the interface index */
+	int lt = lv->linktype[lv->cur];
+	if (lv->dedup_on && (lt == DMLS_LT_SLL2 || lt == DMLS_LT_SLL)) {
+		/* the written file's points: one file, the interface */
 		uint32_t n = lv->pts.n;
-		uint32_t pt = dmls_points_id(
-			&lv->pts, 0, dmls_point_key(DMLS_LT_SLL2, 0, data, h->caplen), MAX_POINTS);
+		uint32_t pt = dmls_points_id(&lv->pts, 0, dmls_point_key(lt, 0, data, h->caplen),
+					     MAX_POINTS);
 		if (pt == UINT32_MAX)
 			pt = 0; /* past the cap (input.c: the first point), or memory */
 		else if (lv->pts.n > n && dmls_dedup_points(&lv->dedup, lv->pts.n))

@@ -7,7 +7,10 @@
  * network namespaces, a Kubernetes node's pods) `-i any` sees each packet
  * on the sender's veth, on the bridge and on the receiver's veth: the same
  * packet up to three times.  dedup.c counts a packet once over points as
- * over files.  Points get dense ids in order of appearance, found through
+ * over files.  A Linux cooked v1 record (older libpcaps' `-i any`) has no
+ * interface index, but says whether the host sent or received it: two
+ * points, which is enough for a bridge's ports (received on the sender's
+ * port, sent on the receiver's) and for a router's two interfaces.  Points get dense ids in order of appearance, found through
  * one itable (a record's point is nearly always the previous one's: that
  * is checked first).
  */
@@ -35,6 +38,8 @@ uint64_t dmls_point_key(int linktype, uint32_t iface, const uint8_t *data, uint3
 	if (linktype == DMLS_LT_SLL2 && caplen >= 8)
 		k |= (uint32_t)data[4] << 24 | (uint32_t)data[5] << 16 | (uint32_t)data[6] << 8 |
 		     data[7];
+	else if (linktype == DMLS_LT_SLL && caplen >= 2)
+		k |= data[0] == 0 && data[1] == 4; /* PACKET_OUTGOING */
 	return k;
 }
 

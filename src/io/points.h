@@ -9,6 +9,7 @@
 
 #include "dmlscope/itable.h"
 
+#define DMLS_LT_SLL 113  /* Linux cooked v1: the packet type at offset 0 */
 #define DMLS_LT_SLL2 276 /* Linux cooked v2: the interface index at offset 4 */
 
 typedef struct dmls_point {
@@ -25,7 +26,8 @@ typedef struct dmls_points {
 void dmls_points_init(dmls_points *p);
 void dmls_points_release(dmls_points *p);
 /* The interface of a record: pcapng interface << 32 | the interface index
- * of a Linux cooked v2 record. */
+ * of a Linux cooked v2 record, or of a v1 record whether it was sent
+ * (packet type 4: outgoing) or received. */
 uint64_t dmls_point_key(int linktype, uint32_t iface, const uint8_t *data, uint32_t caplen);
 /* The id of point (file, key), a new one (p->n grows) when not seen
  * before; UINT32_MAX when there are max points already, or out of memory

@@ -11,7 +11,8 @@
 #   dmlscope analyze any.pcap
 # must report for 198.18.2.1 -> 198.18.2.2 the payload tshark sums on one
 # interface of the capture (sll.ifindex), within 0.5 %, and the copies on
-# the others as duplicates.  `dmlscope watch -i any` runs beside tcpdump:
+# the others as duplicates; the same from a second tcpdump writing Linux
+# cooked v1 (-y LINUX_SLL).  `dmlscope watch -i any` runs beside tcpdump:
 # the same within 0.5 % (the two do not start at the same packet), and
 # its summary is analyze's on its own -w file.  Skipped (77) when not
 # root, without ip/tcpdump/tshark, or when network namespaces cannot be
@@ -60,8 +61,11 @@ ip -n "$ns2" link set rb up
 ip netns exec "$nsh" tcpdump -n -i any -y LINUX_SLL2 -s 100 --immediate-mode \
 	-w "$tmp/any.pcap" 2>"$tmp/td.err" &
 pids+=($!)
-netns_wait listening "$tmp/td.err" || {
-	echo "$NAME: FAIL: tcpdump did not start"; cat "$tmp/td.err"; exit 1; }
+ip netns exec "$nsh" tcpdump -n -i any -y LINUX_SLL -s 100 --immediate-mode \
+	-w "$tmp/any1.pcap" 2>"$tmp/td1.err" &
+pids+=($!)
+netns_wait listening "$tmp/td.err" "$tmp/td1.err" || {
+	echo "$NAME: FAIL: tcpdump did not start"; cat "$tmp/td.err" "$tmp/td1.err"; exit 1; }
 ip netns exec "$nsh" "$DMLSCOPE" watch -i any --snaplen 100 --interval 0.2s \
 	-w "$tmp/watch.pcap" --json "$tmp/watch.json" --json-lines "$tmp/watch.jsonl" \
 	>"$tmp/watch.out" 2>"$tmp/watch.err" &
@@ -96,12 +100,12 @@ wait "$rx"
 got=$(tail -n 1 "$tmp/rx.out")
 [ "$got" = 20971520 ] || { echo "$NAME: FAIL: receiver got '$got' bytes"; exit 1; }
 sleep 1
-kill -INT "${pids[0]}" "$wpid"
-wait "${pids[0]}"
+kill -INT "${pids[0]}" "${pids[1]}" "$wpid"
+wait "${pids[0]}" "${pids[1]}"
 wait "$wpid"
 wrc=$?
 pids=()
-[ -n "${ANY_BRIDGE_KEEP:-}" ] && cp "$tmp/any.pcap" "$ANY_BRIDGE_KEEP/"
+[ -n "${ANY_BRIDGE_KEEP:-}" ] && cp "$tmp/any.pcap" "$tmp/any1.pcap" "$ANY_BRIDGE_KEEP/"
 
 read -r ours dups <<<"$("$DMLSCOPE" analyze --quiet --json - "$tmp/any.pcap" 2>"$tmp/err" | "$PY" -c '
 import json, sys
@@ -128,6 +132,18 @@ if not any(abs(ours - p) <= 0.005 * p for p in per):
     sys.exit(1)
 PY
 [ "$dups" -gt 0 ] || { echo "$NAME: FAIL: no duplicates reported"; fail=1; }
+
+# the same with Linux cooked v1 records (older libpcaps' -i any): no
+# interface index, but sent and received
+read -r v1 v1dups <<<"$("$DMLSCOPE" analyze --quiet --json - "$tmp/any1.pcap" 2>"$tmp/err" | "$PY" -c '
+import json, sys
+d = json.load(sys.stdin)
+h = d["matrix"]["hosts"]
+m = d["matrix"]["payload_bytes"]
+print(m[h.index("198.18.2.1")][h.index("198.18.2.2")], d["input"]["skipped"]["duplicates"])')"
+echo "$NAME: cooked v1: payload $v1 ($v1dups duplicates)"
+"$PY" -c 'import sys; a, b = int(sys.argv[1]), int(sys.argv[2]); sys.exit(not abs(a - b) <= 0.005 * b)' \
+	"${v1:-0}" "$ours" || { echo "$NAME: FAIL: cooked v1 payload $v1, v2 $ours"; fail=1; }
 
 # watch -i any: its summary, and analyze of its own -w file
 [ "$wrc" = 0 ] || { echo "$NAME: FAIL: watch exited $wrc: $(cat "$tmp/watch.err")"; exit 1; }
