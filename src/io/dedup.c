@@ -35,6 +35,13 @@
  * study's `tcpdump src <own ip>`), every packet comes from its owner and
  * nothing is dropped.
  *
+ * "File" above is a capture point (input.c, points.c): an interface of a
+ * file.  Two points of one file (its group) share a clock, and may each
+ * see only part of a flow (a bond's two slaves, each under the bond): a
+ * packet from a point that does not own the flow is then a duplicate only
+ * when the flow's coverage already holds it (not beyond it), alive owner
+ * or not; bytes new to the flow are counted.
+ *
  * The flows live in a dense array found through the one pass's hash index
  * (itable.h), up to 3/4 of max_flows of them; at the cap, the flows least
  * recently seen are forgotten (the array keeps the more recent half of the
@@ -113,10 +120,13 @@ int dmls_dedup_init(dmls_dedup *d, int64_t window_ns, uint64_t max_size, uint64_
 	dmls_itable_init(&d->flow_idx);
 	d->nfiles = nfiles;
 	d->ended = calloc(nfiles ? nfiles : 1, sizeof(*d->ended));
-	if (!d->ring || !d->buckets || !d->ended) {
+	d->group = malloc((nfiles ? nfiles : 1) * sizeof(*d->group));
+	if (!d->ring || !d->buckets || !d->ended || !d->group) {
 		dmls_dedup_release(d);
 		return -1;
 	}
+	for (uint32_t i = 0; i < nfiles; i++)
+		d->group[i] = i;
 	return 0;
 }
 
@@ -127,22 +137,31 @@ void dmls_dedup_release(dmls_dedup *d)
 	free(d->flows);
 	dmls_itable_release(&d->flow_idx);
 	free(d->ended);
+	free(d->group);
 	d->ring = NULL;
 	d->buckets = NULL;
 	d->flows = NULL;
 	d->ended = NULL;
+	d->group = NULL;
 }
 
-int dmls_dedup_points(dmls_dedup *d, uint32_t n)
+int dmls_dedup_point(dmls_dedup *d, uint32_t point, uint64_t group)
 {
-	if (n <= d->nfiles)
-		return 0;
-	bool *e = realloc(d->ended, n * sizeof(*e));
-	if (!e)
-		return -1;
-	memset(e + d->nfiles, 0, (n - d->nfiles) * sizeof(*e));
-	d->ended = e;
-	d->nfiles = n;
+	if (point >= d->nfiles) {
+		uint32_t n = point + 1;
+		bool *e = realloc(d->ended, n * sizeof(*e));
+		if (!e)
+			return -1;
+		d->ended = e;
+		uint64_t *g = realloc(d->group, n * sizeof(*g));
+		if (!g)
+			return -1;
+		d->group = g;
+		for (uint32_t i = d->nfiles; i < n; i++)
+			d->ended[i] = false, d->group[i] = UINT64_MAX - i;
+		d->nfiles = n;
+	}
+	d->group[point] = group;
 	return 0;
 }
 
@@ -352,7 +371,14 @@ static bool tcp_check(dmls_dedup *d, const dmls_pkt *p, uint32_t file)
 		bool beyond = seq_gt(end, f->hi) ||
 			      ((p->tcp_flags & DMLS_TCP_ACK) &&
 			       (!f->has_ack || seq_gt(p->tcp_ack, f->ack)));
-		if (!stopped || !beyond)
+		if (!beyond)
+			return true;
+		if (f->owner < d->nfiles && file < d->nfiles &&
+		    d->group[f->owner] == d->group[file] && !stopped) {
+			flow_cover(f, p, end); /* new bytes on another interface */
+			return false;
+		}
+		if (!stopped)
 			return true;
 		f->owner = file; /* the old owner stopped: new data */
 	}

@@ -26,7 +26,8 @@ typedef struct dmls_dedup {
 	dmls_dedup_flow *flows;
 	dmls_itable flow_idx;
 	uint32_t nfiles;
-	bool *ended; /* file reached its end */
+	bool *ended;     /* file reached its end */
+	uint64_t *group; /* per file (point): its capture; points of one share a clock */
 } dmls_dedup;
 
 /* window_ns: how long after it was seen a packet can reappear from another
@@ -40,9 +41,10 @@ int dmls_dedup_init(dmls_dedup *d, int64_t window_ns, uint64_t max_size, uint64_
  * delivered from another file: a duplicate.  Otherwise remembers p and
  * returns false.  Packets come in capture-time order. */
 bool dmls_dedup_check(dmls_dedup *d, const dmls_pkt *p, uint32_t file);
-/* There are n files (capture points: input.c) now, n >= the count so far.
- * 0, or -1 when out of memory. */
-int dmls_dedup_points(dmls_dedup *d, uint32_t n);
+/* File (a capture point: input.c) point is one of capture group's, the
+ * files up to it known (not yet told: groups of their own).  0, or -1
+ * when out of memory. */
+int dmls_dedup_point(dmls_dedup *d, uint32_t point, uint64_t group);
 /* File has delivered its last packet: it stops owning its TCP flows. */
 void dmls_dedup_file_end(dmls_dedup *d, uint32_t file);
 void dmls_dedup_release(dmls_dedup *d);

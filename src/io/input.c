@@ -191,10 +191,12 @@ static filter *get_filter(dmls_input *in, int linktype, dmls_error *err)
 
 static int start_dedup(dmls_input *in)
 {
-	if (dmls_dedup_init(&in->dedup, DEDUP_WINDOW_NS, DEDUP_MAX_ENTRIES, DEDUP_MAX_FLOWS,
-			    in->pts.n))
+	if (dmls_dedup_init(&in->dedup, DEDUP_WINDOW_NS, DEDUP_MAX_ENTRIES, DEDUP_MAX_FLOWS, 0))
 		return -1;
 	in->dedup_on = true;
+	for (uint32_t p = 0; p < in->pts.n; p++)
+		if (dmls_dedup_point(&in->dedup, p, in->pts.v[p].file))
+			return -1;
 	return 0;
 }
 
@@ -212,7 +214,7 @@ static uint32_t point_of(dmls_input *in, size_t i, const src *s)
 		return id;
 	if (first == UINT32_MAX)
 		in->first_pt[i] = id;
-	if (in->dedup_on ? dmls_dedup_points(&in->dedup, in->pts.n)
+	if (in->dedup_on ? dmls_dedup_point(&in->dedup, id, i)
 			 : in->pts.n >= 2 && start_dedup(in))
 		return UINT32_MAX;
 	return id;

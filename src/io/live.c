@@ -228,7 +228,7 @@ static void on_record(u_char *user, const struct pcap_pkthdr *h, const u_char *d
 					     MAX_POINTS);
 		if (pt == UINT32_MAX)
 			pt = 0; /* past the cap (input.c: the first point), or memory */
-		else if (lv->pts.n > n && dmls_dedup_points(&lv->dedup, lv->pts.n))
+		else if (lv->pts.n > n && dmls_dedup_point(&lv->dedup, pt, 0))
 			pt = UINT32_MAX;
 		if (pt != UINT32_MAX && dmls_dedup_check(&lv->dedup, &pkt, pt)) {
 			c->duplicates++;

@@ -470,8 +470,9 @@ static void sll2_pkt(dbuf *p, uint32_t ifindex, uint32_t seq, bool udp)
 /* `tcpdump -i any` on a host whose two ranks talk through a bridge: each
  * packet on the sender's veth (3), the bridge (2) and the receiver's veth
  * (4), a few microseconds apart, in one file.  Each counts once; on one
- * interface alone nothing is a duplicate; a pcapng's two interfaces are
- * two points too, and a plain pcap's repeats are retransmissions. */
+ * interface alone nothing is a duplicate; a bond's slaves each see part of
+ * a flow, all of it counts; a pcapng's two interfaces are two points too,
+ * and a plain pcap's repeats are retransmissions. */
 static void test_dedup_interfaces(void **st)
 {
 	cap c;
@@ -529,6 +530,26 @@ static void test_dedup_interfaces(void **st)
 	assert_int_equal(dmls_input_open(&in, &path, 1, NULL, &err), DMLS_OK);
 	assert_int_equal(drain(in), 20 * 10);
 	assert_int_equal(dmls_input_get_counts(in)->duplicates, 16);
+	dmls_input_free(in);
+	cap_free(&c);
+
+	/* a bond of two slaves (5, 6) taking turns, each packet also on the
+	 * bond (7) after its slave: every byte once, though no point sees
+	 * them all */
+	memset(&c, 0, sizeof(c));
+	pcap_hdr(&c.d, 0xa1b23c4d, 276);
+	for (uint32_t k = 0; k < 20; k++)
+		for (int j = 0; j < 2; j++) {
+			dbuf p = {0};
+			sll2_pkt(&p, j ? 7 : 5 + k % 2, 1000 + 100 * k, false);
+			pcap_rec(&c.d, 1, k * 1000 + (uint32_t)j * 3000, p.b, (uint32_t)p.n,
+				 (uint32_t)p.n);
+			dbuf_free(&p);
+		}
+	path = cap_end(&c);
+	assert_int_equal(dmls_input_open(&in, &path, 1, NULL, &err), DMLS_OK);
+	assert_int_equal(drain(in), 20 * 100);
+	assert_int_equal(dmls_input_get_counts(in)->duplicates, 20);
 	dmls_input_free(in);
 	cap_free(&c);
 
