@@ -105,8 +105,9 @@ void dmls_notes_job(dmls_analysis *a, const dmls_stats *st)
 		dmls_note(a, "hub-shaped collective: the hub exchanges with its spokes at once "
 			"(no push-then-pull), so it is a rank, not a parameter server");
 	if (p->kind == DMLS_PAT_BUTTERFLY && p->ranks == 3)
-		dmls_note(a, "3 ranks in a path whose middle rank exchanges with one end at once: "
-			"MPICH's all-reduce for N = 3 (the extra rank hands its vector over)");
+		dmls_note(a, "3 ranks in a path whose middle rank exchanges with an end at once: "
+			"MPICH's or Open MPI's all-reduce for N = 3 (the extra rank hands its "
+			"vector over)");
 	if (a->iter.unresolved_bin_s > 0 && isfinite(a->iter.pause_every_s))
 		dmls_note(a, "iterations not resolved: %.3g s bins (coarsened to fit memory), but the "
 			"ranks pause every %.3g s (1 ms streams); count, period and S unknown",
