@@ -41,7 +41,9 @@ static int sort_perm(const dmls_born *born, size_t n, uint32_t **perm, uint32_t 
 /* Reorder n elements of size sz at arr by perm (new i = old perm[i]). */
 static int permute(void *arr, size_t n, size_t sz, const uint32_t *perm)
 {
-	char *tmp = malloc((n ? n : 1) * sz);
+	if (n == 0)
+		return 0; /* arr may be NULL: no memcpy */
+	char *tmp = malloc(n * sz);
 	if (!tmp)
 		return -1;
 	for (size_t i = 0; i < n; i++)

@@ -71,7 +71,7 @@ ip netns exec "$nsh" "$DMLSCOPE" watch -i any --snaplen 100 --interval 0.2s \
 	>"$tmp/watch.out" 2>"$tmp/watch.err" &
 wpid=$!
 pids+=($wpid)
-for _ in $(seq 100); do [ -s "$tmp/watch.jsonl" ] && break; sleep 0.05; done
+for _ in $(seq 200); do [ -s "$tmp/watch.jsonl" ] && break; sleep 0.05; done
 [ -s "$tmp/watch.jsonl" ] || { echo "$NAME: FAIL: watch did not start"; cat "$tmp/watch.err"; exit 1; }
 
 ip netns exec "$ns2" "$PY" -c '
