@@ -23,8 +23,8 @@ static void notes_iterations(dmls_analysis *a)
 {
 	const dmls_iterations *it = &a->iter;
 	if (it->idle_gap_s > 0 && it->count > 0)
-		dmls_note(a, "iterations of the busiest stretch only (%.3g-%.3g s, %.0f %% of "
-			"the job's bytes): idle gaps up to %.3g s cut the rest away",
+		dmls_note(a, "iterations of the busiest stretch only (t = %.3f to %.3f s, %.0f %% "
+			"of the job's bytes): idle gaps up to %.3g s cut the rest away",
 		     it->starts_s[0], it->end_s, 100 * it->stretch_share, it->idle_gap_s);
 	if (it->count == 1)
 		dmls_note(a, "one iteration only: no period");
