@@ -9,6 +9,8 @@
 
 #include "analysis/analysis_int.h"
 
+#define CLOCK_BACK_NS 1000000000LL /* time going back more than this is noted */
+
 void dmls_note(dmls_analysis *a, const char *fmt, ...)
 {
 	if (a->nnotes >= DMLS_MAX_NOTES)
@@ -148,6 +150,10 @@ void dmls_notes_all(dmls_analysis *a, const dmls_stats *st)
 		dmls_note(a, "phases at %.3g ms bins (the total payload series coarsened past its "
 			"memory budget): bursts and gaps are whole bins, the duty cycle an upper bound",
 		     1e3 * a->phases.bin_s);
+	if (st->t0_ns != INT64_MIN && st->first_ns < st->t0_ns - CLOCK_BACK_NS)
+		dmls_note(a, "time goes back: the earliest packet is %.6g s before the first (a "
+			"clock stepped back while capturing, or records out of order)",
+		     (double)(st->t0_ns - st->first_ns) / 1e9);
 	if (st->retransmissions > 0)
 		dmls_note(a, "%llu retransmissions (%.3g %% of packets): loss or timeouts on the path",
 		     (unsigned long long)st->retransmissions,
