@@ -11,6 +11,11 @@
 #include "dmlscope/decode.h"
 #include "dmlscope/itable.h"
 
+/* The readers' settings (input.c, live.c) */
+#define DMLS_DEDUP_WINDOW_NS 100000000    /* 100 ms */
+#define DMLS_DEDUP_MAX_ENTRIES (1u << 18) /* about 22 MiB at most */
+#define DMLS_DEDUP_MAX_FLOWS (1u << 18)   /* TCP flows: about 20 MiB at most */
+
 typedef struct dmls_dedup_entry dmls_dedup_entry;
 typedef struct dmls_dedup_flow dmls_dedup_flow;
 

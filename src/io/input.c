@@ -22,7 +22,7 @@
  *
  * A capture point is a file's interface (points.c): pcapng interfaces, the
  * interface index of Linux cooked v2 records (`tcpdump -i any`), and sent
- * or received in v1 records are told apart, up to MAX_POINTS (past it a
+ * or received in v1 records are told apart, up to DMLS_MAX_POINTS (past it a
  * file's new interfaces share its first point).  Dedup runs from the
  * start with more than one file, a cooked file or a pcapng file whose
  * interfaces before its first packet are two or more; else from the
@@ -44,10 +44,6 @@
 #include "io/pcap_dl.h"
 #include "io/points.h"
 
-#define DEDUP_WINDOW_NS 100000000   /* 100 ms */
-#define DEDUP_MAX_ENTRIES (1u << 18) /* about 22 MiB at most */
-#define DEDUP_MAX_FLOWS (1u << 18)   /* TCP flows: about 20 MiB at most */
-#define MAX_POINTS 4096u             /* capture points told apart */
 
 typedef struct src {
 	dmls_reader *r;
@@ -191,7 +187,8 @@ static filter *get_filter(dmls_input *in, int linktype, dmls_error *err)
 
 static int start_dedup(dmls_input *in)
 {
-	if (dmls_dedup_init(&in->dedup, DEDUP_WINDOW_NS, DEDUP_MAX_ENTRIES, DEDUP_MAX_FLOWS, 0))
+	if (dmls_dedup_init(&in->dedup, DMLS_DEDUP_WINDOW_NS, DMLS_DEDUP_MAX_ENTRIES,
+			    DMLS_DEDUP_MAX_FLOWS, 0))
 		return -1;
 	in->dedup_on = true;
 	for (uint32_t p = 0; p < in->pts.n; p++)
@@ -207,9 +204,9 @@ static uint32_t point_of(dmls_input *in, size_t i, const src *s)
 	uint32_t n = in->pts.n, first = in->first_pt[i];
 	uint32_t id = dmls_points_id(&in->pts, i,
 				     dmls_point_key(s->linktype, s->iface, s->data, s->caplen),
-				     first == UINT32_MAX ? UINT32_MAX : MAX_POINTS);
+				     first == UINT32_MAX ? UINT32_MAX : DMLS_MAX_POINTS);
 	if (id == UINT32_MAX)
-		return in->pts.n < MAX_POINTS ? UINT32_MAX : first; /* memory; past the cap */
+		return in->pts.n < DMLS_MAX_POINTS ? UINT32_MAX : first; /* memory; past the cap */
 	if (in->pts.n == n)
 		return id;
 	if (first == UINT32_MAX)

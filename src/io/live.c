@@ -45,10 +45,6 @@
 #include "io/points.h"
 
 #define DISPATCH_ROUNDS 64 /* pcap_dispatch calls per handle per poll at most */
-#define DEDUP_WINDOW_NS 100000000    /* input.c's */
-#define DEDUP_MAX_ENTRIES (1u << 18)
-#define DEDUP_MAX_FLOWS (1u << 18)
-#define MAX_POINTS 4096u
 #ifndef DLT_LINUX_SLL2
 #define DLT_LINUX_SLL2 276
 #endif
@@ -183,8 +179,8 @@ int dmls_live_open(dmls_live **out, const dmls_live_opts *o, dmls_error *err)
 		rc = open_one(lv, i, o->ifaces[i], o, err);
 		bool cooked = lv->linktype[i] == DMLS_LT_SLL2 || lv->linktype[i] == DMLS_LT_SLL;
 		if (!rc && cooked && !lv->dedup_on) {
-			if (dmls_dedup_init(&lv->dedup, DEDUP_WINDOW_NS, DEDUP_MAX_ENTRIES,
-					    DEDUP_MAX_FLOWS, 0))
+			if (dmls_dedup_init(&lv->dedup, DMLS_DEDUP_WINDOW_NS, DMLS_DEDUP_MAX_ENTRIES,
+					    DMLS_DEDUP_MAX_FLOWS, 0))
 				rc = dmls_fail(err, DMLS_ENOMEM, "out of memory");
 			else
 				lv->dedup_on = true;
@@ -225,7 +221,7 @@ static void on_record(u_char *user, const struct pcap_pkthdr *h, const u_char *d
 		/* the written file's points: one file, the interface */
 		uint32_t n = lv->pts.n;
 		uint32_t pt = dmls_points_id(&lv->pts, 0, dmls_point_key(lt, 0, data, h->caplen),
-					     MAX_POINTS);
+					     DMLS_MAX_POINTS);
 		if (pt == UINT32_MAX)
 			pt = 0; /* past the cap (input.c: the first point), or memory */
 		else if (lv->pts.n > n && dmls_dedup_point(&lv->dedup, pt, 0))

@@ -11,6 +11,7 @@
 
 #define DMLS_LT_SLL 113  /* Linux cooked v1: the packet type at offset 0 */
 #define DMLS_LT_SLL2 276 /* Linux cooked v2: the interface index at offset 4 */
+#define DMLS_MAX_POINTS 4096u /* points told apart (input.c, live.c) */
 
 typedef struct dmls_point {
 	uint64_t file; /* the capture (a file, or 0 for a live capture) */

@@ -58,12 +58,8 @@ ip -n "$ns2" addr add 198.18.2.2/24 dev rb
 ip -n "$ns1" link set ra up
 ip -n "$ns2" link set rb up
 
-ip netns exec "$nsh" tcpdump -n -i any -y LINUX_SLL2 -s 100 --immediate-mode \
-	-w "$tmp/any.pcap" 2>"$tmp/td.err" &
-pids+=($!)
-ip netns exec "$nsh" tcpdump -n -i any -y LINUX_SLL -s 100 --immediate-mode \
-	-w "$tmp/any1.pcap" 2>"$tmp/td1.err" &
-pids+=($!)
+netns_tcpdump "$nsh" any 100 "$tmp/any.pcap" "$tmp/td.err" -y LINUX_SLL2
+netns_tcpdump "$nsh" any 100 "$tmp/any1.pcap" "$tmp/td1.err" -y LINUX_SLL
 netns_wait listening "$tmp/td.err" "$tmp/td1.err" || {
 	echo "$NAME: FAIL: tcpdump did not start"; cat "$tmp/td.err" "$tmp/td1.err"; exit 1; }
 ip netns exec "$nsh" "$DMLSCOPE" watch -i any --snaplen 100 --interval 0.2s \
@@ -74,31 +70,7 @@ pids+=($wpid)
 for _ in $(seq 200); do [ -s "$tmp/watch.jsonl" ] && break; sleep 0.05; done
 [ -s "$tmp/watch.jsonl" ] || { echo "$NAME: FAIL: watch did not start"; cat "$tmp/watch.err"; exit 1; }
 
-ip netns exec "$ns2" "$PY" -c '
-import socket
-s = socket.socket()
-s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind(("198.18.2.2", 5201)); s.listen(1)
-print("ready", flush=True)
-c, _ = s.accept(); n = 0
-while True:
-    b = c.recv(1 << 20)
-    if not b: break
-    n += len(b)
-c.close(); print(n)' >"$tmp/rx.out" &
-rx=$!
-pids+=($rx)
-netns_wait ready "$tmp/rx.out"
-ip netns exec "$ns1" "$PY" -c '
-import socket
-s = socket.create_connection(("198.18.2.2", 5201), timeout=10)
-buf = b"x" * (1 << 20)
-for _ in range(20): s.sendall(buf)
-s.shutdown(socket.SHUT_WR); s.recv(1); s.close()' || {
-	echo "$NAME: FAIL: sender"; exit 1; }
-wait "$rx"
-got=$(tail -n 1 "$tmp/rx.out")
-[ "$got" = 20971520 ] || { echo "$NAME: FAIL: receiver got '$got' bytes"; exit 1; }
+netns_send_20mb "$ns2" "$ns1" 198.18.2.2
 sleep 1
 kill -INT "${pids[0]}" "${pids[1]}" "$wpid"
 wait "${pids[0]}" "${pids[1]}"

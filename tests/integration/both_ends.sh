@@ -52,31 +52,7 @@ netns_wait listening "$tmp/tda.err" "$tmp/tdb.err" || {
 	echo "both_ends: FAIL: tcpdump did not start"; cat "$tmp"/td*.err; exit 1; }
 
 # receiver in ns2, sender in ns1: 20 MB
-ip netns exec "$ns2" "$PY" -c '
-import socket, sys
-s = socket.socket()
-s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind(("198.18.1.2", 5201)); s.listen(1)
-print("ready", flush=True)
-c, _ = s.accept(); n = 0
-while True:
-    b = c.recv(1 << 20)
-    if not b: break
-    n += len(b)
-c.close(); print(n)' >"$tmp/rx.out" &
-rx=$!
-pids+=($rx)
-netns_wait ready "$tmp/rx.out"
-ip netns exec "$ns1" "$PY" -c '
-import socket
-s = socket.create_connection(("198.18.1.2", 5201), timeout=10)
-buf = b"x" * (1 << 20)
-for _ in range(20): s.sendall(buf)
-s.shutdown(socket.SHUT_WR); s.recv(1); s.close()' || {
-	echo "both_ends: FAIL: sender"; exit 1; }
-wait "$rx"
-got=$(tail -n 1 "$tmp/rx.out")
-[ "$got" = 20971520 ] || { echo "both_ends: FAIL: receiver got '$got' bytes"; exit 1; }
+netns_send_20mb "$ns2" "$ns1" 198.18.1.2
 
 # let tcpdump write the last packets, then stop it
 sleep 1

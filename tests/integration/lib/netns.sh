@@ -63,10 +63,46 @@ netns_pair() {
 	done
 }
 
-# netns_tcpdump NS IFACE SNAPLEN OUT.pcap ERRFILE: tcpdump in the background.
+# netns_tcpdump NS IFACE SNAPLEN OUT.pcap ERRFILE [TCPDUMP-ARGS...]: tcpdump
+# in the background.
 netns_tcpdump() {
-	ip netns exec "$1" tcpdump -n -i "$2" -s "$3" --immediate-mode -w "$4" 2>"$5" &
+	local ns=$1 ifc=$2 snap=$3 out=$4 err=$5
+	shift 5
+	ip netns exec "$ns" tcpdump -n -i "$ifc" -s "$snap" --immediate-mode "$@" -w "$out" \
+		2>"$err" &
 	pids+=($!)
+}
+
+# netns_send_20mb RX_NS TX_NS ADDR: 20 MiB over TCP from TX_NS to a
+# receiver on ADDR:5201 in RX_NS (/usr/bin/python3); exits 1 (FAIL) when
+# the receiver does not get them all.
+netns_send_20mb() {
+	local rxns=$1 txns=$2 addr=$3 rx got
+	ip netns exec "$rxns" "$PY" -c '
+import socket, sys
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind((sys.argv[1], 5201)); s.listen(1)
+print("ready", flush=True)
+c, _ = s.accept(); n = 0
+while True:
+    b = c.recv(1 << 20)
+    if not b: break
+    n += len(b)
+c.close(); print(n)' "$addr" >"$tmp/rx.out" &
+	rx=$!
+	pids+=($rx)
+	netns_wait ready "$tmp/rx.out"
+	ip netns exec "$txns" "$PY" -c '
+import socket, sys
+s = socket.create_connection((sys.argv[1], 5201), timeout=10)
+buf = b"x" * (1 << 20)
+for _ in range(20): s.sendall(buf)
+s.shutdown(socket.SHUT_WR); s.recv(1); s.close()' "$addr" || {
+		echo "$NAME: FAIL: sender"; exit 1; }
+	wait "$rx"
+	got=$(tail -n 1 "$tmp/rx.out")
+	[ "$got" = 20971520 ] || { echo "$NAME: FAIL: receiver got '$got' bytes"; exit 1; }
 }
 
 # netns_wait WORD FILE...: until every FILE holds WORD (5 s at most);
