@@ -125,6 +125,10 @@ typedef struct dmls_phases {
 	dmls_dist bursts, gaps;
 } dmls_phases;
 
+/* The per-iteration lists of the JSON output hold the first this many
+ * iterations (a note says so past it); the CSV output holds every one. */
+#define DMLS_ITER_LISTED 65536
+
 typedef struct dmls_iterations {
 	double period_s;        /* mean comm-end-to-comm-end interval, the first left
 				 * out from DMLS_STEADY_FROM iterations on */

@@ -135,6 +135,8 @@ typedef struct dmls_result {
 		size_t nranks;
 		const dmls_rank_clock *ranks;
 		size_t n;           /* iterations in the lists below */
+		size_t nlisted;     /* the first of them JSON and figures list (at
+				     * most DMLS_ITER_LISTED; CSV lists all n) */
 		const double *starts_s, *bounds_s, *comm_end_s, *bytes;
 		double *duration_s; /* owned: boundary to the next (the last: to end_s) */
 	} iter;

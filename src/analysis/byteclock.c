@@ -76,6 +76,7 @@
  * times the gaps' 99th percentile (a step's compute gap, even where a step
  * holds a dozen shorter gaps: an MPI ring's phases). */
 #define PAUSE_CAP 8.0
+#define MIN_LAG_BINS 32 /* a B narrower than this many histogram bins is redone */
 #define PAUSE_QUANTILE 0.99
 /* B from the anchors' spacing past this many steps: the histogram's bin
  * (1/lag of B, lag ~ bins / iterations) drifts the fold by ~n^2 / bins of B
@@ -275,6 +276,23 @@ static size_t track(const double *x, size_t n, double thr, const bgap *g, size_t
 	return ns;
 }
 
+/* The lag (bins of total / m) of the lattice autocorrelation of the gaps'
+ * histogram over their first span bytes, smoothed, then again as wide as
+ * the bytes jitter; -1 when none. */
+static double histogram_lag(dmls_fft *fft, const bgap *g, size_t ng, double span, double *h,
+			    size_t m, double *peak)
+{
+	double d = span / (double)m;
+	histogram(g, ng, d, SMOOTH, h, m);
+	double lag = dmls_period_acf_lattice(fft, h, m, peak);
+	long wide = lround(JITTER * lag);
+	if (lag > 0 && wide > SMOOTH) {
+		histogram(g, ng, d, wide, h, m);
+		lag = dmls_period_acf_lattice(fft, h, m, peak);
+	}
+	return lag;
+}
+
 size_t dmls_byteclock_starts(dmls_fft *fft, const double *x, size_t n, double thr,
 			     size_t *starts, double *B_out, double *peak)
 {
@@ -305,14 +323,17 @@ size_t dmls_byteclock_starts(dmls_fft *fft, const double *x, size_t n, double th
 	double *h = ng >= 3 && total > 0 ? calloc(m, sizeof(double)) : NULL;
 	if (!h)
 		goto out;
-	double d = total / (double)m;
-	histogram(g, ng, d, SMOOTH, h, m);
-	double lag = dmls_period_acf_lattice(fft, h, m, peak);
-	long wide = lround(JITTER * lag);
-	if (lag > 0 && wide > SMOOTH) { /* again, as wide as the bytes jitter */
-		histogram(g, ng, d, wide, h, m);
-		lag = dmls_period_acf_lattice(fft, h, m, peak);
+	double lag = histogram_lag(fft, g, ng, total, h, m, peak);
+	/* More steps than the histogram resolves (a long capture's tens of
+	 * thousands: B a few bins wide, and the peak found at a multiple):
+	 * B from the bytes of the first m / 64 gaps, as a shorter capture
+	 * gives it; tracking runs over all. */
+	if (!(lag >= MIN_LAG_BINS) && ng > m / 64 && g[m / 64].pos > 0) {
+		double pk, part = g[m / 64].pos, l = histogram_lag(fft, g, ng, part, h, m, &pk);
+		if (l > 0 && pk >= 0.15)
+			lag = l * part / total, *peak = pk;
 	}
+	double d = total / (double)m;
 	if (!(lag > 0) || !(*peak >= 0.15))
 		goto out;
 	/* B from the histogram is quantized by its bin (1 / lag of B): over a

@@ -85,18 +85,26 @@
 #include "dmlscope/analysis.h"
 
 #define MAX_BINS (1u << 18)
+#define MAX_TOTAL_BINS (1u << 20) /* from the total series (build_series) */
+#define PAUSE_BINS 16 /* bins between the hosts' pauses, as far as MAX_TOTAL_BINS allows */
 #define MAX_ACF_BINS (1u << 17)
+#define ACF_MIN_BINS 8 /* a period of fewer autocorrelation bins is a beat of the bins */
 #define ON_FRACTION 0.02
 #define TRACK_LO 0.7
 #define START_QUANTILE 0.1
 #define TRACK_HI 1.3
 #define END_QUANTILE 0.99
+#define MAX_CELLS (1u << 20) /* worker x iteration cells for the spread */
 #define OUTLIER_SHARE 0.25 /* a worker's iteration this far off its median bytes */
 #define LATE_ANCHOR 0.5 /* the period's first end is late when the next follows this soon */
 
 typedef struct job_series {
-	int64_t from;    /* first host bin */
-	uint32_t factor; /* host bins per bin */
+	int64_t from;    /* first bin (of the series' grid) */
+	uint32_t factor; /* series bins per bin */
+	double shares;   /* > 0: the series is the capture's total, finer than the
+			  * hosts' (build_series), and a worker's bytes in an
+			  * iteration are its share, tx_payload_bytes / shares, of
+			  * the job's (worker_sent) */
 	double bin_s;    /* bin width */
 	double off_s;    /* time of bin 0 from st->t0_ns */
 	size_t n;
@@ -110,7 +118,7 @@ typedef struct job_series {
 
 /* The job series: the sum of ser[0..n) (all on one bin grid). */
 static int job_series_build(job_series *js, const dmls_stats *st, const dmls_series *const *ser,
-			    size_t n)
+			    size_t n, uint64_t max_bins)
 {
 	int64_t from = INT64_MAX, to = INT64_MIN;
 	memset(js, 0, sizeof(*js));
@@ -130,9 +138,9 @@ static int job_series_build(job_series *js, const dmls_stats *st, const dmls_ser
 		js->stretch_share = share;
 		js->idle_gap_s = (double)gap * (double)ser[0]->bin_ns * 1e-9;
 	}
-	/* the fewest host bins a bin that fit MAX_BINS: a long capture's job
-	 * series holds nearly MAX_BINS bins, whatever its length */
-	uint64_t span = (uint64_t)(to - from + 1), f = (span + MAX_BINS - 1) / MAX_BINS;
+	/* the fewest series bins a bin that fit max_bins: a long capture's job
+	 * series holds nearly max_bins bins, whatever its length */
+	uint64_t span = (uint64_t)(to - from + 1), f = (span + max_bins - 1) / max_bins;
 	js->from = from;
 	js->factor = (uint32_t)f;
 	js->n = (size_t)((span + f - 1) / f);
@@ -188,12 +196,20 @@ static double *decimated(const job_series *js, size_t f, size_t m)
 	return y;
 }
 
-/* ACF period in bins of js (0 if none). */
-static double acf_period(job_series *js, double *peak)
+/* The decimation of js for the autocorrelation: the fewest bins of js a
+ * bin that fit MAX_ACF_BINS. */
+static size_t acf_factor(const job_series *js)
 {
 	size_t f = 1;
 	while ((js->n + f - 1) / f > MAX_ACF_BINS)
 		f *= 2;
+	return f;
+}
+
+/* ACF period in bins of js (0 if none). */
+static double acf_period(job_series *js, double *peak)
+{
+	size_t f = acf_factor(js);
 	size_t m = (js->n + f - 1) / f;
 	double *y = decimated(js, f, m);
 	if (!y)
@@ -207,8 +223,8 @@ static double acf_period(job_series *js, double *peak)
 static int merge_halves(const job_series *js, const dmls_stats *st, const size_t *hosts,
 			size_t nh, double thr, size_t *starts, size_t *ns)
 {
-	if (nh > 64 || js->n > (1u << 22) / nh)
-		return 0; /* too big to hold: keep the starts */
+	if (nh > 64 || js->n > (1u << 22) / nh || js->shares > 0)
+		return 0; /* too big to hold, or not the hosts' grid: keep the starts */
 	double *hx = malloc(nh * js->n * sizeof(double));
 	if (!hx)
 		return -1;
@@ -225,9 +241,9 @@ static int merge_halves(const job_series *js, const dmls_stats *st, const size_t
  * directly (O(n), no transform), times n / (n - k). */
 static double acf_at(const job_series *js, double period_s)
 {
-	size_t f = 1;
-	while ((js->n + f - 1) / f > MAX_ACF_BINS)
-		f *= 2;
+	size_t f = acf_factor(js);
+	while (f > 1 && period_s < ACF_MIN_BINS * js->bin_s * (double)f)
+		f /= 2; /* one lag needs no transform: bins fine enough for the period */
 	size_t m = (js->n + f - 1) / f;
 	double lag = period_s / (js->bin_s * (double)f), v = NAN;
 	size_t k = isfinite(lag) && lag > 0 ? (size_t)llround(lag) : 0;
@@ -361,37 +377,44 @@ static int unresolved(dmls_iterations *it, const job_series *js, size_t on, size
  * host's own other traffic only fills its pauses in, so this errs towards
  * keeping the iterations.
  */
-static int hidden(dmls_iterations *it, const dmls_stats *st, const job_series *js,
-		  const size_t *hosts, size_t nh)
+/* The median over the job's hosts (those that kept an online stream, at
+ * least half of its senders) of the time between their pauses of min_ns
+ * or longer; NAN when unknown, DBL_MAX for hosts that never pause. */
+static double pause_spacing(const dmls_stats *st, const size_t *hosts, size_t nh, int64_t min_ns)
 {
-	if (!coarse(js) || nh == 0)
-		return 0;
-	double *every = malloc(nh * sizeof(double));
+	double *every = malloc((nh + 1) * sizeof(double)), med = NAN;
 	size_t n = 0, senders = 0;
 	if (!every)
-		return 0;
+		return NAN;
 	for (size_t i = 0; i < nh; i++) {
 		const dmls_host *h = &st->hosts[hosts[i]];
 		uint64_t p;
 		if (h->tx_payload_bytes == 0)
 			continue;
 		senders++;
-		if (dmls_host_pauses(h, (int64_t)(js->bin_s * 1e9), &p) == 0)
+		if (dmls_host_pauses(h, min_ns, &p) == 0)
 			every[n++] = p ? (double)(h->last_ns - h->first_ns) * 1e-9 / (double)p
 				       : DBL_MAX; /* never: finite, so the median's interpolation holds */
 	}
-	int hide = 0;
-	if (n > 0 && 2 * n >= senders) {
-		double med = dmls_median(every, n), P = it->period_median_s;
-		if (med < HIDDEN_SPACING_BINS * js->bin_s &&
-		    !(isfinite(P) && fabs(P / med - 1) <= HIDDEN_AGREE)) {
-			it->unresolved_bin_s = js->bin_s;
-			it->pause_every_s = med;
-			hide = 1;
-		}
-	}
+	if (n > 0 && 2 * n >= senders)
+		med = dmls_median(every, n);
 	free(every);
-	return hide;
+	return med;
+}
+
+static int hidden(dmls_iterations *it, const dmls_stats *st, const job_series *js,
+		  const size_t *hosts, size_t nh)
+{
+	if (!coarse(js) || nh == 0)
+		return 0;
+	double med = pause_spacing(st, hosts, nh, (int64_t)(js->bin_s * 1e9)), P = it->period_median_s;
+	if (isfinite(med) && med < HIDDEN_SPACING_BINS * js->bin_s &&
+	    !(isfinite(P) && fabs(P / med - 1) <= HIDDEN_AGREE)) {
+		it->unresolved_bin_s = js->bin_s;
+		it->pause_every_s = med;
+		return 1;
+	}
+	return 0;
 }
 
 /* Iteration starts (bins, ascending) into *starts (malloc'd), their count
@@ -472,6 +495,12 @@ static double worker_sent(const dmls_stats *st, const job_series *js, size_t h, 
 			  size_t b)
 {
 	int64_t lo = js->from + (int64_t)a * js->factor, hi = js->from + (int64_t)b * js->factor;
+	if (js->shares) {
+		double job = 0;
+		for (size_t k = a; k < b && k < js->n; k++)
+			job += js->x[k];
+		return job * (double)st->hosts[h].tx_payload_bytes / js->shares;
+	}
 	if (!js->pairs)
 		return dmls_series_range(&st->hosts[h].tx_payload, lo, hi, NULL);
 	double sum = 0;
@@ -491,7 +520,10 @@ static int worker_bytes(dmls_iterations *it, const dmls_stats *st, const job_ser
 			const size_t *workers, size_t nw)
 {
 	size_t use = ns >= 3 ? ns - 1 : ns; /* drop the partial last one */
-	double *all = malloc((nw * use + 1) * sizeof(double));
+	/* the spread and outliers over every stride-th iteration: cells
+	 * bounded whatever the capture's length */
+	size_t stride = nw * use > MAX_CELLS ? (nw * use + MAX_CELLS - 1) / MAX_CELLS : 1;
+	double *all = malloc((nw * ((use + stride - 1) / stride) + 1) * sizeof(double));
 	double *med = malloc((nw + 1) * sizeof(double));
 	double *v = malloc((use + 1) * sizeof(double));
 	size_t nall = 0, nmed = 0, outliers = 0;
@@ -500,18 +532,20 @@ static int worker_bytes(dmls_iterations *it, const dmls_stats *st, const job_ser
 		return -1;
 	}
 	for (size_t w = 0; w < nw; w++) {
+		size_t first = nall;
 		for (size_t i = 0; i < use; i++) {
 			size_t a = starts[i], b = i + 1 < ns ? starts[i + 1] : last_on + 1;
 			b = b < js->n ? b : js->n;
 			double sum = a < b ? worker_sent(st, js, workers[w], a, b) : 0;
 			v[i] = sum;
-			all[nall++] = sum;
+			if (i % stride == 0)
+				all[nall++] = sum;
 		}
 		double m = dmls_median(v, use);
 		if (m > 0)
 			med[nmed++] = m;
-		for (size_t i = 0; i < use; i++) /* cells off the worker's median */
-			outliers += fabs(all[nall - use + i] - m) > OUTLIER_SHARE * m;
+		for (size_t i = first; i < nall; i++) /* cells off the worker's median */
+			outliers += fabs(all[i] - m) > OUTLIER_SHARE * m;
 	}
 	it->bytes_per_worker = nmed ? dmls_median(med, nmed) : NAN;
 	it->bytes_spread = use >= 2 ? dmls_robust_cv(all, nall) : NAN;
@@ -616,8 +650,22 @@ int dmls_iterations_find(dmls_iterations *it, const dmls_stats *st, const size_t
 	return dmls_iterations_find_pairs(it, st, hosts, nh, workers, nw, NULL, 0, err);
 }
 
-/* The series of the pairs when they share the hosts' bin grid (a partial
- * view's data edges), else of the hosts. */
+/*
+ * The series of the pairs when they share the hosts' bin grid (a partial
+ * view's data edges), else of the hosts.  On a long capture these coarsen
+ * first, each class's budget shared by every host or pair, while the
+ * capture's total payload has its budget alone: a ring of 8 stepping every
+ * 50 ms for an hour leaves the hosts 32 ms bins, too coarse for the steps,
+ * and the total 4 ms.  When the job's hosts send all but TOTAL_OTHER of
+ * the capture's payload, and their pauses (counted at 1 ms online) come
+ * more often than every HIDDEN_SPACING_BINS of the bins the job series
+ * would have (hidden: the steps would be lost), the total stands for the
+ * job's series at its finer bins, PAUSE_BINS bins between pauses as far
+ * as MAX_TOTAL_BINS allows, and each worker's bytes in an iteration are
+ * its share of the job's (worker_sent).
+ */
+#define TOTAL_OTHER 0.01
+
 static int build_series(job_series *js, const dmls_stats *st, const size_t *hosts, size_t nh,
 			const size_t *pairs, size_t np)
 {
@@ -638,7 +686,31 @@ static int build_series(job_series *js, const dmls_stats *st, const size_t *host
 		for (size_t i = 0; i < nh; i++)
 			ser[n++] = &st->hosts[hosts[i]].tx_payload;
 	int from_pairs = n > 0 && np > 0 && ser[0] == &st->pairs[pairs[0]].series;
-	int rc = job_series_build(js, st, ser, n);
+	double sent = 0;
+	for (size_t i = 0; i < nh; i++)
+		sent += (double)st->hosts[hosts[i]].tx_payload_bytes;
+	const dmls_series *tot = &st->total_payload;
+	uint64_t max_bins = MAX_BINS;
+	if (tot->bin_ns < ser[0]->bin_ns && tot->t0_ns == ser[0]->t0_ns && sent > 0 &&
+	    sent >= (1 - TOTAL_OTHER) * (double)st->payload_bytes) {
+		/* the hosts' pauses (1 ms streams) against the bins the job
+		 * series would have: the total only where those hide the steps */
+		double every = pause_spacing(st, hosts, nh, DMLS_HOST_BIN_NS);
+		double span_s = (double)dmls_series_span_bins(tot) * (double)tot->bin_ns * 1e-9;
+		double bin_s = fmax((double)ser[0]->bin_ns * 1e-9, span_s / MAX_BINS);
+		if (every > 0 && every < HIDDEN_SPACING_BINS * bin_s) {
+			double want = span_s * PAUSE_BINS / every;
+			if (want > (double)MAX_BINS)
+				max_bins = want < (double)MAX_TOTAL_BINS ? (uint64_t)want : MAX_TOTAL_BINS;
+			ser[0] = tot;
+			n = 1;
+			from_pairs = 0;
+			js->shares = sent;
+		}
+	}
+	double shares = js->shares;
+	int rc = job_series_build(js, st, ser, n, max_bins); /* clears js */
+	js->shares = shares;
 	if (from_pairs)
 		js->pairs = pairs, js->npairs = np;
 	free(ser);
@@ -703,7 +775,8 @@ static int find_core(dmls_iterations *it, const dmls_stats *st, const size_t *ho
 		it->pause_every_s = every;
 		ns = 0;
 	}
-	if (it->unresolved_bin_s > 0) /* the autocorrelation's peak is a beat */
+	if (it->unresolved_bin_s > 0 || /* the autocorrelation's peak is a beat */
+	    (ns >= 3 && it->period_median_s < ACF_MIN_BINS * js.bin_s * (double)acf_factor(&js)))
 		it->acf_period_s = it->acf_peak = NAN;
 	if (rc == 0 && ns >= 3 && !clock_only) {
 		it->acf_at_period = acf_at(&js, it->period_median_s);

@@ -120,6 +120,9 @@ void dmls_notes_job(dmls_analysis *a, const dmls_stats *st)
 		     a->iter.unresolved_bin_s, 100 * a->iter.on_share);
 	else if (p->ranks > 0 && a->iter.count == 0)
 		dmls_note(a, "no iterations found");
+	if (a->iter.count > DMLS_ITER_LISTED)
+		dmls_note(a, "%zu iterations: the JSON lists of iteration times and bytes hold the "
+			"first %d, the CSV output every one", a->iter.count, DMLS_ITER_LISTED);
 	notes_iterations(a);
 	const dmls_mode *m = &a->mode;
 	if (a->iter_unsure)

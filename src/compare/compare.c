@@ -255,7 +255,7 @@ static int series_figures(dmls_compare_figures *f, const dmls_result *r)
 	if (!(f->has_analysis = r->has_analysis))
 		return DMLS_OK;
 	memcpy(f->peak_to_mean, r->burst.total->peak_to_mean, sizeof(f->peak_to_mean));
-	f->niter = r->iter.n;
+	f->niter = r->iter.nlisted;
 	f->starts_s = alloc(f->niter, sizeof(double));
 	f->iter_bytes = alloc(f->niter, sizeof(double));
 	if (!f->starts_s || !f->iter_bytes)

@@ -150,22 +150,22 @@ static json_t *observed(const dmls_result *r)
 
 static json_t *starts(const dmls_result *r)
 {
-	return reals(r->iter.starts_s, r->iter.n);
+	return reals(r->iter.starts_s, r->iter.nlisted);
 }
 
 static json_t *bounds(const dmls_result *r)
 {
-	return reals(r->iter.bounds_s, r->iter.n);
+	return reals(r->iter.bounds_s, r->iter.nlisted);
 }
 
 static json_t *comm_ends(const dmls_result *r)
 {
-	return reals(r->iter.comm_end_s, r->iter.n);
+	return reals(r->iter.comm_end_s, r->iter.nlisted);
 }
 
 static json_t *iter_bytes(const dmls_result *r)
 {
-	return reals(r->iter.bytes, r->iter.n);
+	return reals(r->iter.bytes, r->iter.nlisted);
 }
 
 static json_t *timescales(const dmls_result *r)

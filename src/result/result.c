@@ -122,6 +122,7 @@ static void iterations(dmls_result *r, const dmls_iterations *it)
 	r->iter.acf_at_period = it->acf_at_period;
 	r->iter.end_s = it->end_s;
 	r->iter.n = it->count;
+	r->iter.nlisted = it->count < DMLS_ITER_LISTED ? it->count : DMLS_ITER_LISTED;
 	r->iter.starts_s = it->starts_s;
 	r->iter.bounds_s = it->bounds_s;
 	r->iter.comm_end_s = it->comm_end_s;

@@ -832,10 +832,13 @@ static void paced_pair(dmls_stats *st, int periods, int64_t period_ms, int64_t o
 	assert_int_equal(dmls_stats_finish(st), 0);
 }
 
-/* Host series coarsened n times (as their memory budget would), then the
+/* Host series coarsened n times (as their memory budget would) and the
+ * total payload's as often (or ntotal times, when >= 0), then the
  * iterations of hosts 1 and 2. */
-static void iterations_coarsened(dmls_stats *st, int n, dmls_iterations *it)
+static void iterations_coarsened_total(dmls_stats *st, int n, int ntotal, dmls_iterations *it)
 {
+	for (int c = 0; c < (ntotal >= 0 ? ntotal : n); c++)
+		assert_int_equal(dmls_series_coarsen(&st->total_payload), 0);
 	size_t h[2];
 	for (int i = 0; i < 2; i++) {
 		uint8_t a[16] = {[10] = 0xff, [11] = 0xff, [12] = 198, [13] = 18, [15] = (uint8_t)(i + 1)};
@@ -847,6 +850,11 @@ static void iterations_coarsened(dmls_stats *st, int n, dmls_iterations *it)
 	}
 	dmls_error err;
 	assert_int_equal(dmls_iterations_find(it, st, h, 2, h, 2, &err), 0);
+}
+
+static void iterations_coarsened(dmls_stats *st, int n, dmls_iterations *it)
+{
+	iterations_coarsened_total(st, n, -1, it);
 }
 
 /* period_s from DMLS_STEADY_FROM iterations on leaves out the first
@@ -901,6 +909,21 @@ static void test_iterations_unresolved(void **state)
 	assert_int_equal(it.count, 0);
 	assert_true(fabs(it.unresolved_bin_s - 0.064) < 1e-9);
 	assert_true(fabs(it.pause_every_s - 0.1) < 0.001);
+	dmls_iterations_release(&it);
+	dmls_stats_release(&st);
+
+	/* the same where the total payload kept 4 ms bins (its budget is its
+	 * own, the hosts share theirs): the job's hosts send all of it, so it
+	 * stands for the job's series, and each worker's bytes are its share */
+	paced_pair(&st, 600, 100, 20, 2, 50000);
+	iterations_coarsened(&st, 0, &it);
+	double S = it.bytes_per_worker;
+	dmls_iterations_release(&it);
+	iterations_coarsened_total(&st, 6, 2, &it);
+	assert_true(it.unresolved_bin_s == 0);
+	assert_true(it.count >= 598 && it.count <= 600);
+	assert_true(fabs(it.period_median_s - 0.1) < 0.002);
+	assert_true(fabs(it.bytes_per_worker / S - 1) < 0.01);
 	dmls_iterations_release(&it);
 	dmls_stats_release(&st);
 

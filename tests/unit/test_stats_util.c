@@ -169,6 +169,35 @@ static void test_byteclock_creep(void **state)
 	free(x);
 }
 
+/* dmls_byteclock_starts over 60000 steps (an hour of 60 ms steps): more
+ * than its gap histogram (2^17 bins) resolves, two bins a step, where the
+ * peak came at a multiple of the step (11 of them on such a job).  B comes
+ * from the first gaps, and every step is tracked. */
+static void test_byteclock_many_steps(void **state)
+{
+	(void)state;
+	enum { STEPS = 60000, BURST = 3, GAP = 7 };
+	size_t n = STEPS * (BURST + GAP);
+	size_t *starts = malloc((STEPS + 3) * sizeof(size_t));
+	double *x = calloc(n, sizeof(double)), B = 0, peak = 0;
+	assert_non_null(x);
+	assert_non_null(starts);
+	uint32_t seed = 7;
+	for (int k = 0; k < STEPS; k++) {
+		seed = seed * 1103515245u + 12345u;
+		int len = 1 + (int)((seed >> 16) % BURST); /* 1 to 3 bins of one step's bytes */
+		for (int b = 0; b < len; b++)
+			x[(size_t)k * (BURST + GAP) + (size_t)b] = 1000.0 / len;
+	}
+	dmls_fft fft = {0};
+	size_t ns = dmls_byteclock_starts(&fft, x, n, 1.0, starts, &B, &peak);
+	dmls_fft_release(&fft);
+	assert_true(ns >= STEPS - 1 && ns <= STEPS);
+	assert_true(fabs(B / 1000.0 - 1) < 0.001);
+	free(x);
+	free(starts);
+}
+
 /* The wander of dmls_clock_compare. */
 static double wander_of(const double *ref, size_t nr, const double *e, size_t n, double P)
 {
@@ -213,6 +242,7 @@ int main(void)
 		cmocka_unit_test(test_period_of_extra),
 		cmocka_unit_test(test_period_lattice),
 		cmocka_unit_test(test_byteclock_creep),
+		cmocka_unit_test(test_byteclock_many_steps),
 		cmocka_unit_test(test_clock_wander),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
