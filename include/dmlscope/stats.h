@@ -134,7 +134,7 @@ typedef struct dmls_flow {
 #define DMLS_PAIR_SERIES_BUDGET (8u << 20)
 #define DMLS_FLOW_SERIES_BUDGET (4u << 20)
 #define DMLS_FINE_SERIES_BUDGET (8u << 20) /* mergeable states only */
-#define DMLS_TOTAL_SERIES_BUDGET (4u << 20) /* the total payload alone */
+#define DMLS_TOTAL_SERIES_BUDGET (8u << 20) /* the total payload alone */
 #define DMLS_MAX_BIN_NS (1LL << 36)  /* coarsening stops at about 69 s bins */
 /* The host class also doubles its bin width whenever the capture's active
  * span passes this many bins (8.7 minutes at 1 ms): its resolution follows

@@ -76,7 +76,7 @@
  * times the gaps' 99th percentile (a step's compute gap, even where a step
  * holds a dozen shorter gaps: an MPI ring's phases). */
 #define PAUSE_CAP 8.0
-#define MIN_LAG_BINS 32 /* a B narrower than this many histogram bins is redone */
+#define MIN_LAG_BINS 8 /* a B narrower than this many histogram bins is unresolved */
 #define PAUSE_QUANTILE 0.99
 /* B from the anchors' spacing past this many steps: the histogram's bin
  * (1/lag of B, lag ~ bins / iterations) drifts the fold by ~n^2 / bins of B
@@ -325,13 +325,16 @@ size_t dmls_byteclock_starts(dmls_fft *fft, const double *x, size_t n, double th
 		goto out;
 	double lag = histogram_lag(fft, g, ng, total, h, m, peak);
 	/* More steps than the histogram resolves (a long capture's tens of
-	 * thousands: B a few bins wide, and the peak found at a multiple):
-	 * B from the bytes of the first m / 64 gaps, as a shorter capture
-	 * gives it; tracking runs over all. */
-	if (!(lag >= MIN_LAG_BINS) && ng > m / 64 && g[m / 64].pos > 0) {
+	 * thousands): B from the bytes of the first m / 64 gaps, as a shorter
+	 * capture gives it.  Where that B spans fewer than MIN_LAG_BINS bins
+	 * of the whole histogram, what the whole found is a multiple of it (11
+	 * steps, or 117 on 6 hours of 0.1 s steps), or nothing: the first
+	 * gaps' B stands, and tracking runs over all. */
+	if (ng > m / 64 && g[m / 64].pos > 0) {
 		double pk, part = g[m / 64].pos, l = histogram_lag(fft, g, ng, part, h, m, &pk);
-		if (l > 0 && pk >= 0.15)
-			lag = l * part / total, *peak = pk;
+		double whole = l * part / total; /* in bins of the whole histogram */
+		if (l > 0 && pk >= 0.15 && (whole < MIN_LAG_BINS || !(lag > 0) || !(*peak >= 0.15)))
+			lag = whole, *peak = pk;
 	}
 	double d = total / (double)m;
 	if (!(lag > 0) || !(*peak >= 0.15))

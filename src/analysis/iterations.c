@@ -90,6 +90,7 @@
 #define MAX_ACF_BINS (1u << 17)
 #define ACF_MIN_BINS 8 /* a period of fewer autocorrelation bins is a beat of the bins */
 #define ON_FRACTION 0.02
+#define MAX_NONZERO (1u << 18) /* bins the on threshold's quantile reads */
 #define TRACK_LO 0.7
 #define START_QUANTILE 0.1
 #define TRACK_HI 1.3
@@ -315,12 +316,14 @@ static double on_threshold(const job_series *js)
 	size_t nnz = 0;
 	for (size_t k = 0; k < js->n; k++)
 		nnz += js->x[k] > 0;
-	double *nz = malloc((nnz + 1) * sizeof(double));
+	/* past MAX_NONZERO non-empty bins, every stride-th of them */
+	size_t stride = nnz > MAX_NONZERO ? (nnz + MAX_NONZERO - 1) / MAX_NONZERO : 1, seen = 0;
+	double *nz = malloc((nnz / stride + 1) * sizeof(double));
 	if (!nz)
 		return -1;
 	nnz = 0;
 	for (size_t k = 0; k < js->n; k++)
-		if (js->x[k] > 0)
+		if (js->x[k] > 0 && seen++ % stride == 0)
 			nz[nnz++] = js->x[k];
 	double thr = ON_FRACTION * dmls_quantile_select(nz, nnz, 0.99);
 	free(nz);

@@ -1,7 +1,8 @@
 /*
  * json_dump.c - a jansson document to a FILE, byte for byte as jansson's
  * json_dumpf(doc, fp, JSON_INDENT(2) | JSON_REAL_PRECISION(p) |
- * JSON_ENSURE_ASCII) writes it, into one buffer written at the end.
+ * JSON_ENSURE_ASCII) writes it, through a buffer written out whenever
+ * it holds JBUF_FLUSH bytes (a long capture's lists make megabytes).
  *
  * jansson writes a document a token at a time through a callback and
  * formats every real with snprintf: on a long capture (a list per
@@ -17,10 +18,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define JBUF_FLUSH (1u << 16)
+
 typedef struct jbuf {
 	char *p;
 	size_t n, cap;
-	int oom;
+	int oom;  /* out of memory, or a write failed */
+	FILE *fp;
 } jbuf;
 
 static int room(jbuf *b, size_t k)
@@ -29,6 +33,15 @@ static int room(jbuf *b, size_t k)
 		return -1;
 	if (b->n + k <= b->cap)
 		return 0;
+	if (b->n >= JBUF_FLUSH) {
+		if (fwrite(b->p, 1, b->n, b->fp) != b->n) {
+			b->oom = 1;
+			return -1;
+		}
+		b->n = 0;
+		if (k <= b->cap)
+			return 0;
+	}
 	size_t cap = b->cap ? b->cap : 1 << 16;
 	while (cap < b->n + k)
 		cap *= 2;
@@ -258,7 +271,7 @@ static void value(jbuf *b, const json_t *j, int depth, int precision)
 
 int dmls_json_dumpf(const json_t *doc, FILE *fp, int precision)
 {
-	jbuf b = {0};
+	jbuf b = {.fp = fp};
 	value(&b, doc, 0, precision > 0 && precision <= 17 ? precision : 17);
 	int rc = b.oom ? -1 : 0;
 	if (!rc && b.n && fwrite(b.p, 1, b.n, fp) != b.n)
