@@ -72,10 +72,16 @@
 #define JITTER 0.01 /* bytes per iteration vary by this much (retransmissions) */
 /* A pause (a checkpoint, an evaluation, a stall of minutes) is one gap
  * thousands of steps long: weighed by its length it would be the whole
- * histogram, and its autocorrelation no period.  Weights stop at this many
- * times the gaps' 99th percentile (a step's compute gap, even where a step
- * holds a dozen shorter gaps: an MPI ring's phases). */
-#define PAUSE_CAP 8.0
+ * histogram, and its autocorrelation no period.  Pauses can also recur (an
+ * evaluation every 100 steps): their lattice then outweighed the steps'
+ * (a ring's hour with a 5 s pause every 100 steps of 0.2 s gave 36
+ * "iterations" of 100 steps).  Weights stop at twice the gaps' 99th
+ * percentile: a step's compute gap, even where a step holds a dozen
+ * shorter gaps (an MPI ring's phases), while pauses are under 1 % of the
+ * gaps; a pause then weighs what two steps' gaps weigh.  (The 95th
+ * percentile would admit pauses every 20 steps, but an 8-rank MPI ring's
+ * 14 phases a step put its compute gaps below it, and its count off.) */
+#define PAUSE_CAP 2.0
 #define MIN_LAG_BINS 8 /* a B narrower than this many histogram bins is unresolved */
 #define PAUSE_QUANTILE 0.99
 /* B from the anchors' spacing past this many steps: the histogram's bin

@@ -198,6 +198,46 @@ static void test_byteclock_many_steps(void **state)
 	free(starts);
 }
 
+/* dmls_byteclock_starts with an evaluation pause every EVERY steps (26x
+ * a step's gap): weighed by their length the pauses were the histogram,
+ * and 36 "iterations" of 100 steps came out of a ring's hour with a 5 s
+ * pause every 100 steps of 0.2 s.  Here a pause every 150 steps, and
+ * every 40 with two short gaps inside each step besides (pauses under 1 %
+ * of the gaps: PAUSE_QUANTILE). */
+static void byteclock_pauses(int every, int inner)
+{
+	enum { STEPS = 2000, BURST = 6, GAP = 15, PAUSE = 400 };
+	size_t n = (size_t)STEPS * (BURST + GAP) + (size_t)(STEPS / every + 1) * PAUSE, at = 0;
+	size_t *starts = malloc((STEPS + 3) * sizeof(size_t)), *want = malloc(STEPS * sizeof(size_t));
+	double *x = calloc(n, sizeof(double)), B = 0, peak = 0;
+	assert_non_null(x);
+	assert_non_null(starts);
+	assert_non_null(want);
+	for (int k = 0; k < STEPS; k++) {
+		want[k] = at;
+		for (int b = 0; b < BURST; b++) /* inner: bins 1 and 3 of a step empty */
+			x[at + (size_t)b] = inner && (b == 1 || b == 3) ? 0 : 1000.0 / (inner ? 4 : BURST);
+		at += BURST + GAP + ((k + 1) % every == 0 ? PAUSE : 0);
+	}
+	dmls_fft fft = {0};
+	size_t ns = dmls_byteclock_starts(&fft, x, n, 1.0, starts, &B, &peak);
+	dmls_fft_release(&fft);
+	assert_true(fabs(B / 1000.0 - 1) < 0.01);
+	assert_true(ns >= STEPS - 1 && ns <= STEPS);
+	for (size_t i = 1; i < ns; i++) /* every start at a step's first bin */
+		assert_int_equal(starts[i], want[STEPS - ns + i]);
+	free(x);
+	free(starts);
+	free(want);
+}
+
+static void test_byteclock_pauses(void **state)
+{
+	(void)state;
+	byteclock_pauses(150, 0);
+	byteclock_pauses(40, 1);
+}
+
 /* The wander of dmls_clock_compare. */
 static double wander_of(const double *ref, size_t nr, const double *e, size_t n, double P)
 {
@@ -243,6 +283,7 @@ int main(void)
 		cmocka_unit_test(test_period_lattice),
 		cmocka_unit_test(test_byteclock_creep),
 		cmocka_unit_test(test_byteclock_many_steps),
+		cmocka_unit_test(test_byteclock_pauses),
 		cmocka_unit_test(test_clock_wander),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
