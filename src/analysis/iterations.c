@@ -366,20 +366,6 @@ static int unresolved(dmls_iterations *it, const job_series *js, size_t on, size
 	return 1;
 }
 
-/*
- * The other way bins hide the iterations: the bins still show gaps, but
- * the ranks pause more often than the bins can follow, and what the search
- * finds is a beat (a step every 0.1 s over 6 hours in 64 ms bins: 4500
- * "iterations" of 4.8 s).  Each host's online stream counted its pauses at
- * 1 ms (dmls_host_pauses): when the job's hosts (the median of those that
- * kept a stream, at least half of its senders) pause for a bin or longer
- * every HIDDEN_SPACING_BINS bins or more often over their span, the series
- * cannot hold their step, unless the iterations found keep that very
- * rhythm (median period within HIDDEN_AGREE of the pauses' spacing: a
- * step of 2.5 bins found right).  Other hosts' traffic does not count; a
- * host's own other traffic only fills its pauses in, so this errs towards
- * keeping the iterations.
- */
 /* The median over the job's hosts (those that kept an online stream, at
  * least half of its senders) of the time between their pauses of min_ns
  * or longer; NAN when unknown, DBL_MAX for hosts that never pause. */
@@ -405,6 +391,20 @@ static double pause_spacing(const dmls_stats *st, const size_t *hosts, size_t nh
 	return med;
 }
 
+/*
+ * The other way bins hide the iterations: the bins still show gaps, but
+ * the ranks pause more often than the bins can follow, and what the search
+ * finds is a beat (a step every 0.1 s over 6 hours in 64 ms bins: 4500
+ * "iterations" of 4.8 s).  Each host's online stream counted its pauses at
+ * 1 ms (dmls_host_pauses): when the job's hosts (the median of those that
+ * kept a stream, at least half of its senders) pause for a bin or longer
+ * every HIDDEN_SPACING_BINS bins or more often over their span, the series
+ * cannot hold their step, unless the iterations found keep that very
+ * rhythm (median period within HIDDEN_AGREE of the pauses' spacing: a
+ * step of 2.5 bins found right).  Other hosts' traffic does not count; a
+ * host's own other traffic only fills its pauses in, so this errs towards
+ * keeping the iterations.
+ */
 static int hidden(dmls_iterations *it, const dmls_stats *st, const job_series *js,
 		  const size_t *hosts, size_t nh)
 {
@@ -498,7 +498,7 @@ static double worker_sent(const dmls_stats *st, const job_series *js, size_t h, 
 			  size_t b)
 {
 	int64_t lo = js->from + (int64_t)a * js->factor, hi = js->from + (int64_t)b * js->factor;
-	if (js->shares) {
+	if (js->shares > 0) {
 		double job = 0;
 		for (size_t k = a; k < b && k < js->n; k++)
 			job += js->x[k];
@@ -659,7 +659,7 @@ int dmls_iterations_find(dmls_iterations *it, const dmls_stats *st, const size_t
  * first, each class's budget shared by every host or pair, while the
  * capture's total payload has its budget alone: a ring of 8 stepping every
  * 50 ms for an hour leaves the hosts 32 ms bins, too coarse for the steps,
- * and the total 4 ms.  When the job's hosts send all but TOTAL_OTHER of
+ * and the total 2 ms.  When the job's hosts send all but TOTAL_OTHER of
  * the capture's payload, and their pauses (counted at 1 ms online) come
  * more often than every HIDDEN_SPACING_BINS of the bins the job series
  * would have (hidden: the steps would be lost), the total stands for the
