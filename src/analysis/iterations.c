@@ -88,7 +88,7 @@
 #define MAX_TOTAL_BINS (1u << 20) /* from the total series (build_series) */
 #define PAUSE_BINS 16 /* bins between the hosts' pauses, as far as MAX_TOTAL_BINS allows */
 #define MAX_ACF_BINS (1u << 17)
-#define ACF_MIN_BINS 8 /* a period of fewer autocorrelation bins is a beat of the bins */
+#define ACF_MIN_BINS 2 /* a period under two autocorrelation bins is a beat of the bins */
 #define ON_FRACTION 0.02
 #define MAX_NONZERO (1u << 18) /* bins the on threshold's quantile reads */
 #define TRACK_LO 0.7
