@@ -80,10 +80,14 @@
  * shorter gaps (an MPI ring's phases), while pauses are under 1 % of the
  * gaps; a pause then weighs what two steps' gaps weigh.  (The 95th
  * percentile would admit pauses every 20 steps, but an 8-rank MPI ring's
- * 14 phases a step put its compute gaps below it, and its count off.) */
+ * 14 phases a step put its compute gaps below it, and its count off.)
+ * Nor do the PAUSE_FEW longest gaps set it: a short capture's two
+ * evaluations between three sessions of 15 steps are 4 % of its gaps, and
+ * came out as 3 iterations of 15 steps. */
 #define PAUSE_CAP 2.0
 #define MIN_LAG_BINS 8 /* a B narrower than this many histogram bins is unresolved */
 #define PAUSE_QUANTILE 0.99
+#define PAUSE_FEW 8 /* so many pauses never set the cap, whatever the gaps */
 /* B from the anchors' spacing past this many steps: the histogram's bin
  * (1/lag of B, lag ~ bins / iterations) drifts the fold by ~n^2 / bins of B
  * over n iterations, which matters from a few dozen on, while over a few
@@ -318,7 +322,9 @@ size_t dmls_byteclock_starts(dmls_fft *fft, const double *x, size_t n, double th
 	if (len) {
 		for (size_t i = 0; i < ng; i++)
 			len[i] = g[i].len;
-		double cap_len = PAUSE_CAP * dmls_quantile_select(len, ng, PAUSE_QUANTILE);
+		/* the PAUSE_QUANTILE, or below the PAUSE_FEW longest gaps */
+		double q = fmin(PAUSE_QUANTILE, 1 - (double)PAUSE_FEW / (double)ng);
+		double cap_len = PAUSE_CAP * dmls_quantile_select(len, ng, q > 0 ? q : 0);
 		for (size_t i = 0; i < ng; i++)
 			g[i].w = fmin(g[i].len, cap_len);
 		free(len);

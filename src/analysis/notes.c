@@ -33,14 +33,20 @@ static void notes_iterations(dmls_analysis *a)
 	if (it->count < 2 || !isfinite(it->period_median_s))
 		return;
 	double longest = 0, at = 0;
+	size_t stalls = 0; /* intervals over 3 median periods: pauses, which may recur */
 	for (size_t i = 0; i + 1 < it->count; i++) {
 		double d = it->comm_end_s[i + 1] - it->comm_end_s[i];
+		stalls += d > 3 * it->period_median_s;
 		if (d > longest)
 			longest = d, at = it->comm_end_s[i];
 	}
-	if (longest > 3 * it->period_median_s && it->count >= 3)
-		dmls_note(a, "stall: %.3g s without an iteration from t=%.3g s (median period %.3g s)",
+	if (stalls == 1 && it->count >= 3)
+		dmls_note(a, "stall: %.3g s without an iteration from t = %.3f s (median period %.3g s)",
 		     longest, at, it->period_median_s);
+	else if (stalls > 1 && it->count >= 3)
+		dmls_note(a, "stalls: %zu pauses of over 3 periods between iterations, the longest "
+			"%.3g s from t = %.3f s (median period %.3g s)",
+		     stalls, longest, at, it->period_median_s);
 }
 
 /* A partial view: which ranks' sending the capture holds, what follows. */

@@ -431,7 +431,18 @@ static void test_stall(void **state)
 	assert_true(a->iter.count >= 29 && a->iter.count <= 31);
 	assert_near(a->iter.period_median_s, PERIOD_NS * 1e-9, 0.03);
 	assert_near(a->gradient_bytes, (double)S_BYTES, 0.03);
-	assert_true(has_note(a, "stall"));
+	assert_true(has_note(a, "stall: "));
+	dmls_analysis_free(a);
+	dmls_stats_release(&st);
+
+	/* pauses that recur (an evaluation every 15 steps): counted */
+	dmls_stats_init(&st, 0);
+	t = SYNTH_T0;
+	for (int k = 0; k < 3; k++)
+		t = run_job(&st, t, ring_iter, 15, 0.05) + 5000 * MS;
+	a = analyze(&st);
+	assert_true(a->iter.count >= 44 && a->iter.count <= 46);
+	assert_true(has_note(a, "stalls: 2 pauses"));
 	dmls_analysis_free(a);
 	dmls_stats_release(&st);
 }
