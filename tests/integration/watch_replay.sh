@@ -139,13 +139,16 @@ per = [e for e in ev if e["type"] == "period"]
 # The replay runs in real time: on a loaded machine tcpreplay sends late and
 # the periods on the wire stretch (0.12 s and 0.39 s were seen under ASan in
 # a parallel make check), so the checks are loose on the values and strict on
-# the change: 0.1 s then about three times that, perhaps through a window
-# that held both (e.g. 0.2 s).
+# the change: 0.1 s then about three times that, perhaps through windows
+# that held both (e.g. 0.2 s): a 1.5 s window every 0.5 s makes 3 of them,
+# and a loaded machine (make check beside a training job) showed 0.108 ->
+# 0.168 -> 0.244 -> 0.309.
 assert per and 0.08 < per[0]["period_s"] < 0.2, per
 ch = [e for e in per if e["old_period_s"] is not None]
 assert ch and 0.08 < ch[0]["old_period_s"] < 0.2 and ch[-1]["period_s"] >= 0.25, ch
 assert ch[-1]["period_s"] / ch[0]["old_period_s"] > 2, ch
-assert len(ch) <= 2, ch
+assert len(ch) <= 3, ch
+assert all(e["period_s"] > e["old_period_s"] for e in ch), ch  # only ever longer
 assert "stall" in kinds and kinds.index("stall") > kinds.index("pattern"), kinds
 assert lines[-1]["type"] == "summary" and all(l["type"] == "interval" for l in lines[:-1])
 assert len(lines) >= 10
