@@ -31,7 +31,14 @@
  *      of the heaviest) at which the job's last byte ends an iteration
  *      (within 10 % of B): training stops after a step's communication,
  *      so that family is the step boundary.  Else (a capture cut inside
- *      an iteration) the heaviest phase;
+ *      an iteration) the heaviest phase.  In a capture of more than
+ *      PHASE_STEPS iterations only the last PHASE_STEPS are folded, with
+ *      the bytes per iteration (within JITTER of B) that fold them
+ *      sharpest: over thousands of steps the bytes per step wander
+ *      against their mean (retransmissions at a rate that changes), so
+ *      the whole capture's fold places the boundaries anywhere, and a real
+ *      hour of DDP had its first anchor on a short hole half a step off
+ *      (its first 11 s one "iteration");
  *   4. tracking: the first anchor is the best gap within +-5 % of B of
  *      that phase (the fold placed the family that precisely; a wider
  *      window lets the other family in) in the first lattice cell
@@ -46,7 +53,10 @@
  *      it is the last iteration's tail, not a start), and so back from the
  *      first anchor to the capture's start (gaps at least as long as the
  *      first's minimum: where the bytes per step creep, the fold's phase
- *      fits the later steps and the early ones fall outside +-5 %).
+ *      fits the later steps and the early ones fall outside +-5 %; in a
+ *      long capture, where the first anchor is the best of the window's
+ *      first ANCHOR_CELLS cells, that minimum holds for the first 2 B
+ *      only, and the steps before the window are tracked as forward).
  *      Iterations start at
  *      the on bin after each anchor; the bytes before the first anchor
  *      count as an iteration only when they reach 0.75 B (else they are
@@ -93,6 +103,9 @@
  * over n iterations, which matters from a few dozen on, while over a few
  * steps one anchor off by a share of B moves the spacing more than that. */
 #define REFINE_STEPS 32
+#define PHASE_STEPS 256 /* a longer capture's phase: from its last so many steps */
+#define ANCHOR_CELLS 8  /* and its first anchor: the best of so many cells */
+#define WINDOW_STRIDE 4 /* window_B's coarse trials */
 
 typedef struct bgap {
 	double pos, len;
@@ -128,9 +141,9 @@ static size_t collect_gaps(const double *x, size_t n, double thr, bgap *g, doubl
  * The one that ends the last iteration with the job's last byte (end_on),
  * within END_TOL of B, is the step boundary; without one (a capture cut
  * mid-iteration) the heaviest. */
-static double fold_phase(const bgap *g, size_t ng, double B, double end_on)
+static double fold_smoothed(const bgap *g, size_t ng, double B, double *sm)
 {
-	double f[FOLD_BINS] = {0}, sm[FOLD_BINS], best = -1, phi = 0;
+	double f[FOLD_BINS] = {0}, best = 0;
 	for (size_t i = 0; i < ng; i++) {
 		int j = (int)(fmod(g[i].pos, B) / B * FOLD_BINS);
 		f[j < 0 ? 0 : j % FOLD_BINS] += g[i].w;
@@ -141,9 +154,18 @@ static double fold_phase(const bgap *g, size_t ng, double B, double end_on)
 		for (int o = -w; o <= w; o++)
 			s += f[(j + o + FOLD_BINS) % FOLD_BINS];
 		sm[j] = s;
-		if (s > best)
-			best = s, phi = (j + 0.5) * B / FOLD_BINS;
+		best = fmax(best, s);
 	}
+	return best;
+}
+
+static double fold_phase(const bgap *g, size_t ng, double B, double end_on)
+{
+	double sm[FOLD_BINS], best = -1, phi = 0;
+	fold_smoothed(g, ng, B, sm);
+	for (int j = 0; j < FOLD_BINS; j++)
+		if (sm[j] > best)
+			best = sm[j], phi = (j + 0.5) * B / FOLD_BINS;
 	double phi_end = fmod(end_on, B), dbest = END_TOL * B;
 	for (int j = 0; j < FOLD_BINS; j++) {
 		double l = sm[(j + FOLD_BINS - 1) % FOLD_BINS], r = sm[(j + 1) % FOLD_BINS];
@@ -155,6 +177,30 @@ static double fold_phase(const bgap *g, size_t ng, double B, double end_on)
 			dbest = dist, phi = c;
 	}
 	return phi;
+}
+
+/* The bytes per iteration that fold the gaps of the last `steps`
+ * iterations sharpest, within JITTER of B: the whole capture's mean B
+ * differs from the window's own as the retransmissions' rate changes
+ * (0.2 % over 256 steps is half of B: a smeared fold, whose phase put the
+ * first anchor on a short hole inside a step).  Trials are as close as
+ * to move the window's last step by one fold bin, searched every
+ * WINDOW_STRIDE first; the one nearest B wins a tie. */
+static double window_B(const bgap *g, size_t ng, double B, double steps)
+{
+	double step = 1.0 / (FOLD_BINS * fmax(steps, 1)), sm[FOLD_BINS], best = -1;
+	long trials = lround(JITTER / step), at = 0;
+	/* every WINDOW_STRIDE trials, then the ones between around the best */
+	for (int fine = 0; fine < 2; fine++) {
+		long from = fine ? at - WINDOW_STRIDE + 1 : -trials, to = fine ? at + WINDOW_STRIDE : trials;
+		long by = fine ? 1 : WINDOW_STRIDE;
+		for (long k = from; k < to + 1; k += by) {
+			double pk = fold_smoothed(g, ng, B * (1 + (double)k * step), sm);
+			if (pk > best * (1 + 1e-9) || (pk >= best * (1 - 1e-9) && labs(k) < labs(at)))
+				best = pk, at = k;
+		}
+	}
+	return B * (1 + (double)at * step);
 }
 
 /* h[0..m) = the gap lengths over their byte positions (bins of d bytes),
@@ -224,11 +270,32 @@ static double family_len(const bgap *g, size_t ng, double B, double phi)
 static size_t track(const double *x, size_t n, double thr, const bgap *g, size_t ng, double B,
 		    double total, double end_on, size_t *starts, double *span, double *steps)
 {
-	double phi = fold_phase(g, ng, B, end_on), min_len = family_len(g, ng, B, phi) * FIRST_SHARE;
+	/* the phase from the last PHASE_STEPS iterations' gaps only */
 	size_t i = 0, ns = 0;
+	double from = total > PHASE_STEPS * B ? total - PHASE_STEPS * B : 0;
+	while (i < ng && g[i].pos < from)
+		i++;
+	double Bw = from > 0 ? window_B(g + i, ng - i, B, PHASE_STEPS) : B;
+	double phi = fold_phase(g + i, ng - i, Bw, end_on);
+	double min_len = family_len(g + i, ng - i, Bw, phi) * FIRST_SHARE;
+	/* the first anchor: in the first lattice cell holding one; in a long
+	 * capture's window, the best of its first ANCHOR_CELLS cells (the
+	 * steps' bytes wander within the window too, so that a cell's
+	 * boundary can fall outside FIRST_WIN while a short hole inside the
+	 * step falls in it) */
 	long a = -1;
-	for (double c = phi; c <= total + B && a < 0; c += B)
-		a = best_in(g, ng, &i, c, FIRST_WIN * B, min_len);
+	double aw = 0;
+	int cells = 0;
+	for (double c = phi + floor(from / Bw) * Bw; c <= total + B; c += Bw) {
+		long b = best_in(g, ng, &i, c, FIRST_WIN * B, min_len);
+		if (b < 0)
+			continue;
+		double w = g[b].len * (1 - fabs(g[b].pos - c) / (FIRST_WIN * B));
+		if (a < 0 || w > aw)
+			a = b, aw = w;
+		if (from == 0 || ++cells >= ANCHOR_CELLS)
+			break;
+	}
 	if (a < 0)
 		return 0;
 	/* back from the first anchor, as forward below: where the bytes per
@@ -245,7 +312,9 @@ static size_t track(const double *x, size_t n, double thr, const bgap *g, size_t
 		size_t lo = hi; /* the window's first gap, then best_in as forward */
 		while (lo > 0 && g[lo - 1].pos >= c - WIN * B)
 			lo--;
-		long b = best_in(g, hi, &lo, c, WIN * B, min_len);
+		/* min_len guards the start-up; a long capture's steps before
+		 * the phase window are tracked as forward */
+		long b = best_in(g, hi, &lo, c, WIN * B, from > 0 && c > 2 * B ? 0 : min_len);
 		if (b >= 0) {
 			back[nb++] = (size_t)b;
 			c = g[b].pos; /* the next expectation: this anchor - B */
