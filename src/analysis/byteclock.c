@@ -59,8 +59,10 @@
  *      only, and the steps before the window are tracked as forward).
  *      Iterations start at
  *      the on bin after each anchor; the bytes before the first anchor
- *      count as an iteration only when they reach 0.75 B (else they are
- *      warm-up, e.g. DDP's initial parameter broadcast, 0.5 B in a ring).
+ *      count as an iteration only when they are one, 0.75 B to 1.25 B
+ *      (else they are warm-up: DDP's initial parameter broadcast, 0.5 B
+ *      in a ring as a rank forwards it, 1.33 B from rank 0 of a ring of 4,
+ *      which counted made its files one iteration too many).
  * This is phase-locking a known lattice to event positions, the idea of
  * epoch folding in pulsar timing (Leahy et al., ApJ 266, 1983), applied
  * to cumulative bytes instead of time.
@@ -323,7 +325,7 @@ static size_t track(const double *x, size_t n, double thr, const bgap *g, size_t
 		}
 	}
 	size_t e = nb ? back[nb - 1] : (size_t)a;
-	if (g[e].pos >= 0.75 * B) { /* a whole iteration before the first gap */
+	if (g[e].pos >= 0.75 * B && g[e].pos <= 1.25 * B) { /* a whole iteration before the first gap */
 		size_t k = 0;
 		while (k < n && !(x[k] >= thr && x[k] > 0))
 			k++;

@@ -244,6 +244,44 @@ static void test_byteclock_drift(void **state)
 	byteclock_drift(11);
 }
 
+/* The bytes before the first step boundary: an iteration when they are
+ * one (0.75 B to 1.25 B), else warm-up.  Rank 0 of a real DDP ring sends
+ * the initial broadcast of the parameters, 1.33 B, as one burst before
+ * its first step: counted, its per-rank files had one iteration more than
+ * the log's steps. */
+static size_t byteclock_prefix(double prefix)
+{
+	enum { STEPS = 36, DATA = 4, GAP = 12 };
+	size_t n = (size_t)(STEPS + 1) * (DATA + GAP);
+	size_t *starts = malloc((STEPS + 4) * sizeof(size_t));
+	double *x = calloc(n, sizeof(double)), B = 0, peak = 0;
+	assert_non_null(x);
+	assert_non_null(starts);
+	for (size_t b = 0; b < DATA; b++)
+		x[b] = prefix / DATA;
+	for (size_t k = 1; k <= STEPS; k++)
+		for (size_t b = 0; b < DATA; b++)
+			x[k * (DATA + GAP) + b] = 250;
+	dmls_fft fft = {0};
+	size_t ns = dmls_byteclock_starts(&fft, x, n, 1.0, starts, &B, &peak);
+	dmls_fft_release(&fft);
+	assert_true(fabs(B / 1000.0 - 1) < 0.01);
+	assert_int_equal(starts[ns - 1], STEPS * (DATA + GAP));
+	free(x);
+	free(starts);
+	return ns;
+}
+
+static void test_byteclock_warmup(void **state)
+{
+	(void)state;
+	assert_int_equal(byteclock_prefix(1330), 36); /* rank 0's broadcast */
+	assert_int_equal(byteclock_prefix(2600), 36);
+	assert_int_equal(byteclock_prefix(500), 36); /* a ring's broadcast */
+	assert_int_equal(byteclock_prefix(1000), 37); /* a step */
+	assert_int_equal(byteclock_prefix(800), 37);  /* a step cut by the capture */
+}
+
 /* dmls_byteclock_starts with an evaluation pause every EVERY steps (26x
  * a step's gap): weighed by their length the pauses were the histogram,
  * and 36 "iterations" of 100 steps came out of a ring's hour with a 5 s
@@ -331,6 +369,7 @@ int main(void)
 		cmocka_unit_test(test_byteclock_many_steps),
 		cmocka_unit_test(test_byteclock_pauses),
 		cmocka_unit_test(test_byteclock_drift),
+		cmocka_unit_test(test_byteclock_warmup),
 		cmocka_unit_test(test_clock_wander),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
