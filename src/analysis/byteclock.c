@@ -32,13 +32,15 @@
  *      (within 10 % of B): training stops after a step's communication,
  *      so that family is the step boundary.  Else (a capture cut inside
  *      an iteration) the heaviest phase.  In a capture of more than
- *      PHASE_STEPS iterations only the last PHASE_STEPS are folded, with
+ *      PHASE_LONG iterations only the last PHASE_STEPS are folded, with
  *      the bytes per iteration (within JITTER of B) that fold them
  *      sharpest: over thousands of steps the bytes per step wander
  *      against their mean (retransmissions at a rate that changes), so
- *      the whole capture's fold places the boundaries anywhere, and a real
- *      hour of DDP had its first anchor on a short hole half a step off
- *      (its first 11 s one "iteration");
+ *      the whole capture's fold places the boundaries anywhere (a real
+ *      hour of DDP had its first anchor on a short hole half a step off,
+ *      its first 11 s one "iteration"), and on a lossy path (1.8 % of the
+ *      packets retransmitted) they wander by several % of B over 256
+ *      steps already (3000 steps of a 4-rank DDP ring: a rank lost 7);
  *   4. tracking: the first anchor is the best gap within +-5 % of B of
  *      that phase (the fold placed the family that precisely; a wider
  *      window lets the other family in) in the first lattice cell
@@ -105,9 +107,16 @@
  * over n iterations, which matters from a few dozen on, while over a few
  * steps one anchor off by a share of B moves the spacing more than that. */
 #define REFINE_STEPS 32
-#define PHASE_STEPS 256 /* a longer capture's phase: from its last so many steps */
+#define PHASE_LONG 256 /* a capture of more steps is long: */
+#define PHASE_STEPS 32  /* its phase from its last so many steps */
 #define ANCHOR_CELLS 8  /* and its first anchor: the best of so many cells */
 #define WINDOW_STRIDE 4 /* window_B's coarse trials */
+/* A long capture's first anchor weighs gaps up to this many family
+ * medians: a retransmission timeout stalls a step in its middle for 5
+ * boundaries' gaps, and took the first anchor of a lossy ring's rank.
+ * (Tracking weighs them whole: capped there, short gaps nearer the
+ * expected place moved the testbed's periods by up to 2 %.) */
+#define ANCHOR_CAP 2.0
 
 typedef struct bgap {
 	double pos, len;
@@ -184,8 +193,8 @@ static double fold_phase(const bgap *g, size_t ng, double B, double end_on)
 /* The bytes per iteration that fold the gaps of the last `steps`
  * iterations sharpest, within JITTER of B: the whole capture's mean B
  * differs from the window's own as the retransmissions' rate changes
- * (0.2 % over 256 steps is half of B: a smeared fold, whose phase put the
- * first anchor on a short hole inside a step).  Trials are as close as
+ * (0.2 % more a step is 6 % of B over 32 steps: a smeared fold, whose
+ * phase can put the first anchor on a short hole inside a step).  Trials are as close as
  * to move the window's last step by one fold bin, searched every
  * WINDOW_STRIDE first; the one nearest B wins a tie. */
 static double window_B(const bgap *g, size_t ng, double B, double steps)
@@ -221,9 +230,10 @@ static void histogram(const bgap *g, size_t ng, double d, long w, double *h, siz
 /* The gap with pos in [c - half, c + half] (searching from *i) that is
  * longest once weighed by its closeness to c (1 at c, 0 at the edges):
  * a gap of another recurring family (DDP's rest of the backward pass, a
- * share of B away) must be much longer to win over the one at c. */
+ * share of B away) must be much longer to win over the one at c.  Lengths
+ * count up to cap. */
 static long best_in(const bgap *g, size_t ng, size_t *i, double c, double half,
-		    double min_len)
+		    double min_len, double cap)
 {
 	long best = -1;
 	double bw = 0;
@@ -232,7 +242,7 @@ static long best_in(const bgap *g, size_t ng, size_t *i, double c, double half,
 	for (size_t j = *i; j < ng && g[j].pos <= c + half; j++) {
 		if (g[j].len < min_len)
 			continue;
-		double w = g[j].len * (1 - fabs(g[j].pos - c) / half);
+		double w = fmin(g[j].len, cap) * (1 - fabs(g[j].pos - c) / half);
 		if (best < 0 || w > bw)
 			best = (long)j, bw = w;
 	}
@@ -272,14 +282,15 @@ static double family_len(const bgap *g, size_t ng, double B, double phi)
 static size_t track(const double *x, size_t n, double thr, const bgap *g, size_t ng, double B,
 		    double total, double end_on, size_t *starts, double *span, double *steps)
 {
-	/* the phase from the last PHASE_STEPS iterations' gaps only */
+	/* a long capture's phase from its last PHASE_STEPS iterations' gaps */
 	size_t i = 0, ns = 0;
-	double from = total > PHASE_STEPS * B ? total - PHASE_STEPS * B : 0;
+	double from = total > PHASE_LONG * B ? total - PHASE_STEPS * B : 0;
 	while (i < ng && g[i].pos < from)
 		i++;
 	double Bw = from > 0 ? window_B(g + i, ng - i, B, PHASE_STEPS) : B;
 	double phi = fold_phase(g + i, ng - i, Bw, end_on);
-	double min_len = family_len(g + i, ng - i, Bw, phi) * FIRST_SHARE;
+	double fam = family_len(g + i, ng - i, Bw, phi), min_len = fam * FIRST_SHARE;
+	double cap = fam > 0 && from > 0 ? ANCHOR_CAP * fam : INFINITY;
 	/* the first anchor: in the first lattice cell holding one; in a long
 	 * capture's window, the best of its first ANCHOR_CELLS cells (the
 	 * steps' bytes wander within the window too, so that a cell's
@@ -289,10 +300,10 @@ static size_t track(const double *x, size_t n, double thr, const bgap *g, size_t
 	double aw = 0;
 	int cells = 0;
 	for (double c = phi + floor(from / Bw) * Bw; c <= total + B; c += Bw) {
-		long b = best_in(g, ng, &i, c, FIRST_WIN * B, min_len);
+		long b = best_in(g, ng, &i, c, FIRST_WIN * B, min_len, cap);
 		if (b < 0)
 			continue;
-		double w = g[b].len * (1 - fabs(g[b].pos - c) / (FIRST_WIN * B));
+		double w = fmin(g[b].len, cap) * (1 - fabs(g[b].pos - c) / (FIRST_WIN * B));
 		if (a < 0 || w > aw)
 			a = b, aw = w;
 		if (from == 0 || ++cells >= ANCHOR_CELLS)
@@ -316,7 +327,7 @@ static size_t track(const double *x, size_t n, double thr, const bgap *g, size_t
 			lo--;
 		/* min_len guards the start-up; a long capture's steps before
 		 * the phase window are tracked as forward */
-		long b = best_in(g, hi, &lo, c, WIN * B, from > 0 && c > 2 * B ? 0 : min_len);
+		long b = best_in(g, hi, &lo, c, WIN * B, from > 0 && c > 2 * B ? 0 : min_len, INFINITY);
 		if (b >= 0) {
 			back[nb++] = (size_t)b;
 			c = g[b].pos; /* the next expectation: this anchor - B */
@@ -340,7 +351,7 @@ static size_t track(const double *x, size_t n, double thr, const bgap *g, size_t
 		*span = g[a].pos - first, *steps = k_first;
 	i = (size_t)a + 1;
 	while (expect <= total) {
-		long b = best_in(g, ng, &i, expect, WIN * B, 0);
+		long b = best_in(g, ng, &i, expect, WIN * B, 0, INFINITY);
 		if (b >= 0 && total - g[b].pos < TAIL * B)
 			break; /* the tail of the last iteration, not a new one */
 		k++;
