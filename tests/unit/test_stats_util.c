@@ -205,9 +205,9 @@ static void test_byteclock_many_steps(void **state)
  * fold then places the step boundaries where the early steps hold only
  * holes: on a real hour of DDP (70000 steps) the first anchor was such a
  * hole half a step off, and the first 11 s came out as one "iteration".
- * The phase comes from the last PHASE_STEPS steps, and every step is
- * found from the first. */
-static void byteclock_drift(uint32_t seed)
+ * The phase comes from the last 32 steps, and every step is found from
+ * the first. */
+static void byteclock_drift(uint32_t seed, int lossy)
 {
 	enum { STEPS = 4000, DATA = 10, GAP = 8 };
 	size_t n = (size_t)STEPS * (DATA + GAP);
@@ -222,13 +222,15 @@ static void byteclock_drift(uint32_t seed)
 		for (size_t b = 0; b < DATA; b++)
 			st[b] = b == hole || b == hole + 1 ? 0 : 125;
 		seed = seed * 1103515245u + 12345u;
-		if (k >= STEPS / 4)
+		if (lossy) /* 3 % more in a third of the steps, from the start */
+			st[DATA - 1] += (seed >> 16) % 3 == 0 ? 30 : 0;
+		else if (k >= STEPS / 4)
 			st[DATA - 1] += (seed >> 16) % 100 == 0 ? 12 : 2;
 	}
 	dmls_fft fft = {0};
 	size_t ns = dmls_byteclock_starts(&fft, x, n, 1.0, starts, &B, &peak);
 	dmls_fft_release(&fft);
-	assert_true(fabs(B / 1000.0 - 1) < 0.01);
+	assert_true(fabs(B / (lossy ? 1010.0 : 1000.0) - 1) < 0.01);
 	assert_int_equal(ns, STEPS);
 	for (size_t i = 0; i < ns; i++) /* every start at a step's first bin */
 		assert_int_equal(starts[i], i * (DATA + GAP));
@@ -239,9 +241,13 @@ static void byteclock_drift(uint32_t seed)
 static void test_byteclock_drift(void **state)
 {
 	(void)state;
-	byteclock_drift(1); /* the whole capture's phase: 15 steps missed */
-	byteclock_drift(3);
-	byteclock_drift(11);
+	byteclock_drift(1, 0); /* the whole capture's phase: 15 steps missed */
+	byteclock_drift(3, 0);
+	byteclock_drift(11, 0);
+	/* a lossy path's steps wander by 1.4 % of B a step: over 256 steps
+	 * the window's fold smeared (4 and 15 starts on holes) */
+	byteclock_drift(19, 1);
+	byteclock_drift(25, 1);
 }
 
 /* The bytes before the first step boundary: an iteration when they are
