@@ -194,9 +194,9 @@ static double fold_phase(const bgap *g, size_t ng, double B, double end_on)
  * iterations sharpest, within JITTER of B: the whole capture's mean B
  * differs from the window's own as the retransmissions' rate changes
  * (0.2 % more a step is 6 % of B over 32 steps: a smeared fold, whose
- * phase can put the first anchor on a short hole inside a step).  Trials are as close as
- * to move the window's last step by one fold bin, searched every
- * WINDOW_STRIDE first; the one nearest B wins a tie. */
+ * phase can put the first anchor on a short hole inside a step).  Trials
+ * are as close as to move the window's last step by one fold bin,
+ * searched every WINDOW_STRIDE first; the one nearest B wins a tie. */
 static double window_B(const bgap *g, size_t ng, double B, double steps)
 {
 	double step = 1.0 / (FOLD_BINS * fmax(steps, 1)), sm[FOLD_BINS], best = -1;
