@@ -50,8 +50,12 @@
  *      the best gap within +-25 % of B around previous + B, "best" = the
  *      longest once weighed by closeness (1 at the expected position, 0 at
  *      the window's edges), so that another family a share of B away
- *      cannot take over (an empty window, e.g. an iteration without a gap,
- *      moves the expectation on by B; an anchor with less than 0.5 B after
+ *      cannot take over (an empty window is searched again over +-50 %
+ *      of B for a gap at least as long as the family's median: a step
+ *      that carries a burst of retransmissions moves every later boundary
+ *      by a share of B, and a lossy ring's ranks lost 1 and 3 of 3000
+ *      steps; still none, e.g. an iteration without a gap, moves the
+ *      expectation on by B; an anchor with less than 0.5 B after
  *      it is the last iteration's tail, not a start), and so back from the
  *      first anchor to the capture's start (gaps at least as long as the
  *      first's minimum: where the bytes per step creep, the fold's phase
@@ -327,7 +331,17 @@ static size_t track(const double *x, size_t n, double thr, const bgap *g, size_t
 			lo--;
 		/* min_len guards the start-up; a long capture's steps before
 		 * the phase window are tracked as forward */
+		size_t lo0 = lo;
 		long b = best_in(g, hi, &lo, c, WIN * B, from > 0 && c > 2 * B ? 0 : min_len, INFINITY);
+		if (b < 0 && from > 0 && c > 2 * B) { /* as forward */
+			lo = lo0;
+			while (lo > 0 && g[lo - 1].pos >= c - 0.5 * B)
+				lo--;
+			size_t h2 = hi;
+			while (h2 < ng && h2 < (size_t)a && g[h2].pos <= c + 0.5 * B)
+				h2++;
+			b = best_in(g, h2, &lo, c, 0.5 * B, fam, INFINITY);
+		}
 		if (b >= 0) {
 			back[nb++] = (size_t)b;
 			c = g[b].pos; /* the next expectation: this anchor - B */
@@ -351,7 +365,12 @@ static size_t track(const double *x, size_t n, double thr, const bgap *g, size_t
 		*span = g[a].pos - first, *steps = k_first;
 	i = (size_t)a + 1;
 	while (expect <= total) {
+		size_t i0 = i;
 		long b = best_in(g, ng, &i, expect, WIN * B, 0, INFINITY);
+		if (b < 0) { /* none: a stall or a burst of retransmissions moved the step */
+			size_t j = i0;
+			b = best_in(g, ng, &j, expect, 0.5 * B, fam, INFINITY);
+		}
 		if (b >= 0 && total - g[b].pos < TAIL * B)
 			break; /* the tail of the last iteration, not a new one */
 		k++;

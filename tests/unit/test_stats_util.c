@@ -288,6 +288,34 @@ static void test_byteclock_warmup(void **state)
 	assert_int_equal(byteclock_prefix(800), 37);  /* a step cut by the capture */
 }
 
+/* A step that carries 0.3 B more than the others (a burst of
+ * retransmissions after a timeout) moves every later boundary by 0.3 B,
+ * out of tracking's +-25 % window: every step on the far side of it was
+ * lost.  An empty window is searched again over +-50 % for a gap as long
+ * as the family's median (3000 steps of a real DDP ring over a lossy path: 2997 and 2999
+ * of 3000 on two ranks' files, now 3000 on each). */
+static void test_byteclock_shift(void **state)
+{
+	(void)state;
+	enum { STEPS = 400, DATA = 4, GAP = 12 }; /* long: tracked back */
+	size_t n = (size_t)STEPS * (DATA + GAP);
+	size_t *starts = malloc((STEPS + 3) * sizeof(size_t));
+	double *x = calloc(n, sizeof(double)), B = 0, peak = 0;
+	assert_non_null(x);
+	assert_non_null(starts);
+	for (size_t k = 0; k < STEPS; k++)
+		for (size_t b = 0; b < DATA; b++)
+			x[k * (DATA + GAP) + b] = 250 + (k == STEPS / 2 && b == 1 ? 300 : 0);
+	dmls_fft fft = {0};
+	size_t ns = dmls_byteclock_starts(&fft, x, n, 1.0, starts, &B, &peak);
+	dmls_fft_release(&fft);
+	assert_int_equal(ns, STEPS);
+	for (size_t i = 0; i < ns; i++)
+		assert_int_equal(starts[i], i * (DATA + GAP));
+	free(x);
+	free(starts);
+}
+
 /* dmls_byteclock_starts with an evaluation pause every EVERY steps (26x
  * a step's gap): weighed by their length the pauses were the histogram,
  * and 36 "iterations" of 100 steps came out of a ring's hour with a 5 s
@@ -376,6 +404,7 @@ int main(void)
 		cmocka_unit_test(test_byteclock_pauses),
 		cmocka_unit_test(test_byteclock_drift),
 		cmocka_unit_test(test_byteclock_warmup),
+		cmocka_unit_test(test_byteclock_shift),
 		cmocka_unit_test(test_clock_wander),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
