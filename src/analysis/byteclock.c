@@ -50,8 +50,10 @@
  *      the best gap within +-25 % of B around previous + B, "best" = the
  *      longest once weighed by closeness (1 at the expected position, 0 at
  *      the window's edges), so that another family a share of B away
- *      cannot take over (an empty window is searched again over +-50 %
- *      of B for a gap at least as long as the family's median: a step
+ *      cannot take over (in a long capture an empty window is searched
+ *      again over +-50 % of B for a gap at least as long as the family's
+ *      median, not in a short one: there it tiled a ring whose steps move
+ *      S or 3 S in no order, which must be withheld; a step
  *      that carries a burst of retransmissions moves every later boundary
  *      by a share of B, and a lossy ring's ranks lost 1 and 3 of 3000
  *      steps; still none, e.g. an iteration without a gap, moves the
@@ -367,7 +369,7 @@ static size_t track(const double *x, size_t n, double thr, const bgap *g, size_t
 	while (expect <= total) {
 		size_t i0 = i;
 		long b = best_in(g, ng, &i, expect, WIN * B, 0, INFINITY);
-		if (b < 0) { /* none: a stall or a burst of retransmissions moved the step */
+		if (b < 0 && from > 0) { /* none: a burst of retransmissions moved the step */
 			size_t j = i0;
 			b = best_in(g, ng, &j, expect, 0.5 * B, fam, INFINITY);
 		}
