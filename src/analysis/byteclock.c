@@ -233,19 +233,26 @@ static void histogram(const bgap *g, size_t ng, double d, long w, double *h, siz
 	}
 }
 
-/* The gap with pos in [c - half, c + half] (searching from *i) that is
- * longest once weighed by its closeness to c (1 at c, 0 at the edges):
+/* The gap with pos in [c - half, c + half] that is longest once weighed
+ * by its closeness to c (1 at c, 0 at the edges; the first of equals):
  * a gap of another recurring family (DDP's rest of the backward pass, a
  * share of B away) must be much longer to win over the one at c.  Lengths
- * count up to cap. */
-static long best_in(const bgap *g, size_t ng, size_t *i, double c, double half,
-		    double min_len, double cap)
+ * count up to cap.  Gaps ascend by pos (bytes come between any two), so
+ * the window's first is found by bisection. */
+static long best_in(const bgap *g, size_t ng, double c, double half, double min_len,
+		    double cap)
 {
+	size_t lo = 0, hi = ng;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (g[mid].pos < c - half)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
 	long best = -1;
 	double bw = 0;
-	while (*i < ng && g[*i].pos < c - half)
-		(*i)++;
-	for (size_t j = *i; j < ng && g[j].pos <= c + half; j++) {
+	for (size_t j = lo; j < ng && g[j].pos <= c + half; j++) {
 		if (g[j].len < min_len)
 			continue;
 		double w = fmin(g[j].len, cap) * (1 - fabs(g[j].pos - c) / half);
@@ -253,6 +260,16 @@ static long best_in(const bgap *g, size_t ng, size_t *i, double c, double half,
 			best = (long)j, bw = w;
 	}
 	return best;
+}
+
+/* The anchor expected at c while tracking: best_in over +-WIN of B; where
+ * none and wide, over +-50 % for a gap at least wide_len long (a burst of
+ * retransmissions moved the step). */
+static long step_anchor(const bgap *g, size_t ng, double c, double B, double min_len, int wide,
+			double wide_len)
+{
+	long b = best_in(g, ng, c, WIN * B, min_len, INFINITY);
+	return b < 0 && wide ? best_in(g, ng, c, 0.5 * B, wide_len, INFINITY) : b;
 }
 
 static int cmp_dbl(const void *a, const void *b)
@@ -306,9 +323,10 @@ static size_t track(const double *x, size_t n, double thr, const bgap *g, size_t
 	double aw = 0;
 	int cells = 0;
 	for (double c = phi + floor(from / Bw) * Bw; c <= total + B; c += Bw) {
-		long b = best_in(g, ng, &i, c, FIRST_WIN * B, min_len, cap);
+		long b = best_in(g + i, ng - i, c, FIRST_WIN * B, min_len, cap); /* the window's */
 		if (b < 0)
 			continue;
+		b += (long)i;
 		double w = fmin(g[b].len, cap) * (1 - fabs(g[b].pos - c) / (FIRST_WIN * B));
 		if (a < 0 || w > aw)
 			a = b, aw = w;
@@ -323,31 +341,15 @@ static size_t track(const double *x, size_t n, double thr, const bgap *g, size_t
 	 * of 36 steps, make validate); at least min_len long, as the first */
 	size_t *back = malloc((ng ? ng : 1) * sizeof(size_t)), nb = 0;
 	double kb = 0, k_first = 0;
-	size_t hi = (size_t)a; /* gaps [0, hi) are left to look at; pos ascends */
 	for (double c = g[a].pos - B; back && c + WIN * B >= 0; c -= B) { /* none: forward only */
 		kb++;
-		while (hi > 0 && g[hi - 1].pos > c + WIN * B)
-			hi--;
-		size_t lo = hi; /* the window's first gap, then best_in as forward */
-		while (lo > 0 && g[lo - 1].pos >= c - WIN * B)
-			lo--;
 		/* min_len guards the start-up; a long capture's steps before
 		 * the phase window are tracked as forward */
-		size_t lo0 = lo;
-		long b = best_in(g, hi, &lo, c, WIN * B, from > 0 && c > 2 * B ? 0 : min_len, INFINITY);
-		if (b < 0 && from > 0 && c > 2 * B) { /* as forward */
-			lo = lo0;
-			while (lo > 0 && g[lo - 1].pos >= c - 0.5 * B)
-				lo--;
-			size_t h2 = hi;
-			while (h2 < ng && h2 < (size_t)a && g[h2].pos <= c + 0.5 * B)
-				h2++;
-			b = best_in(g, h2, &lo, c, 0.5 * B, fam, INFINITY);
-		}
+		int past = from > 0 && c > 2 * B;
+		long b = step_anchor(g, ng, c, B, past ? 0 : min_len, past, fam);
 		if (b >= 0) {
 			back[nb++] = (size_t)b;
 			c = g[b].pos; /* the next expectation: this anchor - B */
-			hi = (size_t)b;
 			k_first = kb;
 		}
 	}
@@ -365,14 +367,8 @@ static size_t track(const double *x, size_t n, double thr, const bgap *g, size_t
 	double expect = g[a].pos + B, first = g[e].pos, k = k_first;
 	if (k_first > 0)
 		*span = g[a].pos - first, *steps = k_first;
-	i = (size_t)a + 1;
 	while (expect <= total) {
-		size_t i0 = i;
-		long b = best_in(g, ng, &i, expect, WIN * B, 0, INFINITY);
-		if (b < 0 && from > 0) { /* none: a burst of retransmissions moved the step */
-			size_t j = i0;
-			b = best_in(g, ng, &j, expect, 0.5 * B, fam, INFINITY);
-		}
+		long b = step_anchor(g, ng, expect, B, 0, from > 0, fam);
 		if (b >= 0 && total - g[b].pos < TAIL * B)
 			break; /* the tail of the last iteration, not a new one */
 		k++;
@@ -382,7 +378,6 @@ static size_t track(const double *x, size_t n, double thr, const bgap *g, size_t
 		}
 		starts[ns++] = g[b].bin;
 		expect = g[b].pos + B;
-		i = (size_t)b + 1;
 		*span = g[b].pos - first;
 		*steps = k;
 	}
