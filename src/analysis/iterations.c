@@ -498,12 +498,6 @@ static double worker_sent(const dmls_stats *st, const job_series *js, size_t h, 
 			  size_t b)
 {
 	int64_t lo = js->from + (int64_t)a * js->factor, hi = js->from + (int64_t)b * js->factor;
-	if (js->shares > 0) {
-		double job = 0;
-		for (size_t k = a; k < b && k < js->n; k++)
-			job += js->x[k];
-		return job * (double)st->hosts[h].tx_payload_bytes / js->shares;
-	}
 	if (!js->pairs)
 		return dmls_series_range(&st->hosts[h].tx_payload, lo, hi, NULL);
 	double sum = 0;
@@ -529,17 +523,28 @@ static int worker_bytes(dmls_iterations *it, const dmls_stats *st, const job_ser
 	double *all = malloc((nw * ((use + stride - 1) / stride) + 1) * sizeof(double));
 	double *med = malloc((nw + 1) * sizeof(double));
 	double *v = malloc((use + 1) * sizeof(double));
+	/* the series is the capture's total (js->shares): the job's bytes of
+	 * each iteration, once for all workers, each its share of them */
+	double *job = js->shares > 0 ? malloc((use + 1) * sizeof(double)) : NULL;
 	size_t nall = 0, nmed = 0, outliers = 0;
-	if (!all || !med || !v) {
-		free(all), free(med), free(v);
+	if (!all || !med || !v || (js->shares > 0 && !job)) {
+		free(all), free(med), free(v), free(job);
 		return -1;
+	}
+	for (size_t i = 0; job && i < use; i++) {
+		size_t a = starts[i], b = i + 1 < ns ? starts[i + 1] : last_on + 1;
+		job[i] = 0;
+		for (size_t k = a; k < b && k < js->n; k++)
+			job[i] += js->x[k];
 	}
 	for (size_t w = 0; w < nw; w++) {
 		size_t first = nall;
 		for (size_t i = 0; i < use; i++) {
 			size_t a = starts[i], b = i + 1 < ns ? starts[i + 1] : last_on + 1;
 			b = b < js->n ? b : js->n;
-			double sum = a < b ? worker_sent(st, js, workers[w], a, b) : 0;
+			double tx = (double)st->hosts[workers[w]].tx_payload_bytes, sum = 0;
+			if (a < b)
+				sum = job ? job[i] * tx / js->shares : worker_sent(st, js, workers[w], a, b);
 			v[i] = sum;
 			if (i % stride == 0)
 				all[nall++] = sum;
@@ -553,7 +558,7 @@ static int worker_bytes(dmls_iterations *it, const dmls_stats *st, const job_ser
 	it->bytes_per_worker = nmed ? dmls_median(med, nmed) : NAN;
 	it->bytes_spread = use >= 2 ? dmls_robust_cv(all, nall) : NAN;
 	it->bytes_outliers = nall ? (double)outliers / (double)nall : NAN;
-	free(all), free(med), free(v);
+	free(all), free(med), free(v), free(job);
 	return 0;
 }
 
