@@ -133,7 +133,8 @@ typedef struct dmls_iterations {
 	double period_s;        /* mean comm-end-to-comm-end interval, the first left
 				 * out from DMLS_STEADY_FROM iterations on */
 	double period_median_s; /* median of comm-end-to-comm-end intervals */
-	const char *method;     /* "byte-clock", "time-acf", "gaps" or NULL */
+	const char *method;     /* "byte-clock", "time-acf", "time-ranks", "rank-clock",
+				 * "gaps" or NULL */
 	double acf_period_s;    /* the time autocorrelation's estimate */
 	double acf_peak;        /* autocorrelation at that lag */
 	double iter_bytes;      /* the byte clock's bytes per iteration (all job hosts) */
@@ -350,6 +351,13 @@ int dmls_iterations_find_pairs(dmls_iterations *it, const dmls_stats *st, const 
 int dmls_iterations_find_guided(dmls_iterations *it, const dmls_stats *st, const size_t *hosts,
 				size_t n, const size_t *workers, size_t nworkers,
 				const size_t *pairs, size_t npairs, double guide_s, dmls_error *err);
+/* The same with the iterations starting at the bounds at_s[0..nat) (s from
+ * the capture's start: a rank's own clock, its bounds_s) instead of a
+ * clock of the job's own. */
+int dmls_iterations_find_at(dmls_iterations *it, const dmls_stats *st, const size_t *hosts,
+			    size_t n, const size_t *workers, size_t nworkers,
+			    const size_t *pairs, size_t npairs, const double *at_s, size_t nat,
+			    dmls_error *err);
 /* The clock of host h alone (its series, or np > 0 the pairs
  * st->pairs[pairs[i]]): the same count, periods, ends and bytes as
  * dmls_iterations_find_pairs, without the time autocorrelation (unless the

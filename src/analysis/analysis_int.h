@@ -20,5 +20,11 @@ int dmls_find_iterations(dmls_analysis *a, dmls_stats *st, const size_t *jpairs,
 /* The same tracked in time with the period guide_s (0: as above). */
 int dmls_find_iterations_guided(dmls_analysis *a, dmls_stats *st, const size_t *jpairs,
 				size_t njpairs, double guide_s, dmls_error *err);
+/* The same with the iterations starting at the bounds at_s[0..nat): rank
+ * host's own clock, whose bytes alone then give the bytes per worker when
+ * it is a worker. */
+int dmls_find_iterations_at(dmls_analysis *a, dmls_stats *st, const size_t *jpairs,
+			    size_t njpairs, const double *at_s, size_t nat, size_t host,
+			    dmls_error *err);
 
 #endif

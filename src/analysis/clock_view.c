@@ -213,15 +213,11 @@ out:
  * with its hub: the hub's first sends are the workers' initial pull of the
  * model (a worker pulls before its first push), warm-up, not a step, when
  * no observed worker pushed in it; seen from its hub alone, the hub's
- * bytes per iteration (server_bytes) give S. */
-int dmls_find_iterations(dmls_analysis *a, dmls_stats *st, const size_t *jpairs,
-			 size_t njpairs, dmls_error *err)
-{
-	return dmls_find_iterations_guided(a, st, jpairs, njpairs, 0, err);
-}
-
-int dmls_find_iterations_guided(dmls_analysis *a, dmls_stats *st, const size_t *jpairs,
-				size_t njpairs, double guide_s, dmls_error *err)
+ * bytes per iteration (server_bytes) give S.  At a rank's bounds at_s, its
+ * own bytes (at_host, when a worker) give the bytes per worker. */
+static int find_iterations(dmls_analysis *a, dmls_stats *st, const size_t *jpairs,
+			   size_t njpairs, double guide_s, const double *at_s, size_t nat,
+			   size_t at_host, dmls_error *err)
 {
 	dmls_pattern *p = &a->pattern;
 	size_t nw = 0, *workers = malloc((p->ranks ? p->ranks : 1) * sizeof(size_t));
@@ -239,9 +235,14 @@ int dmls_find_iterations_guided(dmls_analysis *a, dmls_stats *st, const size_t *
 		for (size_t i = 0; i < nh; i++)
 			workers[nw++] = hosts[i];
 	dmls_iterations_release(&a->iter);
-	int rc = dmls_iterations_find_guided(&a->iter, st, hosts, nh, workers, nw,
-					     p->partial ? p->pairs : jpairs,
-					     p->partial ? p->npairs : njpairs, guide_s, err);
+	const size_t *pairs = p->partial ? p->pairs : jpairs;
+	size_t np = p->partial ? p->npairs : njpairs;
+	/* another rank's bounds: only its own bytes keep its phase */
+	int mine = at_s && at_host < st->nhosts && st->hosts[at_host].role == DMLS_ROLE_WORKER;
+	int rc = at_s ? dmls_iterations_find_at(&a->iter, st, hosts, nh, mine ? &at_host : workers,
+						mine ? 1 : nw, pairs, np, at_s, nat, err)
+		      : dmls_iterations_find_guided(&a->iter, st, hosts, nh, workers, nw, pairs,
+						    np, guide_s, err);
 	a->server_bytes = NAN;
 	if (rc == 0 && hub_only) {
 		a->server_bytes = a->iter.bytes_per_worker;
@@ -258,4 +259,23 @@ int dmls_find_iterations_guided(dmls_analysis *a, dmls_stats *st, const size_t *
 		a->iter.period_s = a->iter.period_median_s = NAN; /* the spokes' paces merged */
 	free(workers);
 	return rc;
+}
+
+int dmls_find_iterations(dmls_analysis *a, dmls_stats *st, const size_t *jpairs,
+			 size_t njpairs, dmls_error *err)
+{
+	return find_iterations(a, st, jpairs, njpairs, 0, NULL, 0, SIZE_MAX, err);
+}
+
+int dmls_find_iterations_guided(dmls_analysis *a, dmls_stats *st, const size_t *jpairs,
+				size_t njpairs, double guide_s, dmls_error *err)
+{
+	return find_iterations(a, st, jpairs, njpairs, guide_s, NULL, 0, SIZE_MAX, err);
+}
+
+int dmls_find_iterations_at(dmls_analysis *a, dmls_stats *st, const size_t *jpairs,
+			    size_t njpairs, const double *at_s, size_t nat, size_t host,
+			    dmls_error *err)
+{
+	return find_iterations(a, st, jpairs, njpairs, 0, at_s, nat, host, err);
 }

@@ -29,7 +29,9 @@
  * starts are the ends of gaps at least 30 % of the longest gap.  With a T
  * given (dmls_iterations_find_guided: the ranks' own period, analysis.c,
  * where the byte clock tiled a job's steps into smaller units), the time
- * domain tracks with it and the byte clock is not asked.
+ * domain tracks with it and the byte clock is not asked.  With bounds
+ * given (dmls_iterations_find_at: a rank's own clock, analysis.c, where
+ * stalls split a job's steps in time), the starts are theirs.
  *
  * Then halves.c checks that the iterations are not half-iterations (a
  * parameter server's push and pull phases move the same bytes); only when
@@ -420,12 +422,29 @@ static int hidden(dmls_iterations *it, const dmls_stats *st, const job_series *j
 	return 0;
 }
 
+/* Bins of the bounds at_s[0..nat) (s from st->t0_ns, another clock's),
+ * increasing, up to the last on bin. */
+static size_t starts_at(const job_series *js, const double *at_s, size_t nat, size_t last_on,
+			size_t *starts)
+{
+	size_t ns = 0;
+	for (size_t i = 0; i < nat; i++) {
+		double k = floor((at_s[i] - js->off_s) / js->bin_s + 0.5);
+		if (!(k >= 0) || k > (double)last_on)
+			continue;
+		if (ns == 0 || (size_t)k > starts[ns - 1])
+			starts[ns++] = (size_t)k;
+	}
+	return ns;
+}
+
 /* Iteration starts (bins, ascending) into *starts (malloc'd), their count
  * into *ns; *last_on = the last on bin.  Memory follows the on runs, not
  * the bins: a long capture's series has hundreds of thousands of bins and
  * a few thousand runs.  0, or -1 when out of memory. */
 static int find_starts(dmls_iterations *it, job_series *js, double *T, int by_time,
-		       size_t **starts, size_t *ns_out, size_t *last_on, double *thr_out)
+		       const double *at_s, size_t nat, size_t **starts, size_t *ns_out,
+		       size_t *last_on, double *thr_out)
 {
 	size_t n = js->n, nc = 0, ns = 0;
 	cand *c = NULL;
@@ -448,7 +467,7 @@ static int find_starts(dmls_iterations *it, job_series *js, double *T, int by_ti
 	/* every start is a run's (track_starts, gap_starts) or a gap's
 	 * (byteclock: at most one per gap, and two before the first) */
 	c = malloc((nc + 1) * sizeof(cand));
-	*starts = malloc((nc + 3) * sizeof(size_t));
+	*starts = malloc(((nc > nat ? nc : nat) + 3) * sizeof(size_t));
 	if (!c || !*starts) {
 		free(c);
 		return -1;
@@ -466,6 +485,11 @@ static int find_starts(dmls_iterations *it, job_series *js, double *T, int by_ti
 	*last_on = prev_on;
 	if (nc == 0)
 		goto out;
+	if (at_s) {
+		ns = starts_at(js, at_s, nat, prev_on, *starts);
+		it->method = "rank-clock";
+		goto out;
+	}
 	if (!by_time) /* else the guide T given stands (dmls_iterations_find_guided) */
 		ns = dmls_byteclock_starts(&js->fft, js->x, n, thr, *starts, &it->iter_bytes,
 					   &it->byte_peak);
@@ -730,7 +754,8 @@ static int build_series(job_series *js, const dmls_stats *st, const size_t *host
  * the byte clock finds no steps, the regularity). */
 static int find_core(dmls_iterations *it, const dmls_stats *st, const size_t *hosts, size_t nh,
 		     const size_t *workers, size_t nw, const size_t *pairs, size_t np,
-		     int clock_only, double guide_s, dmls_error *err)
+		     int clock_only, double guide_s, const double *at_s, size_t nat,
+		     dmls_error *err)
 {
 	iterations_clear(it);
 	job_series js = {0};
@@ -755,11 +780,12 @@ static int find_core(dmls_iterations *it, const dmls_stats *st, const size_t *ho
 	size_t *starts = NULL, last_on = 0, ns = 0;
 	double thr = 0;
 	int rc = 0;
-	if (find_starts(it, &js, &T, by_time, &starts, &ns, &last_on, &thr) < 0)
+	if (find_starts(it, &js, &T, by_time, at_s, nat, &starts, &ns, &last_on, &thr) < 0)
 		rc = dmls_fail(err, DMLS_ENOMEM, "out of memory");
 	/* Halves only exist where some host is not a worker (a parameter
-	 * server): a ring, every rank a worker, is never merged. */
-	if (ns >= 6 && nw < nh && merge_halves(&js, st, hosts, nh, thr, starts, &ns) < 0)
+	 * server): a ring, every rank a worker, is never merged; a rank's
+	 * clock (at_s) counted its own steps. */
+	if (ns >= 6 && nw < nh && !at_s && merge_halves(&js, st, hosts, nh, thr, starts, &ns) < 0)
 		rc = dmls_fail(err, DMLS_ENOMEM, "out of memory");
 	if (rc == 0 && ns > 0) {
 		it->starts_s = malloc(ns * sizeof(double));
@@ -803,18 +829,25 @@ int dmls_iterations_find_pairs(dmls_iterations *it, const dmls_stats *st, const 
 			       size_t nh, const size_t *workers, size_t nw, const size_t *pairs,
 			       size_t np, dmls_error *err)
 {
-	return find_core(it, st, hosts, nh, workers, nw, pairs, np, 0, 0, err);
+	return find_core(it, st, hosts, nh, workers, nw, pairs, np, 0, 0, NULL, 0, err);
 }
 
 int dmls_iterations_find_guided(dmls_iterations *it, const dmls_stats *st, const size_t *hosts,
 				size_t nh, const size_t *workers, size_t nw, const size_t *pairs,
 				size_t np, double guide_s, dmls_error *err)
 {
-	return find_core(it, st, hosts, nh, workers, nw, pairs, np, 0, guide_s, err);
+	return find_core(it, st, hosts, nh, workers, nw, pairs, np, 0, guide_s, NULL, 0, err);
 }
 
 int dmls_iterations_find_clock(dmls_iterations *it, const dmls_stats *st, size_t h,
 			       const size_t *pairs, size_t np, dmls_error *err)
 {
-	return find_core(it, st, &h, 1, &h, 1, pairs, np, 1, 0, err);
+	return find_core(it, st, &h, 1, &h, 1, pairs, np, 1, 0, NULL, 0, err);
+}
+
+int dmls_iterations_find_at(dmls_iterations *it, const dmls_stats *st, const size_t *hosts,
+			    size_t nh, const size_t *workers, size_t nw, const size_t *pairs,
+			    size_t np, const double *at_s, size_t nat, dmls_error *err)
+{
+	return find_core(it, st, hosts, nh, workers, nw, pairs, np, 0, 0, at_s, nat, err);
 }

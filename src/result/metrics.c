@@ -176,7 +176,7 @@ const dmls_metric dmls_metrics[] = {
 	{"iterations.source", S, 's', AN, F(iter.source), "source",
 	 "where iterations come from: traffic"},
 	{"iterations.method", S, 's', AN, F(iter.method), "method",
-	 "byte-clock, time-acf, time-ranks or gaps"},
+	 "byte-clock, time-acf, time-ranks, rank-clock or gaps"},
 	{"iterations.iteration_bytes", R, 'b', AN, F(iter.iteration_bytes), "B/it",
 	 "the byte clock's bytes per iteration, all job hosts"},
 	{"iterations.byte_acf_peak", R, 'f', AN, F(iter.byte_acf_peak), "byte acf",
