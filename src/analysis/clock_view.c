@@ -23,6 +23,7 @@
 #define PACE_EDGES 16  /* data edges given a clock of their own */
 #define PACE_OFF 0.10   /* two edges' periods this far apart: two clocks */
 #define PACE_PHASE 0.15 /* closer, their steps' offsets this unsteady: two clocks */
+#define PACE_MULTIPLE 4 /* an edge with up to so many bursts a step */
 
 /* Payload host h sent in [t0_s, t1_s) (seconds from st->t0_ns): the
  * series' runs in the range only (a capture may span years). */
@@ -113,6 +114,32 @@ static int initial_pull(const dmls_analysis *a, const dmls_stats *st, const size
 	return first < INITIAL_PULL_SHARE * rest / (double)(it->count - 2);
 }
 
+/* The robust spread of clock e's offsets from clock ref's ends, over P. */
+static double phase_spread(const double *ref, size_t nref, const double *e, size_t n, double P)
+{
+	double spread, lock;
+	dmls_clock_compare(ref, nref, e, n, P, &spread, &lock, NULL);
+	return spread;
+}
+
+/* The phase spread of two clocks whose periods are near a ratio of the
+ * whole number k >= 2 (pb the slower's): the faster clock's every k-th
+ * end, at the offset of the k that fits best, against the slower clock. */
+static double multiple_spread(const double *fast, size_t nf, const double *slow, size_t nsl,
+			      double pb, size_t k)
+{
+	double best = INFINITY, *d = malloc((nf / k + 1) * sizeof(double));
+	for (size_t j = 0; d && j < k; j++) {
+		size_t m = 0;
+		for (size_t i = j; i < nf; i += k)
+			d[m++] = fast[i];
+		if (m >= 4)
+			best = fmin(best, phase_spread(slow, nsl, d, m, pb));
+	}
+	free(d);
+	return best;
+}
+
 /* Do the sender's data edges keep clocks of their own?  Each edge's own
  * clock (the iterations of that pair alone, for the PACE_EDGES heaviest,
  * of 4 steps or more) against the first: 1 when their periods are more
@@ -123,7 +150,13 @@ static int initial_pull(const dmls_analysis *a, const dmls_stats *st, const size
  * one period with offsets spread 0.27-0.51; an asynchronous server's
  * workers 14 % apart.  An asynchronous server with two workers answers
  * both within most iterations of the merged clock, which the count below
- * cannot see. */
+ * cannot see.  An edge can carry two bursts a step where another carries
+ * one (a rank of Open MPI's Rabenseifner all-reduce sends to its nearest
+ * partner first and last in a step: that edge's clock counts 72 for the
+ * step's 36, which withheld every rank's file of the testbed's runs):
+ * periods near a whole multiple k (up to PACE_MULTIPLE) are one clock
+ * when the faster's every k-th end, at the best of its k offsets, keeps a
+ * steady offset to the slower's. */
 static int clocks_apart(const dmls_stats *st, size_t hub, const long *pk, size_t ns)
 {
 	double ref_p = NAN, *ref = NULL;
@@ -141,13 +174,21 @@ static int clocks_apart(const dmls_stats *st, size_t hub, const long *pk, size_t
 			if (!ref) { /* the first steady edge is the reference */
 				ref = it.comm_end_s, nref = it.count, ref_p = it.period_s;
 				it.comm_end_s = NULL;
-			} else if (fabs(it.period_s - ref_p) > PACE_OFF * fmin(it.period_s, ref_p)) {
-				apart = 1;
 			} else {
-				double spread, lock;
-				dmls_clock_compare(ref, nref, it.comm_end_s, it.count,
-						   fmin(it.period_s, ref_p), &spread, &lock, NULL);
-				apart = spread > PACE_PHASE; /* lock: 0.66-1 either way */
+				double lo = fmin(it.period_s, ref_p), hi = fmax(it.period_s, ref_p);
+				double k = round(hi / lo);
+				int fast_ref = ref_p < it.period_s;
+				if (fabs(hi - lo) <= PACE_OFF * lo) /* lock: 0.66-1 either way */
+					apart = phase_spread(ref, nref, it.comm_end_s, it.count, lo) >
+						PACE_PHASE;
+				else if (k >= 2 && k <= PACE_MULTIPLE && fabs(hi - k * lo) <= PACE_OFF * hi)
+					apart = multiple_spread(fast_ref ? ref : it.comm_end_s,
+								fast_ref ? nref : it.count,
+								fast_ref ? it.comm_end_s : ref,
+								fast_ref ? it.count : nref, hi,
+								(size_t)k) > PACE_PHASE;
+				else
+					apart = 1;
 			}
 		}
 		dmls_iterations_release(&it);

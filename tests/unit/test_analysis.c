@@ -550,6 +550,39 @@ static void test_mpich_three(void **state)
 	dmls_stats_release(&st);
 }
 
+/* One rank's file of Open MPI's Rabenseifner all-reduce among 4: its
+ * reduce-scatter sends S/2 to its nearest partner, then S/4 to the next;
+ * its allgather the same back in reverse order.  The nearest partner's
+ * edge carries two bursts a step (the first and the last, here 40 ms
+ * apart in a step of 100), the other edge's two are one: the first edge's
+ * clock counts two steps for one.  The
+ * rank keeps one clock (its steps counted and timed), not one clock per
+ * partner (an asynchronous server's), which withheld every rank's file of
+ * the testbed's Rabenseifner runs. */
+static void rabenseifner_rank_iter(dmls_stats *st, int64_t t, int iter)
+{
+	(void)iter;
+	static const int to[4] = {2, 3, 3, 2};
+	static const uint64_t part[4] = {S_BYTES / 2, S_BYTES / 4, S_BYTES / 4, S_BYTES / 2};
+	for (int k = 0; k < 4; k++) /* the sums between: 8-13 ms on the testbed */
+		t = synth_send(st, t, 1, to[k], part[k]) + 13 * MS;
+}
+
+static void test_rabenseifner_rank(void **state)
+{
+	(void)state;
+	dmls_stats st;
+	dmls_stats_init(&st, 0);
+	run_job(&st, SYNTH_T0, rabenseifner_rank_iter, 40, 0.03);
+	dmls_analysis *a = analyze(&st);
+	assert_true(a->pattern.partial);
+	assert_false(a->hub_one_at_a_time);
+	assert_true(a->iter.count >= 39 && a->iter.count <= 40);
+	assert_near(a->iter.period_s, PERIOD_NS * 1e-9, 0.03);
+	dmls_analysis_free(a);
+	dmls_stats_release(&st);
+}
+
 /* A ring whose bursts move S or 3 S in no repeating order (the bits of a
  * constant) at an even pace: no unit tiles the bytes, so the period, count
  * and S are withheld with a note. */
@@ -975,6 +1008,7 @@ int main(void)
 		cmocka_unit_test(test_pair_averaging_connections),
 		cmocka_unit_test(test_pair_averaging_three),
 		cmocka_unit_test(test_mpich_three),
+		cmocka_unit_test(test_rabenseifner_rank),
 		cmocka_unit_test(test_uneven_withheld),
 		cmocka_unit_test(test_sync_modes),     cmocka_unit_test(test_control_only),
 		cmocka_unit_test(test_empty),
