@@ -123,6 +123,9 @@
  * (Tracking weighs them whole: capped there, short gaps nearer the
  * expected place moved the testbed's periods by up to 2 %.) */
 #define ANCHOR_CAP 2.0
+#define SPLIT_MAX 4    /* an iteration of up to so many B is steps merged */
+#define SPLIT_TOL 0.15 /* within this share of B of a whole number of B */
+#define SPLIT_SHARE 0.05 /* and no more of the iterations than this */
 
 typedef struct bgap {
 	double pos, len;
@@ -384,6 +387,89 @@ static size_t track(const double *x, size_t n, double thr, const bgap *g, size_t
 	return ns;
 }
 
+/* The whole number k of steps of B bytes from a to b (1 if none fits, k
+ * from 2 to SPLIT_MAX within SPLIT_TOL of B). */
+static long merged_steps(double a, double b, double B)
+{
+	double D = b - a;
+	long k = isfinite(D) ? lround(D / B) : 1;
+	return k >= 2 && k <= SPLIT_MAX && fabs(D - (double)k * B) <= SPLIT_TOL * B ? k : 1;
+}
+
+/* Iterations that hold k = 2..SPLIT_MAX times B (within SPLIT_TOL of B):
+ * tracking missed the boundaries inside them, where waits within a step
+ * outlast its compute gap (a rank whose partners stall on a lossy path:
+ * 9 of 400 steps of a Rabenseifner rank's file merged into their
+ * neighbours).  Each is split at the gaps best placed (best_in, +-WIN of
+ * its k-th share) at its bytes' k-th shares, or where none is there (the
+ * steps ran back to back) at the on bin where its bytes reach that share.
+ * The last iteration, which may be cut, is left whole; the starts stay
+ * within the caller's room (period.h).  Only while such iterations are
+ * rare (SPLIT_SHARE): a job whose steps move S or 3 S in no order has no
+ * unit, and must stay unsure (test_uneven_withheld).  starts[0..ns) in,
+ * the count out. */
+static size_t split_merged(const double *x, double thr, const bgap *g, size_t ng, double B,
+			   size_t *starts, size_t ns)
+{
+	size_t room = ng + 3; /* what the caller holds: a start per gap, 3 before */
+	size_t *out = malloc((room > ns ? room : ns) * sizeof(size_t)), no = 0, gi = 0;
+	double *pos = malloc((ns ? ns : 1) * sizeof(double));
+	if (!out || !pos) {
+		free(out);
+		free(pos);
+		return ns;
+	}
+	for (size_t i = 0; i < ns; i++) { /* a start's bytes before it: its gap's */
+		while (gi < ng && g[gi].bin < starts[i])
+			gi++;
+		pos[i] = gi < ng && g[gi].bin == starts[i] ? g[gi].pos : i ? NAN : 0;
+	}
+	size_t merged = 0;
+	for (size_t i = 0; i + 2 < ns; i++)
+		merged += merged_steps(pos[i], pos[i + 1], B) > 1;
+	if (merged > SPLIT_SHARE * (double)ns) { /* steps of several sizes, not lost ones */
+		free(out);
+		free(pos);
+		return ns;
+	}
+	for (size_t i = 0; i < ns; i++) {
+		out[no++] = starts[i];
+		if (i + 2 >= ns)
+			continue;
+		long k = merged_steps(pos[i], pos[i + 1], B);
+		if (k < 2)
+			continue;
+		double D = pos[i + 1] - pos[i];
+		double share = D / (double)k, last = pos[i], cum = pos[i];
+		size_t at = starts[i];
+		for (long j = 1; j < k; j++) {
+			double want = pos[i] + (double)j * share;
+			if (no + (ns - i - 1) >= room)
+				break; /* the starts to come need the room left */
+			long b = best_in(g, ng, want, WIN * share, 0, INFINITY);
+			if (b >= 0 && g[b].pos > last && g[b].pos < pos[i + 1]) {
+				out[no++] = g[b].bin;
+				last = g[b].pos;
+				continue;
+			}
+			/* no gap there: the steps ran back to back (the rank waited
+			 * for its partners through its compute), so the on bin
+			 * where the bytes reach it */
+			while (at < starts[i + 1] && cum + x[at] < want)
+				cum += x[at++];
+			if (at > out[no - 1] && at < starts[i + 1] && x[at] >= thr && x[at] > 0 &&
+			    cum > last) {
+				out[no++] = at;
+				last = cum;
+			}
+		}
+	}
+	memcpy(starts, out, no * sizeof(size_t));
+	free(out);
+	free(pos);
+	return no;
+}
+
 /* The lag (bins of total / m) of the lattice autocorrelation of the gaps'
  * histogram over their first span bytes, smoothed, then again as wide as
  * the bytes jitter; -1 when none. */
@@ -463,6 +549,7 @@ size_t dmls_byteclock_starts(dmls_fft *fft, const double *x, size_t n, double th
 		double B1 = span / steps;
 		B = B1;
 	}
+	ns = split_merged(x, thr, g, ng, B, starts, ns);
 	*B_out = B;
 out:
 	free(g);

@@ -29,7 +29,8 @@ double dmls_period_acf_lattice(dmls_fft *fft, const double *x, size_t n, double 
 /* The full autocorrelation r[0..n) of x (biased); 0 or -1. */
 int dmls_autocorr(dmls_fft *fft, const double *x, size_t n, double *r);
 
-/* Iteration starts (bins) by the byte clock (byteclock.c); starts holds n.
+/* Iteration starts (bins) by the byte clock (byteclock.c); starts holds
+ * one per gap between runs of on bins (x >= thr) and 3 more.
  * Returns the count, 0 when the bytes show no period; *B = bytes per
  * iteration, *peak = autocorrelation in the byte domain. */
 size_t dmls_byteclock_starts(dmls_fft *fft, const double *x, size_t n, double thr,
