@@ -411,7 +411,7 @@ static long merged_steps(double a, double b, double B)
 static size_t split_merged(const double *x, double thr, const bgap *g, size_t ng, double B,
 			   size_t *starts, size_t ns)
 {
-	size_t room = ng + 3; /* what the caller holds: a start per gap, 3 before */
+	size_t room = DMLS_BYTECLOCK_ROOM(ng); /* what the caller holds */
 	size_t *out = malloc((room > ns ? room : ns) * sizeof(size_t)), no = 0, gi = 0;
 	double *pos = malloc((ns ? ns : 1) * sizeof(double));
 	if (!out || !pos) {
@@ -455,7 +455,7 @@ static size_t split_merged(const double *x, double thr, const bgap *g, size_t ng
 			/* no gap there: the steps ran back to back (the rank waited
 			 * for its partners through its compute), so the on bin
 			 * where the bytes reach it */
-			while (at < starts[i + 1] && cum + x[at] < want)
+			while (at < starts[i + 1] && cum + x[at] <= want)
 				cum += x[at++];
 			if (at > out[no - 1] && at < starts[i + 1] && x[at] >= thr && x[at] > 0 &&
 			    cum > last) {

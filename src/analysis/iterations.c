@@ -464,10 +464,11 @@ static int find_starts(dmls_iterations *it, job_series *js, double *T, int by_ti
 		}
 	if (unresolved(it, js, on, first_on, prev_on))
 		return 0;
-	/* every start is a run's (track_starts, gap_starts) or a gap's
-	 * (byteclock: at most one per gap, and two before the first) */
+	/* every start is a run's (track_starts, gap_starts), a gap's and a
+	 * few more (byteclock, period.h), or a rank's (at_s) */
 	c = malloc((nc + 1) * sizeof(cand));
-	*starts = malloc(((nc > nat ? nc : nat) + 3) * sizeof(size_t));
+	size_t room = DMLS_BYTECLOCK_ROOM(nc);
+	*starts = malloc(((room > nat ? room : nat) + 3) * sizeof(size_t));
 	if (!c || !*starts) {
 		free(c);
 		return -1;

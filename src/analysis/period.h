@@ -29,8 +29,12 @@ double dmls_period_acf_lattice(dmls_fft *fft, const double *x, size_t n, double 
 /* The full autocorrelation r[0..n) of x (biased); 0 or -1. */
 int dmls_autocorr(dmls_fft *fft, const double *x, size_t n, double *r);
 
+/* Room the byte clock's starts need for ngaps gaps between runs of on bins
+ * (x >= thr): a start per gap, up to a quarter more where steps ran back
+ * to back (split_merged), and 4 more. */
+#define DMLS_BYTECLOCK_ROOM(ngaps) ((ngaps) + (ngaps) / 4 + 4)
 /* Iteration starts (bins) by the byte clock (byteclock.c); starts holds
- * one per gap between runs of on bins (x >= thr) and 3 more.
+ * DMLS_BYTECLOCK_ROOM of x's gaps.
  * Returns the count, 0 when the bytes show no period; *B = bytes per
  * iteration, *peak = autocorrelation in the byte domain. */
 size_t dmls_byteclock_starts(dmls_fft *fft, const double *x, size_t n, double thr,
