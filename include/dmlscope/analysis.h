@@ -284,7 +284,11 @@ typedef struct dmls_analysis {
 	 * other jobs' (owned), each with the stages up to the volume (no
 	 * phases, burstiness or train log: those are the capture's). */
 	size_t njobs;              /* analyzed: at most DMLS_MAX_JOBS */
-	size_t jobs_found;         /* found in the capture */
+	size_t jobs_found;         /* found in the capture (those without steps left out) */
+	size_t stepless;           /* components of the volume matrix that move data
+				    * without steps (a bulk transfer), not jobs */
+	size_t stepless_hosts;
+	double stepless_payload_bytes;
 	struct dmls_analysis **jobs;
 	size_t job_id;             /* this job's index in jobs[] */
 	double job_start_s, job_end_s; /* the job's own time base: first and last

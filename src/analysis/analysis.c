@@ -597,6 +597,110 @@ static int run_jobs(dmls_analysis *a, dmls_stats *st, const dmls_trainlog *log,
 	return rc;
 }
 
+/*
+ * The volume matrix's components are jobs by their bytes alone; one that
+ * moves data without steps (one iteration, no pattern, not asynchronous:
+ * a bulk transfer, a backup or an iperf sharing the network) is other
+ * traffic.  When some other component has steps, the components without
+ * are analyzed after those (the largest with steps is the top level, even
+ * where a bulk transfer moves more), then left out of the jobs; their
+ * hosts keep the role other, and a note counts them.
+ */
+static int stepless(const dmls_analysis *x)
+{
+	return x->iter.count == 1 && x->pattern.kind == DMLS_PAT_UNKNOWN &&
+	       x->mode.mode != DMLS_MODE_ASYNC && !x->hub_one_at_a_time;
+}
+
+static dmls_analysis *top_new(const dmls_stats *st)
+{
+	dmls_analysis *a = analysis_new(0);
+	if (a && st->packets) {
+		a->capture_start_s = (double)(st->first_ns - st->t0_ns) * 1e-9;
+		a->capture_end_s = (double)(st->last_ns - st->t0_ns) * 1e-9;
+	}
+	return a;
+}
+
+/* The components without steps out of a's jobs (see above); *a may be
+ * made again, with jobs[0..n) reordered. */
+static int leave_stepless(dmls_analysis **ap, dmls_stats *st, const dmls_trainlog *log,
+			  dmls_job_scope *jobs, size_t njobs, dmls_error *err)
+{
+	dmls_analysis *a = *ap;
+	size_t n = a->njobs, none = 0;
+	for (size_t j = 0; j < n; j++)
+		none += stepless(a->jobs[j]);
+	if (none == 0 || none == n)
+		return 0;
+	if (stepless(a)) { /* the largest has no steps: the others first */
+		unsigned char *flag = malloc(n);
+		dmls_job_scope *order = malloc(n * sizeof(*order));
+		if (!flag || !order) {
+			free(flag);
+			free(order);
+			return dmls_fail(err, DMLS_ENOMEM, "out of memory");
+		}
+		size_t k = 0;
+		for (size_t j = 0; j < n; j++)
+			flag[j] = (unsigned char)stepless(a->jobs[j]);
+		for (int pass = 0; pass < 2; pass++)
+			for (size_t j = 0; j < n; j++)
+				if (flag[j] == pass)
+					order[k++] = jobs[j];
+		memcpy(jobs, order, n * sizeof(*order));
+		free(flag);
+		free(order);
+		dmls_analysis_free(a);
+		*ap = a = top_new(st);
+		if (!a)
+			return dmls_fail(err, DMLS_ENOMEM, "out of memory");
+		for (size_t i = 0; i < st->nhosts; i++)
+			st->hosts[i].role = DMLS_ROLE_OTHER;
+		int rc = run_jobs(a, st, log, jobs, njobs, err);
+		if (rc)
+			return rc;
+		if (stepless(a))
+			return 0; /* a clock of its own now: as found */
+	}
+	unsigned char *drop = calloc(a->njobs, 1);
+	if (!drop)
+		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
+	for (size_t j = 1; j < a->njobs; j++)
+		drop[j] = (unsigned char)stepless(a->jobs[j]);
+	for (size_t j = 1; j < a->njobs; j++) {
+		if (!drop[j])
+			continue;
+		a->stepless++;
+		a->stepless_hosts += jobs[j].n;
+		a->stepless_payload_bytes += jobs[j].payload_bytes;
+		for (size_t i = 0; i < jobs[j].n; i++) { /* other, unless in a job kept */
+			size_t h = jobs[j].hosts[i];
+			int kept = 0;
+			for (size_t q = 0; q < a->njobs && !kept; q++)
+				for (size_t m = 0; !drop[q] && m < jobs[q].n && !kept; m++)
+					kept = jobs[q].hosts[m] == h;
+			if (!kept)
+				st->hosts[h].role = DMLS_ROLE_OTHER;
+		}
+	}
+	size_t k = 0;
+	for (size_t j = 0; j < a->njobs; j++) {
+		if (drop[j]) {
+			dmls_analysis_free(a->jobs[j]);
+			continue;
+		}
+		a->jobs[k] = a->jobs[j];
+		a->jobs[k]->job_id = k;
+		k++;
+	}
+	free(drop);
+	a->njobs = k;
+	for (size_t j = 0; j < k; j++)
+		a->jobs[j]->jobs_found -= a->stepless;
+	return 0;
+}
+
 int dmls_analysis_run(dmls_analysis **out, dmls_stats *st, const dmls_trainlog *log,
 		      dmls_error *err)
 {
@@ -605,19 +709,17 @@ int dmls_analysis_run(dmls_analysis **out, dmls_stats *st, const dmls_trainlog *
 		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
 	dmls_job_scope *jobs = NULL;
 	size_t njobs = 0;
-	dmls_analysis *a = analysis_new(0);
+	dmls_analysis *a = top_new(st);
 	if (!a)
 		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
-	if (st->packets) {
-		a->capture_start_s = (double)(st->first_ns - st->t0_ns) * 1e-9;
-		a->capture_end_s = (double)(st->last_ns - st->t0_ns) * 1e-9;
-	}
 	int rc = dmls_jobs_split(&jobs, &njobs, st, err);
 	for (size_t i = 0; i < st->nhosts; i++)
 		st->hosts[i].role = DMLS_ROLE_OTHER;
 	if (rc == 0)
 		rc = njobs ? run_jobs(a, st, log, jobs, njobs, err)
 			   : run_stages(a, st, log, NULL, 0, NULL, NULL, 0, err);
+	if (rc == 0 && njobs > 1)
+		rc = leave_stepless(&a, st, log, jobs, njobs, err);
 	dmls_jobs_free(jobs, njobs);
 	if (rc) {
 		dmls_analysis_free(a);

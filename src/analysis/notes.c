@@ -154,6 +154,10 @@ void dmls_notes_all(dmls_analysis *a, const dmls_stats *st)
 		dmls_note(a, "%zu jobs in the capture: the top level is the one moving the most bytes "
 			"(%zu hosts); each is in jobs%s", a->jobs_found, p->ranks,
 		     a->jobs_found > a->njobs ? " (the largest ones)" : "");
+	if (a->stepless)
+		dmls_note(a, "other traffic: %zu host group(s) (%zu hosts, %.4g MB of payload) move "
+			"data without steps (a bulk transfer, not a training job): not in jobs",
+		     a->stepless, a->stepless_hosts, a->stepless_payload_bytes / 1e6);
 	dmls_notes_job(a, st);
 	if (a->phases.bin_s > 1.5e-3 && isfinite(a->phases.duty_cycle))
 		dmls_note(a, "phases at %.3g ms bins (the total payload series coarsened past its "

@@ -482,6 +482,35 @@ static void test_two_jobs(void **state)
 	dmls_stats_release(&st);
 }
 
+/* A bulk transfer between two other hosts (a backup, an iperf: one flow
+ * at a steady rate, no steps) moving more than a ring job: it was the top
+ * level ("unknown, 1 iteration") and the ring a second job.  The ring is
+ * the job; the transfer is other traffic, in a note. */
+static void test_bulk_beside_job(void **state)
+{
+	(void)state;
+	dmls_stats st;
+	dmls_stats_init(&st, 0);
+	g_n = 4, g_base = 1;
+	int64_t end = run_job(&st, SYNTH_T0, ring_iter, 30, 0.03);
+	for (int64_t t = SYNTH_T0; t < end; t += 200000) /* 64 kB every 0.2 ms: 2.6 Gbit/s */
+		synth_send(&st, t, 30, 31, SYNTH_SEG);
+	dmls_analysis *a = analyze(&st);
+	assert_int_equal(a->pattern.kind, DMLS_PAT_RING);
+	assert_int_equal(a->pattern.ranks, 4);
+	assert_near(a->iter.period_median_s, PERIOD_NS * 1e-9, 0.03);
+	assert_int_equal(a->njobs, 1);
+	assert_int_equal(a->jobs_found, 1);
+	assert_int_equal(a->stepless, 1);
+	assert_true(has_note(a, "other traffic"));
+	assert_false(has_note(a, "jobs in the capture"));
+	for (size_t i = 0; i < st.nhosts; i++)
+		assert_int_equal(st.hosts[i].role,
+				 st.hosts[i].addr[15] >= 30 ? DMLS_ROLE_OTHER : DMLS_ROLE_WORKER);
+	dmls_analysis_free(a);
+	dmls_stats_release(&st);
+}
+
 /* A small job beside a large one (its pairs move less than a tenth of the
  * large job's: one cut for the capture would take it for control plane)
  * and a launcher (host 20) talking to the large job's ranks: the small
@@ -1003,6 +1032,7 @@ int main(void)
 		cmocka_unit_test(test_pairwise),
 		cmocka_unit_test(test_one_iteration), cmocka_unit_test(test_stall),
 		cmocka_unit_test(test_two_jobs),
+		cmocka_unit_test(test_bulk_beside_job),
 		cmocka_unit_test(test_small_job_and_launcher),
 		cmocka_unit_test(test_async_server),
 		cmocka_unit_test(test_pair_averaging_connections),
