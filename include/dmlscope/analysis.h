@@ -327,6 +327,11 @@ void dmls_pattern_check_hub(dmls_pattern *p, const dmls_stats *st);
  * down); iterations from bounds_s[0..count) to end_s, s from st->t0_ns. */
 void dmls_pattern_tree_root(dmls_pattern *p, const dmls_stats *st, const double *bounds_s,
 			    size_t count, double end_s);
+/* A star seen from its hub alone that is a clique's rank (each spoke gets
+ * two bursts a step, not one), iterations bounds_s[0..count): 1 when p is
+ * now a clique, 0 when it stands, -1 (memory). */
+int dmls_pattern_clique_rank(dmls_pattern *p, const dmls_stats *st, const double *bounds_s,
+			     size_t count);
 /* Pairwise check with windows of window_s (<= 0: span / 16). */
 void dmls_pattern_check_pairwise(dmls_pattern *p, const dmls_stats *st, double window_s);
 void dmls_pattern_release(dmls_pattern *p);

@@ -296,7 +296,6 @@ static int stage_shape_final(stage_ctx *c, dmls_error *err)
 {
 	dmls_pattern *p = &c->a->pattern;
 	const dmls_iterations *it = &c->a->iter;
-	(void)err;
 	dmls_pattern_refine(p, c->st, it->bounds_s, it->count);
 	double win = isfinite(it->period_median_s) ? it->period_median_s : it->acf_period_s;
 	if (!p->partial) { /* both need every rank's sending */
@@ -305,6 +304,9 @@ static int stage_shape_final(stage_ctx *c, dmls_error *err)
 		dmls_pattern_check_hub(p, c->st);
 	}
 	dmls_pattern_tree_root(p, c->st, it->bounds_s, it->count, it->end_s);
+	if (!c->a->hub_one_at_a_time &&
+	    dmls_pattern_clique_rank(p, c->st, it->bounds_s, it->count) < 0)
+		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
 	if (c->a->hub_one_at_a_time) { /* an asynchronous server or a gossiping rank */
 		p->kind = DMLS_PAT_UNKNOWN;
 		p->nhubs = 0;

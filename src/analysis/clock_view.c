@@ -276,6 +276,7 @@ static int find_iterations(dmls_analysis *a, dmls_stats *st, const size_t *jpair
 		for (size_t i = 0; i < nh; i++)
 			workers[nw++] = hosts[i];
 	dmls_iterations_release(&a->iter);
+	a->pulled_first = 0;
 	const size_t *pairs = p->partial ? p->pairs : jpairs;
 	size_t np = p->partial ? p->npairs : njpairs;
 	/* another rank's bounds: only its own bytes keep its phase */

@@ -60,6 +60,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/period.h"
 #include "dmlscope/analysis.h"
 
 #define OBS_SHARE 0.1
@@ -513,4 +514,105 @@ out:
 	free(v.e);
 	free(v.w);
 	return rc;
+}
+
+/*
+ * One rank's sending that fans out evenly to every peer is what a star's
+ * hub sends, and what a rank of a clique sends (a direct reduce-scatter
+ * then all-gather: it sends each peer that peer's chunk, then its own
+ * reduced chunk, S/N each, twice a step).  The hub sends each spoke one
+ * burst a step (the parameters), which the network may cut into pieces
+ * of any size; the clique's rank two of the same size.  So per iteration
+ * (the middle ones, up to CLIQUE_STEPS) and data edge (the first
+ * CLIQUE_EDGES): are its bytes two like bursts (two_bursts; runs of bins
+ * holding at least CLIQUE_SHARE of the edge's busiest bin)?  When most
+ * are, a clique: the
+ * testbed's manual clique of 5 gave each rank's file "star/5" and S 40 %
+ * of its value (the hub's bytes per spoke are 2 S/N there, not S).  On
+ * a clique its rank is a worker, and S = its bytes per step N / 2(N-1).  Pair
+ * bins coarser than the bursts' gap (a long capture's) merge them: then
+ * the star stands.
+ */
+#define CLIQUE_STEPS 64
+#define CLIQUE_EDGES 16 /* the first so many data edges */
+#define CLIQUE_SHARE 0.1
+#define CLIQUE_TWO 0.8
+#define CLIQUE_EVEN 0.6
+#define CLIQUE_THIRD 0.1
+#define CLIQUE_MOST 0.5 /* of the edges' steps */
+
+/* Does edge series s move its bytes in bins [a, b) as two bursts of like
+ * size (runs of bins of at least floor_bytes, apart by a quieter bin; the
+ * two largest carry CLIQUE_TWO of the bytes, the smaller at least
+ * CLIQUE_EVEN of the larger, no third over CLIQUE_THIRD)?  A transfer the
+ * network paces comes in pieces of any size. */
+static int two_bursts(const dmls_series *s, int64_t a, int64_t b, double floor_bytes)
+{
+	double run = 0, total = 0, r[3] = {0, 0, 0}; /* the three largest runs */
+	for (int64_t k = a; k <= b; k++) {
+		double x = k < b ? (double)dmls_series_get(s, k) : 0;
+		total += x;
+		if (x >= floor_bytes) {
+			run += x;
+			continue;
+		}
+		if (run > r[2]) { /* a run ended: keep the three largest */
+			r[2] = run;
+			for (int i = 2; i > 0 && r[i] > r[i - 1]; i--) {
+				double t = r[i];
+				r[i] = r[i - 1];
+				r[i - 1] = t;
+			}
+		}
+		run = 0;
+	}
+	return total > 0 && r[0] + r[1] >= CLIQUE_TWO * total && r[1] >= CLIQUE_EVEN * r[0] &&
+	       r[2] <= CLIQUE_THIRD * total;
+}
+
+static void peak_of(int64_t bin, uint64_t bytes, void *ctx)
+{
+	(void)bin;
+	uint64_t *m = ctx;
+	if (bytes > *m)
+		*m = bytes;
+}
+
+int dmls_pattern_clique_rank(dmls_pattern *p, const dmls_stats *st, const double *bounds_s,
+			     size_t count)
+{
+	if (!p->partial || p->kind != DMLS_PAT_STAR || p->nobserved != 1 || p->nhubs != 1 ||
+	    p->hubs[0] != p->observed[0] || count < 6)
+		return 0;
+	size_t hub = p->hubs[0], ne = 0, nv = 0;
+	size_t from = count > CLIQUE_STEPS + 2 ? (count - CLIQUE_STEPS) / 2 : 1;
+	size_t to = from + CLIQUE_STEPS < count - 1 ? from + CLIQUE_STEPS : count - 1;
+	double *v = malloc((to - from) * (p->npairs ? p->npairs : 1) * sizeof(double));
+	if (!v)
+		return -1;
+	for (size_t i = 0; i < p->npairs; i++) {
+		const dmls_pair *pr = &st->pairs[p->pairs[i]];
+		if (pr->src != hub || ne == CLIQUE_EDGES)
+			continue;
+		ne++;
+		const dmls_series *s = &pr->series;
+		uint64_t peak = 0;
+		dmls_series_foreach(s, peak_of, &peak);
+		double bin_s = (double)s->bin_ns * 1e-9;
+		double off_s = (double)(s->t0_ns - st->t0_ns) * 1e-9;
+		for (size_t k = from; k < to; k++)
+			v[nv++] = two_bursts(s, (int64_t)floor((bounds_s[k] - off_s) / bin_s),
+					     (int64_t)floor((bounds_s[k + 1] - off_s) / bin_s),
+					     CLIQUE_SHARE * (double)peak);
+	}
+	double two = 0; /* the share of edges' steps in two like bursts */
+	for (size_t i = 0; i < nv; i++)
+		two += v[i];
+	int clique = ne >= 2 && nv && two >= CLIQUE_MOST * (double)nv;
+	free(v);
+	if (!clique)
+		return 0;
+	p->kind = DMLS_PAT_CLIQUE;
+	p->nhubs = 0;
+	return 1;
 }

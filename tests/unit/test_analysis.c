@@ -612,6 +612,46 @@ static void test_rabenseifner_rank(void **state)
 	dmls_stats_release(&st);
 }
 
+/* One rank's file of a clique of 5 (a direct reduce-scatter, then an
+ * all-gather: S/5 to each peer, twice a step) against a parameter
+ * server's hub's file (S to each of 4 workers, once a step): both fan out
+ * evenly to every peer.  The clique's rank was taken for a hub (star/5,
+ * S 40 % of its value); its edges' two like bursts a step tell it. */
+static void clique_rank_iter(dmls_stats *st, int64_t t, int iter)
+{
+	(void)iter;
+	for (int phase = 0; phase < 2; phase++) {
+		for (int q = 2; q <= 5; q++)
+			t = synth_send(st, t, 1, q, S_BYTES / 5);
+		t += 6 * MS; /* the others' chunks arrive, the sum */
+	}
+}
+
+static void hub_only_iter(dmls_stats *st, int64_t t, int iter)
+{
+	(void)iter;
+	for (int w = 2; w <= 5; w++)
+		t = synth_send(st, t, 1, w, S_BYTES);
+}
+
+static void test_clique_rank_or_hub(void **state)
+{
+	(void)state;
+	for (int hub = 0; hub < 2; hub++) {
+		dmls_stats st;
+		dmls_stats_init(&st, 0);
+		run_job(&st, SYNTH_T0, hub ? hub_only_iter : clique_rank_iter, 30, 0.03);
+		dmls_analysis *a = analyze(&st);
+		assert_true(a->pattern.partial);
+		assert_int_equal(a->pattern.kind, hub ? DMLS_PAT_STAR : DMLS_PAT_CLIQUE);
+		assert_int_equal(a->pattern.ranks, 5);
+		assert_near(a->iter.period_s, PERIOD_NS * 1e-9, 0.03);
+		assert_near(a->gradient_bytes, (double)S_BYTES, 0.03);
+		dmls_analysis_free(a);
+		dmls_stats_release(&st);
+	}
+}
+
 /* A ring whose bursts move S or 3 S in no repeating order (the bits of a
  * constant) at an even pace: no unit tiles the bytes, so the period, count
  * and S are withheld with a note. */
@@ -1039,6 +1079,7 @@ int main(void)
 		cmocka_unit_test(test_pair_averaging_three),
 		cmocka_unit_test(test_mpich_three),
 		cmocka_unit_test(test_rabenseifner_rank),
+		cmocka_unit_test(test_clique_rank_or_hub),
 		cmocka_unit_test(test_uneven_withheld),
 		cmocka_unit_test(test_sync_modes),     cmocka_unit_test(test_control_only),
 		cmocka_unit_test(test_empty),
