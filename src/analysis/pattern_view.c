@@ -44,7 +44,9 @@
  *             broadcast: DDP's initial parameters); else the kind is
  *             unknown (lone_sender);
  *       anything else is unknown (trees, cliques, butterflies cannot be
- *       told from a part of their edges);
+ *       told from a part of their edges), but a clique's rank seen alone
+ *       looks like a star's hub until its steps are known
+ *       (dmls_pattern_clique_rank, below);
  *   - ranks: every host of the data graph (a ring rank seen only as a
  *     receiver is still a rank) plus every host an observed rank exchanged
  *     payload with (the rendezvous store, Gloo's full mesh of connections,
