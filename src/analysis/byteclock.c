@@ -123,8 +123,8 @@
  * (Tracking weighs them whole: capped there, short gaps nearer the
  * expected place moved the testbed's periods by up to 2 %.) */
 #define ANCHOR_CAP 2.0
-#define SPLIT_MAX 4    /* an iteration of up to so many B is steps merged */
-#define SPLIT_TOL 0.15 /* within this share of B of a whole number of B */
+#define SPLIT_MAX 32   /* an iteration of up to so many B is steps merged */
+#define SPLIT_TOL 0.25 /* within this share of B of a whole number of B */
 #define SPLIT_SHARE 0.05 /* and no more of the iterations than this */
 
 typedef struct bgap {
@@ -400,7 +400,9 @@ static long merged_steps(double a, double b, double B)
  * tracking missed the boundaries inside them, where waits within a step
  * outlast its compute gap (a rank whose partners stall on a lossy path:
  * 9 of 400 steps of a Rabenseifner rank's file merged into their
- * neighbours).  Each is split at the gaps best placed (best_in, +-WIN of
+ * neighbours), or where a step's retransmissions moved the next ones out
+ * of its window until they drifted back (a butterfly rank's file over a
+ * path losing 2 %: 11.9 B in one iteration, 182 of 200 steps).  Each is split at the gaps best placed (best_in, +-WIN of
  * its k-th share) at its bytes' k-th shares, or where none is there (the
  * steps ran back to back) at the on bin where its bytes reach that share.
  * The last iteration, which may be cut, is left whole; the starts stay
