@@ -294,26 +294,35 @@ static void test_byteclock_warmup(void **state)
  * lost.  An empty window is searched again over +-50 % for a gap as long
  * as the family's median (3000 steps of a real DDP ring over a lossy path: 2997 and 2999
  * of 3000 on two ranks' files, now 3000 on each). */
-static void test_byteclock_shift(void **state)
+static void byteclock_shift(size_t steps)
 {
-	(void)state;
-	enum { STEPS = 400, DATA = 4, GAP = 12 }; /* long: tracked back */
-	size_t n = (size_t)STEPS * (DATA + GAP);
+	enum { DATA = 4, GAP = 12 };
+	size_t n = steps * (DATA + GAP);
 	size_t *starts = malloc((n + 3) * sizeof(size_t)) /* more than period.h asks */;
 	double *x = calloc(n, sizeof(double)), B = 0, peak = 0;
 	assert_non_null(x);
 	assert_non_null(starts);
-	for (size_t k = 0; k < STEPS; k++)
+	for (size_t k = 0; k < steps; k++)
 		for (size_t b = 0; b < DATA; b++)
-			x[k * (DATA + GAP) + b] = 250 + (k == STEPS / 2 && b == 1 ? 300 : 0);
+			x[k * (DATA + GAP) + b] = 250 + (k == steps / 2 && b == 1 ? 300 : 0);
 	dmls_fft fft = {0};
 	size_t ns = dmls_byteclock_starts(&fft, x, n, 1.0, starts, &B, &peak);
 	dmls_fft_release(&fft);
-	assert_int_equal(ns, STEPS);
+	assert_int_equal(ns, steps);
 	for (size_t i = 0; i < ns; i++)
 		assert_int_equal(starts[i], i * (DATA + GAP));
 	free(x);
 	free(starts);
+}
+
+/* 400 steps: a long capture, tracked back from its last steps; 200: a
+ * short one, where one empty window now opens the wider search too (it
+ * found 99 of 200). */
+static void test_byteclock_shift(void **state)
+{
+	(void)state;
+	byteclock_shift(400);
+	byteclock_shift(200);
 }
 
 /* Steps run back to back, without their compute gap, now and then (a
