@@ -663,7 +663,7 @@ static int leave_stepless(dmls_analysis **ap, dmls_stats *st, const dmls_trainlo
 		if (rc)
 			return rc;
 		if (stepless(a))
-			return 0; /* a clock of its own now: as found */
+			return 0; /* the reordering changed what the top job shares: as found */
 	}
 	unsigned char *drop = calloc(a->njobs, 1);
 	if (!drop)

@@ -413,14 +413,14 @@ static long merged_steps(double a, double b, double B)
  * 9 of 400 steps of a Rabenseifner rank's file merged into their
  * neighbours), or where a step's retransmissions moved the next ones out
  * of its window until they drifted back (a butterfly rank's file over a
- * path losing 2 %: 11.9 B in one iteration, 182 of 200 steps).  Each is split at the gaps best placed (best_in, +-WIN of
- * its k-th share) at its bytes' k-th shares, or where none is there (the
- * steps ran back to back) at the on bin where its bytes reach that share.
- * The last iteration, which may be cut, is left whole; the starts stay
- * within the caller's room (period.h).  Only while such iterations are
- * rare (SPLIT_SHARE): a job whose steps move S or 3 S in no order has no
- * unit, and must stay unsure (test_uneven_withheld).  starts[0..ns) in,
- * the count out. */
+ * path losing 2 %: 11.9 B in one iteration, 182 of 200 steps).  Each is
+ * split at the gaps best placed (best_in, +-WIN of its k-th share) at its
+ * bytes' k-th shares, or where none is there (the steps ran back to back)
+ * at the on bin where its bytes reach that share.  The last iteration,
+ * which may be cut, is left whole; the starts stay within the caller's
+ * room (period.h).  Only while such iterations are rare (SPLIT_SHARE): a
+ * job whose steps move S or 3 S in no order has no unit, and must stay
+ * unsure (test_uneven_withheld).  starts[0..ns) in, the count out. */
 static size_t split_merged(const double *x, double thr, const bgap *g, size_t ng, double B,
 			   size_t *starts, size_t ns)
 {
