@@ -178,7 +178,7 @@ static void test_byteclock_many_steps(void **state)
 	(void)state;
 	enum { STEPS = 60000, BURST = 3, GAP = 7 };
 	size_t n = STEPS * (BURST + GAP);
-	size_t *starts = malloc((n + 3) * sizeof(size_t)) /* more than period.h asks */;
+	size_t *starts = malloc((n + 3) * sizeof(size_t)); /* more than period.h asks */
 	double *x = calloc(n, sizeof(double)), B = 0, peak = 0;
 	assert_non_null(x);
 	assert_non_null(starts);
@@ -211,7 +211,7 @@ static void byteclock_drift(uint32_t seed, int lossy)
 {
 	enum { STEPS = 4000, DATA = 10, GAP = 8 };
 	size_t n = (size_t)STEPS * (DATA + GAP);
-	size_t *starts = malloc((n + 3) * sizeof(size_t)) /* more than period.h asks */;
+	size_t *starts = malloc((n + 3) * sizeof(size_t)); /* more than period.h asks */
 	double *x = calloc(n, sizeof(double)), B = 0, peak = 0;
 	assert_non_null(x);
 	assert_non_null(starts);
@@ -259,7 +259,7 @@ static size_t byteclock_prefix(double prefix)
 {
 	enum { STEPS = 36, DATA = 4, GAP = 12 };
 	size_t n = (size_t)(STEPS + 1) * (DATA + GAP);
-	size_t *starts = malloc((n + 3) * sizeof(size_t)) /* more than period.h asks */;
+	size_t *starts = malloc((n + 3) * sizeof(size_t)); /* more than period.h asks */
 	double *x = calloc(n, sizeof(double)), B = 0, peak = 0;
 	assert_non_null(x);
 	assert_non_null(starts);
@@ -298,7 +298,7 @@ static void byteclock_shift(size_t steps)
 {
 	enum { DATA = 4, GAP = 12 };
 	size_t n = steps * (DATA + GAP);
-	size_t *starts = malloc((n + 3) * sizeof(size_t)) /* more than period.h asks */;
+	size_t *starts = malloc((n + 3) * sizeof(size_t)); /* more than period.h asks */
 	double *x = calloc(n, sizeof(double)), B = 0, peak = 0;
 	assert_non_null(x);
 	assert_non_null(starts);
@@ -367,7 +367,8 @@ static void byteclock_pauses(int every, int inner)
 {
 	enum { STEPS = 2000, BURST = 6, GAP = 15, PAUSE = 400 };
 	size_t n = (size_t)STEPS * (BURST + GAP) + (size_t)(STEPS / every + 1) * PAUSE, at = 0;
-	size_t *starts = malloc((n + 3) * sizeof(size_t)) /* more than period.h asks */, *want = malloc(STEPS * sizeof(size_t));
+	size_t *starts = malloc((n + 3) * sizeof(size_t)); /* more than period.h asks */
+	size_t *want = malloc(STEPS * sizeof(size_t));
 	double *x = calloc(n, sizeof(double)), B = 0, peak = 0;
 	assert_non_null(x);
 	assert_non_null(starts);
