@@ -93,5 +93,10 @@ int dmls_decode_ex(int linktype, const uint8_t *data, uint32_t caplen, uint32_t 
 void dmls_addr_format(const uint8_t addr[16], char *buf, unsigned len);
 /* True if addr is IPv4-mapped. */
 bool dmls_addr_is_v4(const uint8_t addr[16]);
+/* An address of the link only, not of a host's routed traffic: IPv4
+ * multicast, broadcast and class E (224/3), link-local (169.254/16) and
+ * 0.0.0.0; IPv6 unspecified (::), link-local (fe80::/10) and multicast
+ * (ff00::/8): neighbour discovery, MLD, DHCP, mDNS. */
+bool dmls_addr_is_local(const uint8_t addr[16]);
 
 #endif

@@ -296,17 +296,34 @@ static size_t add_contacts(const dmls_stats *st, size_t *m, size_t n, unsigned c
 	return n;
 }
 
+/* A pair of the link only (dmls_addr_is_local: neighbour discovery, MLD,
+ * DHCP, mDNS), which a capture on an interface (tcpdump -i any) holds
+ * besides its host's traffic. */
+static int link_only(const dmls_stats *st, const dmls_pair *pr)
+{
+	return dmls_addr_is_local(st->hosts[pr->src].addr) ||
+	       dmls_addr_is_local(st->hosts[pr->dst].addr);
+}
+
 /* The host every packet of the capture comes from or goes to (one host's
- * capture of both directions), or st->nhosts. */
+ * capture of both directions), or st->nhosts.  Pairs of the link only do
+ * not count: a worker's capture on every interface (the testbed's
+ * --capture any) holds its neighbour discovery and MLD, which took its
+ * parameter server's star seen from one worker for a whole job of 2. */
 static size_t view_center(const dmls_stats *st)
 {
 	if (st->nhosts < 3 || st->npairs == 0)
 		return st->nhosts;
-	size_t a = st->pairs[0].src, b = st->pairs[0].dst;
+	size_t a = st->nhosts, b = st->nhosts;
+	for (size_t k = 0; k < st->npairs && a == st->nhosts; k++)
+		if (st->pairs[k].packets && !link_only(st, &st->pairs[k]))
+			a = st->pairs[k].src, b = st->pairs[k].dst;
+	if (a == st->nhosts)
+		return st->nhosts;
 	int a_ok = 1, b_ok = 1;
 	for (size_t k = 0; k < st->npairs; k++) {
 		const dmls_pair *pr = &st->pairs[k];
-		if (pr->packets == 0)
+		if (pr->packets == 0 || link_only(st, pr))
 			continue;
 		a_ok = a_ok && (pr->src == a || pr->dst == a);
 		b_ok = b_ok && (pr->src == b || pr->dst == b);

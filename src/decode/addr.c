@@ -12,6 +12,15 @@ bool dmls_addr_is_v4(const uint8_t addr[16])
 	return memcmp(addr, v4_prefix, sizeof(v4_prefix)) == 0;
 }
 
+bool dmls_addr_is_local(const uint8_t a[16])
+{
+	static const uint8_t zero[16] = {0};
+	if (dmls_addr_is_v4(a))
+		return a[12] >= 224 || (a[12] == 169 && a[13] == 254) || /* multicast, broadcast */
+		       (a[12] == 0 && a[13] == 0 && a[14] == 0 && a[15] == 0);
+	return !memcmp(a, zero, 16) || a[0] == 0xff || (a[0] == 0xfe && (a[1] & 0xc0) == 0x80);
+}
+
 void dmls_addr_format(const uint8_t addr[16], char *buf, unsigned len)
 {
 	if (dmls_addr_is_v4(addr)) {

@@ -652,6 +652,45 @@ static void test_clique_rank_or_hub(void **state)
 	}
 }
 
+/* One worker's capture on every interface (tcpdump -i any) of a parameter
+ * server's star: host 2's traffic both ways with the server (1), its
+ * control messages with the other workers (3, 4), and the link's
+ * neighbour discovery and MLD (fe80:: to ff02::16), no host's traffic.
+ * The chatter hid that every other packet is host 2's: the view was taken
+ * for whole, a star of 2 ranks. */
+static void worker_any_iter(dmls_stats *st, int64_t t, int iter)
+{
+	synth_send(st, t, 2, 1, S_BYTES);
+	synth_send(st, t + 10 * MS, 1, 2, S_BYTES);
+	if (iter % 5)
+		return;
+	for (int q = 3; q <= 4; q++) {
+		synth_ctrl(st, t + 50 * MS + q, 2, q);
+		synth_ctrl(st, t + 51 * MS + q, q, 2);
+	}
+	dmls_pkt m = synth_pkt(t + 60 * MS, 0, 0, 20, 0);
+	static const uint8_t ll[16] = {0xfe, 0x80, [15] = 1}, mld[16] = {0xff, 0x02, [15] = 0x16};
+	m.af = 6, m.proto = 58, m.sport = m.dport = 0;
+	memcpy(m.src, ll, 16);
+	memcpy(m.dst, mld, 16);
+	dmls_stats_add(st, &m);
+}
+
+static void test_worker_any_interface(void **state)
+{
+	(void)state;
+	dmls_stats st;
+	dmls_stats_init(&st, 0);
+	run_job(&st, SYNTH_T0, worker_any_iter, 30, 0.03);
+	dmls_analysis *a = analyze(&st);
+	assert_true(a->pattern.partial);
+	assert_int_equal(a->pattern.nobserved, 1);
+	assert_int_equal(a->pattern.ranks, 4);
+	assert_near(a->iter.period_s, PERIOD_NS * 1e-9, 0.03);
+	dmls_analysis_free(a);
+	dmls_stats_release(&st);
+}
+
 /* A ring whose bursts move S or 3 S in no repeating order (the bits of a
  * constant) at an even pace: no unit tiles the bytes, so the period, count
  * and S are withheld with a note. */
@@ -1080,6 +1119,7 @@ int main(void)
 		cmocka_unit_test(test_mpich_three),
 		cmocka_unit_test(test_rabenseifner_rank),
 		cmocka_unit_test(test_clique_rank_or_hub),
+		cmocka_unit_test(test_worker_any_interface),
 		cmocka_unit_test(test_uneven_withheld),
 		cmocka_unit_test(test_sync_modes),     cmocka_unit_test(test_control_only),
 		cmocka_unit_test(test_empty),
