@@ -255,6 +255,9 @@ typedef struct dmls_analysis {
 	int iter_unsure;          /* the iterations' bytes do not repeat (a worker's
 				   * cells off its median): period, count and S
 				   * withheld */
+	double stalled_share;     /* of the job's time in pauses of over 3 median
+				   * periods, when it withheld the iterations (0
+				   * else): stalls, not steps, set the clock */
 	size_t iter_found;        /* iterations the job clock counted (before an
 				   * asynchronous verdict) */
 	double gradient_bytes;    /* S, NAN if unknown */

@@ -131,7 +131,11 @@ void dmls_notes_job(dmls_analysis *a, const dmls_stats *st)
 			"first %d, the CSV output every one", a->iter.count, DMLS_ITER_LISTED);
 	notes_iterations(a);
 	const dmls_mode *m = &a->mode;
-	if (a->iter_unsure)
+	if (a->iter_unsure && a->stalled_share > 0)
+		dmls_note(a, "iterations uncertain: %.0f %% of the time in stalls over 3 median "
+			"periods, inside steps too (a lossy path's timeouts): count, period and S "
+			"withheld", 100 * a->stalled_share);
+	else if (a->iter_unsure)
 		dmls_note(a, "iterations uncertain: %.0f %% of a worker's iterations move 25 %% more or "
 			"less than its median (steady steps: none); period and S withheld",
 		     100 * a->iter.bytes_outliers);
