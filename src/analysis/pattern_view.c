@@ -314,7 +314,7 @@ static size_t view_center(const dmls_stats *st)
 {
 	if (st->nhosts < 3 || st->npairs == 0)
 		return st->nhosts;
-	size_t a = st->nhosts, b = st->nhosts;
+	size_t a = st->nhosts, b = st->nhosts, third = st->nhosts;
 	for (size_t k = 0; k < st->npairs && a == st->nhosts; k++)
 		if (st->pairs[k].packets && !link_only(st, &st->pairs[k]))
 			a = st->pairs[k].src, b = st->pairs[k].dst;
@@ -327,7 +327,13 @@ static size_t view_center(const dmls_stats *st)
 			continue;
 		a_ok = a_ok && (pr->src == a || pr->dst == a);
 		b_ok = b_ok && (pr->src == b || pr->dst == b);
+		if (pr->src != a && pr->src != b)
+			third = pr->src;
+		if (pr->dst != a && pr->dst != b)
+			third = pr->dst;
 	}
+	if (third == st->nhosts)
+		return st->nhosts; /* 2 hosts: both ends are the capture's */
 	return a_ok ? a : b_ok ? b : st->nhosts;
 }
 
