@@ -106,6 +106,8 @@ typedef struct dmls_pattern {
 				* their clocks that host is in; past 1 the rank
 				* count is not known (its contacts belong to
 				* either job) */
+	int doubling;          /* butterfly by recursive doubling: the whole
+				* vector, S, to each partner in turn */
 	size_t extra;          /* butterfly of 3 from a hub: the extra rank (it
 				* hands its whole vector, S, to the hub); else
 				* SIZE_MAX */

@@ -17,6 +17,10 @@
  *   butterfly of 3 (a path told from a star by timing, pattern_two.c): the
  *                    extra rank hands its whole vector to the hub -> S =
  *                    its payload per iteration
+ *   butterfly by recursive doubling (equal volumes at every distance): the
+ *                    p core ranks send S to each of log2 p partners, the r
+ *                    extras S to their core rank and back -> S = observed
+ *                    / (p log2 p + 2r) (every rank's sending)
  *   butterfly, N not a power of two (r = N - p extra ranks hand their
  *                    vector to a core rank and get the result back, S each
  *                    way; the p core ranks 2(p-1)/p S each): the job sends
@@ -82,6 +86,18 @@ static void gradient_size(dmls_analysis *a, const dmls_stats *st)
 		 * per iteration (the core pair's exchange sizes differ between
 		 * MPI libraries: MPICH S each way, Open MPI 1.5 S one way) */
 		a->gradient_bytes = (double)st->hosts[p->extra].tx_payload_bytes / (double)a->iter.count;
+		return;
+	}
+	if (p->kind == DMLS_PAT_BUTTERFLY && p->doubling) {
+		/* p core ranks send S to each of log2(p) partners, r = N - p
+		 * extra ranks S to their core rank and back */
+		double pc = 1, L = 0;
+		while (2 * pc <= n)
+			pc *= 2, L++;
+		if (!p->partial && isfinite(a->observed_iter_bytes)) {
+			a->gradient_bytes = a->observed_iter_bytes / (pc * L + 2 * (n - pc));
+			a->expected_iter_bytes = a->observed_iter_bytes;
+		}
 		return;
 	}
 	if (p->kind == DMLS_PAT_BUTTERFLY && (p->ranks & (p->ranks - 1))) {

@@ -36,7 +36,8 @@ static inline double g_w(const dmls_graph *g, size_t u, size_t v)
  * the graph has the shape (filling the order/hubs arrays given, of n
  * entries), or 0. */
 double dmls_shape_ring(const dmls_graph *g, size_t *order);
-double dmls_shape_butterfly(const dmls_graph *g);
+/* *doubling: recursive doubling (the whole vector at each distance). */
+double dmls_shape_butterfly(const dmls_graph *g, int *doubling);
 double dmls_shape_star(const dmls_graph *g, size_t *hubs, size_t *nhubs);
 double dmls_shape_clique(const dmls_graph *g);
 double dmls_shape_tree(const dmls_graph *g, size_t *root);

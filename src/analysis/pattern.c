@@ -133,8 +133,11 @@ static void classify(dmls_pattern *p, const dmls_graph *g, size_t *tmp)
 		p->norder = 2;
 		return;
 	}
-	if ((c = dmls_shape_butterfly(g)) > 0) {
+	int doubling = 0;
+	p->doubling = 0;
+	if ((c = dmls_shape_butterfly(g, &doubling)) > 0) {
 		p->kind = DMLS_PAT_BUTTERFLY;
+		p->doubling = doubling;
 	} else if ((c = dmls_shape_ring(g, tmp)) > 0) {
 		p->kind = DMLS_PAT_RING;
 		for (size_t i = 0; i < n; i++)

@@ -11,7 +11,8 @@
  *              a bidirectional ring (both neighbours) is accepted too
  *   butterfly  recursive halving/doubling (Thakur, Rabenseifner & Gropp
  *              2005): log2(N) partners at XOR distance 1, 2, 4, ... with
- *              volumes halving from one partner to the next; N not a power
+ *              volumes halving from one partner to the next (Rabenseifner),
+ *              or equal (recursive doubling, `doubling`); N not a power
  *              of two (their sec. 4, MPICH): r = N - p extra ranks (p the
  *              largest power of two <= N), each tied to one core rank only
  *              (it hands its vector over and gets the result back), the p
@@ -145,8 +146,13 @@ static int cmp_desc(const void *a, const void *b)
 }
 
 /* The n = 2^L nodes idx[0..n) (address order): every one has L partners
- * among them, symmetric, with volumes halving. */
-static double butterfly_core(const dmls_graph *g, const size_t *idx, size_t n)
+ * among them, symmetric, with volumes halving; or, at XOR distances 1, 2,
+ * 4, ... (ranks in address order), with volumes equal: recursive doubling
+ * (Open MPI's for small vectors), the whole vector to each partner in turn
+ * (*doubling = 1).  Of 4 such nodes the edges are a 4-cycle, which a ring
+ * in rank order is not: its edge from the last rank to the first is at
+ * distance 3. */
+static double butterfly_core(const dmls_graph *g, const size_t *idx, size_t n, int *doubling)
 {
 	size_t L = 0;
 	if (n < 4 || (n & (n - 1)) != 0)
@@ -180,13 +186,18 @@ static double butterfly_core(const dmls_graph *g, const size_t *idx, size_t n)
 		}
 	}
 	score = nratio ? score / (double)nratio : 0;
+	if (score < 0.5 && xor_order) { /* equal partners at XOR distances */
+		*doubling = 1;
+		return 0.6 + 0.4 * (1 - score);
+	}
 	if (score < 0.5)
 		return 0; /* equal partners: a ring (N=4) or a torus, not halving */
 	return (xor_order ? 0.6 : 0.4) + 0.4 * score;
 }
 
-double dmls_shape_butterfly(const dmls_graph *g)
+double dmls_shape_butterfly(const dmls_graph *g, int *doubling)
 {
+	*doubling = 0;
 	size_t n = g->n, p = 1, r, k = 0;
 	while (p * 2 <= n)
 		p *= 2;
@@ -213,7 +224,7 @@ double dmls_shape_butterfly(const dmls_graph *g)
 		host[m] = 1;
 	}
 	if (k == p)
-		c = butterfly_core(g, core, p) * (r ? 0.9 : 1.0);
+		c = butterfly_core(g, core, p, doubling) * (r ? 0.9 : 1.0);
 out:
 	free(core);
 	free(host);
