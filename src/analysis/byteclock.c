@@ -52,9 +52,10 @@
  *      the window's edges), so that another family a share of B away
  *      cannot take over (in a long capture an empty window is searched
  *      again over +-50 % of B for a gap at least as long as the family's
- *      median; in a short one only after SHORT_MISSES empty windows in a
- *      row: from the first, it tiled a ring whose steps move S or 3 S in
- *      no order, which must be withheld; a step
+ *      median, not in a short one: there it tiled a ring whose steps move
+ *      S or 3 S in no order, which must be withheld, even after a first
+ *      empty window only (13 of 40 jitter draws of that ring counted 16
+ *      "steps" for its 30); a step
  *      that carries a burst of retransmissions moves every later boundary
  *      by a share of B, and a lossy ring's ranks lost 1 and 3 of 3000
  *      steps; still none, e.g. an iteration without a gap, moves the
@@ -124,10 +125,6 @@
  * (Tracking weighs them whole: capped there, short gaps nearer the
  * expected place moved the testbed's periods by up to 2 %.) */
 #define ANCHOR_CAP 2.0
-/* A short capture's tracking searches +-50 % too once so many windows in
- * a row were empty: a step moved by a share of B moves every later one,
- * while one empty window is an iteration without a gap. */
-#define SHORT_MISSES 1
 #define SPLIT_MAX 32   /* an iteration of up to so many B is steps merged */
 #define SPLIT_TOL 0.35 /* within this share of B of a whole number of B */
 #define SPLIT_SHARE 0.05 /* and no more of the iterations than this */
@@ -349,15 +346,12 @@ static size_t track(const double *x, size_t n, double thr, const bgap *g, size_t
 	 * of 36 steps, make validate); at least min_len long, as the first */
 	size_t *back = malloc((ng ? ng : 1) * sizeof(size_t)), nb = 0;
 	double kb = 0, k_first = 0;
-	int missed = 0;
 	for (double c = g[a].pos - B; back && c + WIN * B >= 0; c -= B) { /* none: forward only */
 		kb++;
 		/* min_len guards the start-up; a long capture's steps before
 		 * the phase window are tracked as forward */
 		int past = from > 0 && c > 2 * B;
-		long b = step_anchor(g, ng, c, B, past ? 0 : min_len,
-				     past || (missed >= SHORT_MISSES && c > 2 * B), fam);
-		missed = b < 0 ? missed + 1 : 0;
+		long b = step_anchor(g, ng, c, B, past ? 0 : min_len, past, fam);
 		if (b >= 0) {
 			back[nb++] = (size_t)b;
 			c = g[b].pos; /* the next expectation: this anchor - B */
@@ -378,18 +372,15 @@ static size_t track(const double *x, size_t n, double thr, const bgap *g, size_t
 	double expect = g[a].pos + B, first = g[e].pos, k = k_first;
 	if (k_first > 0)
 		*span = g[a].pos - first, *steps = k_first;
-	missed = 0;
 	while (expect <= total) {
-		long b = step_anchor(g, ng, expect, B, 0, from > 0 || missed >= SHORT_MISSES, fam);
+		long b = step_anchor(g, ng, expect, B, 0, from > 0, fam);
 		if (b >= 0 && total - g[b].pos < TAIL * B)
 			break; /* the tail of the last iteration, not a new one */
 		k++;
 		if (b < 0) {
 			expect += B;
-			missed++;
 			continue;
 		}
-		missed = 0;
 		starts[ns++] = g[b].bin;
 		expect = g[b].pos + B;
 		*span = g[b].pos - first;
