@@ -115,10 +115,6 @@ static void test_period_of_extra(void **state)
 	assert_true(fabs(dmls_period_of_extra(late, 43, 40, span) - 0.1) < 1e-9);
 }
 
-/* dmls_byteclock_starts where the bytes per step creep (1000 to 1105
- * over 36 steps, each a burst of 5 bins then 15 idle): the fold's phase
- * fits part of the run, and the steps before the first anchor are tracked
- * back from it, not lost (forward only: 32 of the 36). */
 /* A spacing that recurs inside each period is not a period: the byte
  * clock's gap histogram of a 2-rank resnet50 DDP ring held two gaps 8.8 MB
  * apart in every 189 MB step, and that lag's autocorrelation (0.18) came
@@ -150,19 +146,32 @@ static void test_period_lattice(void **state)
 	free(x);
 }
 
+/* dmls_byteclock_starts on x[0..n) (on at 1 byte) with a transform of
+ * its own: the starts' count; *B the bytes per iteration. */
+static size_t byteclock(const double *x, size_t n, size_t *starts, double *B)
+{
+	dmls_fft fft = {0};
+	double peak;
+	size_t ns = dmls_byteclock_starts(&fft, x, n, 1.0, starts, B, &peak);
+	dmls_fft_release(&fft);
+	return ns;
+}
+
+/* dmls_byteclock_starts where the bytes per step creep (1000 to 1105
+ * over 36 steps, each a burst of 5 bins then 15 idle): the fold's phase
+ * fits part of the run, and the steps before the first anchor are tracked
+ * back from it, not lost (forward only: 32 of the 36). */
 static void test_byteclock_creep(void **state)
 {
 	(void)state;
 	enum { STEPS = 36, BURST = 5, GAP = 15 };
 	size_t n = STEPS * (BURST + GAP), starts[STEPS * (BURST + GAP)];
-	double *x = calloc(n, sizeof(double)), B = 0, peak = 0;
+	double *x = calloc(n, sizeof(double)), B = 0;
 	assert_non_null(x);
 	for (int k = 0; k < STEPS; k++)
 		for (int b = 0; b < BURST; b++)
 			x[k * (BURST + GAP) + b] = (1000.0 + 3.0 * k) / BURST;
-	dmls_fft fft = {0};
-	size_t ns = dmls_byteclock_starts(&fft, x, n, 1.0, starts, &B, &peak);
-	dmls_fft_release(&fft);
+	size_t ns = byteclock(x, n, starts, &B);
 	assert_true(ns >= STEPS - 1 && ns <= STEPS);
 	for (size_t i = 1; i < ns; i++) /* every start at a burst's first bin */
 		assert_int_equal(starts[i] % (BURST + GAP), 0);
@@ -179,7 +188,7 @@ static void test_byteclock_many_steps(void **state)
 	enum { STEPS = 60000, BURST = 3, GAP = 7 };
 	size_t n = STEPS * (BURST + GAP);
 	size_t *starts = malloc((n + 3) * sizeof(size_t)); /* more than period.h asks */
-	double *x = calloc(n, sizeof(double)), B = 0, peak = 0;
+	double *x = calloc(n, sizeof(double)), B = 0;
 	assert_non_null(x);
 	assert_non_null(starts);
 	uint32_t seed = 7;
@@ -189,9 +198,7 @@ static void test_byteclock_many_steps(void **state)
 		for (int b = 0; b < len; b++)
 			x[(size_t)k * (BURST + GAP) + (size_t)b] = 1000.0 / len;
 	}
-	dmls_fft fft = {0};
-	size_t ns = dmls_byteclock_starts(&fft, x, n, 1.0, starts, &B, &peak);
-	dmls_fft_release(&fft);
+	size_t ns = byteclock(x, n, starts, &B);
 	assert_true(ns >= STEPS - 1 && ns <= STEPS);
 	assert_true(fabs(B / 1000.0 - 1) < 0.001);
 	free(x);
@@ -212,7 +219,7 @@ static void byteclock_drift(uint32_t seed, int lossy)
 	enum { STEPS = 4000, DATA = 10, GAP = 8 };
 	size_t n = (size_t)STEPS * (DATA + GAP);
 	size_t *starts = malloc((n + 3) * sizeof(size_t)); /* more than period.h asks */
-	double *x = calloc(n, sizeof(double)), B = 0, peak = 0;
+	double *x = calloc(n, sizeof(double)), B = 0;
 	assert_non_null(x);
 	assert_non_null(starts);
 	for (size_t k = 0; k < STEPS; k++) {
@@ -227,9 +234,7 @@ static void byteclock_drift(uint32_t seed, int lossy)
 		else if (k >= STEPS / 4)
 			st[DATA - 1] += (seed >> 16) % 100 == 0 ? 12 : 2;
 	}
-	dmls_fft fft = {0};
-	size_t ns = dmls_byteclock_starts(&fft, x, n, 1.0, starts, &B, &peak);
-	dmls_fft_release(&fft);
+	size_t ns = byteclock(x, n, starts, &B);
 	assert_true(fabs(B / (lossy ? 1010.0 : 1000.0) - 1) < 0.01);
 	assert_int_equal(ns, STEPS);
 	for (size_t i = 0; i < ns; i++) /* every start at a step's first bin */
@@ -260,7 +265,7 @@ static size_t byteclock_prefix(double prefix)
 	enum { STEPS = 36, DATA = 4, GAP = 12 };
 	size_t n = (size_t)(STEPS + 1) * (DATA + GAP);
 	size_t *starts = malloc((n + 3) * sizeof(size_t)); /* more than period.h asks */
-	double *x = calloc(n, sizeof(double)), B = 0, peak = 0;
+	double *x = calloc(n, sizeof(double)), B = 0;
 	assert_non_null(x);
 	assert_non_null(starts);
 	for (size_t b = 0; b < DATA; b++)
@@ -268,9 +273,7 @@ static size_t byteclock_prefix(double prefix)
 	for (size_t k = 1; k <= STEPS; k++)
 		for (size_t b = 0; b < DATA; b++)
 			x[k * (DATA + GAP) + b] = 250;
-	dmls_fft fft = {0};
-	size_t ns = dmls_byteclock_starts(&fft, x, n, 1.0, starts, &B, &peak);
-	dmls_fft_release(&fft);
+	size_t ns = byteclock(x, n, starts, &B);
 	assert_true(fabs(B / 1000.0 - 1) < 0.01);
 	assert_int_equal(starts[ns - 1], STEPS * (DATA + GAP));
 	free(x);
@@ -299,15 +302,13 @@ static void byteclock_shift(size_t steps)
 	enum { DATA = 4, GAP = 12 };
 	size_t n = steps * (DATA + GAP);
 	size_t *starts = malloc((n + 3) * sizeof(size_t)); /* more than period.h asks */
-	double *x = calloc(n, sizeof(double)), B = 0, peak = 0;
+	double *x = calloc(n, sizeof(double)), B = 0;
 	assert_non_null(x);
 	assert_non_null(starts);
 	for (size_t k = 0; k < steps; k++)
 		for (size_t b = 0; b < DATA; b++)
 			x[k * (DATA + GAP) + b] = 250 + (k == steps / 2 && b == 1 ? 300 : 0);
-	dmls_fft fft = {0};
-	size_t ns = dmls_byteclock_starts(&fft, x, n, 1.0, starts, &B, &peak);
-	dmls_fft_release(&fft);
+	size_t ns = byteclock(x, n, starts, &B);
 	assert_int_equal(ns, steps);
 	for (size_t i = 0; i < ns; i++)
 		assert_int_equal(starts[i], i * (DATA + GAP));
@@ -335,7 +336,7 @@ static void test_byteclock_back_to_back(void **state)
 	enum { STEPS = 200, DATA = 4, GAP = 12 };
 	size_t n = (size_t)STEPS * (DATA + GAP), at = 0;
 	size_t *starts = malloc((n + 3) * sizeof(size_t)), *want = malloc(STEPS * sizeof(size_t));
-	double *x = calloc(n, sizeof(double)), B = 0, peak = 0;
+	double *x = calloc(n, sizeof(double)), B = 0;
 	assert_non_null(x);
 	assert_non_null(starts);
 	assert_non_null(want);
@@ -345,9 +346,7 @@ static void test_byteclock_back_to_back(void **state)
 			x[at++] = 250;
 		at += k % 40 == 17 ? 0 : GAP;
 	}
-	dmls_fft fft = {0};
-	size_t ns = dmls_byteclock_starts(&fft, x, n, 1.0, starts, &B, &peak);
-	dmls_fft_release(&fft);
+	size_t ns = byteclock(x, n, starts, &B);
 	assert_int_equal(ns, STEPS);
 	for (size_t i = 0; i < ns; i++)
 		assert_int_equal(starts[i], want[i]);
@@ -368,7 +367,7 @@ static void byteclock_pauses(int every, int inner)
 	size_t n = (size_t)STEPS * (BURST + GAP) + (size_t)(STEPS / every + 1) * PAUSE, at = 0;
 	size_t *starts = malloc((n + 3) * sizeof(size_t)); /* more than period.h asks */
 	size_t *want = malloc(STEPS * sizeof(size_t));
-	double *x = calloc(n, sizeof(double)), B = 0, peak = 0;
+	double *x = calloc(n, sizeof(double)), B = 0;
 	assert_non_null(x);
 	assert_non_null(starts);
 	assert_non_null(want);
@@ -378,9 +377,7 @@ static void byteclock_pauses(int every, int inner)
 			x[at + (size_t)b] = inner && (b == 1 || b == 3) ? 0 : 1000.0 / (inner ? 4 : BURST);
 		at += BURST + GAP + ((k + 1) % every == 0 ? PAUSE : 0);
 	}
-	dmls_fft fft = {0};
-	size_t ns = dmls_byteclock_starts(&fft, x, n, 1.0, starts, &B, &peak);
-	dmls_fft_release(&fft);
+	size_t ns = byteclock(x, n, starts, &B);
 	assert_true(fabs(B / 1000.0 - 1) < 0.01);
 	assert_true(ns >= STEPS - 1 && ns <= STEPS);
 	for (size_t i = 1; i < ns; i++) /* every start at a step's first bin */
