@@ -8,13 +8,12 @@
 # called asynchronous.  Now the iterations are withheld with a note, and
 # the mode is unknown: no confident wrong number.
 set -u
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-/usr/bin/python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' \
-	"$SRCDIR/tests/data/mpi4-ring-loss2.tar.xz" "$tmp" || { echo "mpi_stalled: FAIL: cannot unpack"; exit 1; }
-run="$tmp/mpi4py-tinycnn-adam-32-openmpi-loss_2-ring"
+NAME=mpi_stalled
+. "$SRCDIR/tests/integration/lib/fixture.sh"
+fixture_run mpi4-ring-loss2.tar.xz mpi4py-tinycnn-adam-32-openmpi-loss_2-ring
 fails=0
 for in in "$run" "$run/worker-0-tcpdump.pcap" "$run/worker-3-tcpdump.pcap"; do
-	"$DMLSCOPE" analyze "$in" --quiet --json "$tmp/a.json" || { echo "mpi_stalled: FAIL: analyze $in exit $?"; exit 1; }
+	fixture_analyze "$in"
 	/usr/bin/python3 - "$tmp/a.json" "$in" <<'PY' || fails=$((fails + 1))
 import json, sys
 a = json.load(open(sys.argv[1]))

@@ -9,11 +9,10 @@
 # for 2000 on the whole run.  Each worker's own byte clock counts the
 # steps right; the job now takes its steps from them (method rank-clock).
 set -u
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-/usr/bin/python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' \
-	"$SRCDIR/tests/data/rpc4-lossy.tar.xz" "$tmp" || { echo "rpc_lossy: FAIL: cannot unpack"; exit 1; }
-run="$tmp/pytorch_rpc-tinycnn-adam-32-tensorpipe-loss_1-star"
-"$DMLSCOPE" analyze "$run" --quiet --json "$tmp/a.json" || { echo "rpc_lossy: FAIL: analyze exit $?"; exit 1; }
+NAME=rpc_lossy
+. "$SRCDIR/tests/integration/lib/fixture.sh"
+fixture_run rpc4-lossy.tar.xz pytorch_rpc-tinycnn-adam-32-tensorpipe-loss_1-star
+fixture_analyze "$run"
 exec /usr/bin/python3 - "$tmp/a.json" "$run/truth.json" <<'PY'
 import json, sys
 a, t = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))

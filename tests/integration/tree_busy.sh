@@ -10,11 +10,10 @@
 # on windows of 0.076 s, made the pattern "pairwise".  Now: one job of 8
 # ranks, a tree, its steps counted and timed like the log's.
 set -u
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-/usr/bin/python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' \
-	"$SRCDIR/tests/data/tree8-busy.tar.xz" "$tmp" || { echo "tree_busy: FAIL: cannot unpack"; exit 1; }
-run="$tmp/pytorch_manual-mobilenetv2-adam-16-gloo-normal-tree"
-"$DMLSCOPE" analyze "$run" --quiet --json "$tmp/a.json" || { echo "tree_busy: FAIL: analyze exit $?"; exit 1; }
+NAME=tree_busy
+. "$SRCDIR/tests/integration/lib/fixture.sh"
+fixture_run tree8-busy.tar.xz pytorch_manual-mobilenetv2-adam-16-gloo-normal-tree
+fixture_analyze "$run"
 exec /usr/bin/python3 - "$tmp/a.json" "$run/truth.json" <<'PY'
 import json, sys
 a, t = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))

@@ -1,0 +1,20 @@
+# lib/fixture.sh - a real run folder kept in tests/data (a tar.xz of the
+# folder as the testbed made it), for the tests that check one (tree_busy,
+# rpc_lossy, mpi_stalled): sourced with NAME set (its name in messages).
+# CMake's test glob does not reach this folder.
+
+# fixture_run ARCHIVE FOLDER: ARCHIVE (under tests/data) unpacked into a
+# scratch folder $tmp, removed on exit; $run is FOLDER in it.
+fixture_run() {
+	tmp=$(mktemp -d)
+	trap 'rm -rf "$tmp"' EXIT
+	/usr/bin/python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' \
+		"$SRCDIR/tests/data/$1" "$tmp" || { echo "$NAME: FAIL: cannot unpack $1"; exit 1; }
+	run="$tmp/$2"
+}
+
+# fixture_analyze IN: dmlscope analyze IN into $tmp/a.json, or the test fails.
+fixture_analyze() {
+	"$DMLSCOPE" analyze "$1" --quiet --json "$tmp/a.json" ||
+		{ echo "$NAME: FAIL: analyze $1 exit $?"; exit 1; }
+}
