@@ -177,16 +177,16 @@ static int clocks_apart(const dmls_stats *st, size_t hub, const long *pk, size_t
 			} else {
 				double lo = fmin(it.period_s, ref_p), hi = fmax(it.period_s, ref_p);
 				double k = round(hi / lo);
-				int fast_ref = ref_p < it.period_s;
+				const double *fast = it.comm_end_s, *slow = ref;
+				size_t nf = it.count, ns_slow = nref;
+				if (ref_p < it.period_s)
+					fast = ref, nf = nref, slow = it.comm_end_s, ns_slow = it.count;
 				if (fabs(hi - lo) <= PACE_OFF * lo) /* lock: 0.66-1 either way */
 					apart = phase_spread(ref, nref, it.comm_end_s, it.count, lo) >
 						PACE_PHASE;
 				else if (k >= 2 && k <= PACE_MULTIPLE && fabs(hi - k * lo) <= PACE_OFF * hi)
-					apart = multiple_spread(fast_ref ? ref : it.comm_end_s,
-								fast_ref ? nref : it.count,
-								fast_ref ? it.comm_end_s : ref,
-								fast_ref ? it.count : nref, hi,
-								(size_t)k) > PACE_PHASE;
+					apart = multiple_spread(fast, nf, slow, ns_slow, hi, (size_t)k) >
+						PACE_PHASE;
 				else
 					apart = 1;
 			}
