@@ -94,4 +94,20 @@ double dmls_robust_cv(const double *v, size_t n);    /* 1.4826 MAD / median */
 /* 1.4826 MAD of v[0..n) (reordered), *median its median when not NULL. */
 double dmls_robust_spread(double *v, size_t n, double *median);
 
+/* Exact order statistics of integer sequences walked again for each pass
+ * rather than held (rank_select.c).  walk(ctx, emit, sel) calls
+ * emit(sel, seq, v) for every value v of every sequence seq, in any order,
+ * the same values at each call.  ask[i]: the sequence, the rank wanted
+ * (0: the smallest; below that sequence's count) and a bound on its values
+ * (>= the largest).  out[i] gets the value of that rank.  Returns 0, or -1
+ * when out of memory. */
+typedef void (*dmls_rank_emit)(void *sel, unsigned seq, uint64_t v);
+typedef void (*dmls_rank_walk)(void *ctx, dmls_rank_emit emit, void *sel);
+typedef struct dmls_rank_ask {
+	unsigned seq;
+	uint64_t rank, max;
+} dmls_rank_ask;
+int dmls_rank_select(dmls_rank_walk walk, void *ctx, const dmls_rank_ask *ask, size_t n,
+		     uint64_t *out);
+
 #endif
