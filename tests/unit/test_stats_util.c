@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -25,6 +26,73 @@ static void test_select_equals_sort(void **state)
 		assert_true(fabs(x - y) < 1e-12);
 	}
 	assert_true(isnan(dmls_quantile_select(NULL, 0, 0.5)));
+}
+
+/* Two sequences of values held in arrays, walked for dmls_rank_select. */
+typedef struct two_seqs {
+	const uint64_t *v[2];
+	size_t n[2];
+	int walks;
+} two_seqs;
+
+static void walk_two(void *ctx, dmls_rank_emit emit, void *sel)
+{
+	two_seqs *w = ctx;
+	w->walks++;
+	for (size_t i = 0; i < w->n[0] || i < w->n[1]; i++) /* interleaved */
+		for (unsigned q = 0; q < 2; q++)
+			if (i < w->n[q])
+				emit(sel, q, w->v[q][i]);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Every rank of two sequences at once, against sorting: ties, zeros,
+ * values of 1 to 64 bits (the top bit set too), a bound above the
+ * largest; the passes are as many as the bound's 11-bit digits. */
+static void test_rank_select_equals_sort(void **state)
+{
+	(void)state;
+	srand(5);
+	for (int t = 0; t < 400; t++) {
+		uint64_t a[2][300], sorted[2][300], top[2] = {0, 0};
+		size_t n[2] = {1 + (size_t)(rand() % 300), 1 + (size_t)(rand() % 300)};
+		unsigned bits = 1 + (unsigned)(rand() % 64);
+		for (unsigned q = 0; q < 2; q++) {
+			for (size_t i = 0; i < n[q]; i++) {
+				uint64_t r = ((uint64_t)rand() << 42) ^ ((uint64_t)rand() << 21) ^ (uint64_t)rand();
+				r = rand() % 4 ? r : (uint64_t)(rand() % 5); /* ties */
+				a[q][i] = bits == 64 ? r | (rand() % 2 ? 1ull << 63 : 0) : r & ((1ull << bits) - 1);
+				top[q] = a[q][i] > top[q] ? a[q][i] : top[q];
+			}
+			memcpy(sorted[q], a[q], n[q] * sizeof(uint64_t));
+			qsort(sorted[q], n[q], sizeof(uint64_t), cmp_u64);
+		}
+		dmls_rank_ask ask[6];
+		for (int k = 0; k < 6; k++) {
+			unsigned q = (unsigned)k % 2;
+			uint64_t bound = top[q] + (top[q] < UINT64_MAX / 2 && rand() % 2 ? top[q] : 0);
+			ask[k] = (dmls_rank_ask){q, (uint64_t)(rand() % (int)n[q]), bound};
+		}
+		ask[0].rank = 0, ask[2].rank = n[0] - 1; /* the smallest and the largest */
+		two_seqs w = {{a[0], a[1]}, {n[0], n[1]}, 0};
+		uint64_t out[6];
+		assert_int_equal(dmls_rank_select(walk_two, &w, ask, 6, out), 0);
+		for (int k = 0; k < 6; k++)
+			assert_true(out[k] == sorted[ask[k].seq][ask[k].rank]);
+		unsigned most = 0;
+		for (int k = 0; k < 6; k++) {
+			unsigned b = 0;
+			while (b < 64 && ask[k].max >> b)
+				b++;
+			most = b > most ? b : most;
+		}
+		assert_int_equal(w.walks, (int)((most + 10) / 11));
+	}
 }
 
 /* r(k) = sum (x_t - m)(x_{t+k} - m) / sum (x_t - m)^2, directly */
@@ -433,6 +501,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_select_equals_sort),
+		cmocka_unit_test(test_rank_select_equals_sort),
 		cmocka_unit_test(test_autocorr_equals_sum),
 		cmocka_unit_test(test_period_of_missed),
 		cmocka_unit_test(test_period_of_extra),
