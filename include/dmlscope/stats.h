@@ -243,6 +243,14 @@ typedef struct dmls_stats {
 void dmls_stats_init(dmls_stats *st, int64_t bin_ns);
 void dmls_stats_init_limits(dmls_stats *st, int64_t bin_ns, const dmls_stats_limits *lim);
 void dmls_stats_release(dmls_stats *st);
+/* Release the series only the analysis reads: the hosts' sent payload,
+ * the total payload and the fine series.  After dmls_analysis_run nothing
+ * reads them (outputs read the pairs', the total wire bytes' and the flows'
+ * series, and the analysis' own arrays), so a job lets them go before it
+ * is rendered: the renderers' memory then replaces theirs instead of adding
+ * to it.  A state released so must not be analyzed, merged or serialized
+ * again. */
+void dmls_stats_release_analysis_series(dmls_stats *st);
 
 /* Count one decoded packet.  Returns 0, or -1 when out of memory. */
 int dmls_stats_add(dmls_stats *st, const dmls_pkt *p);

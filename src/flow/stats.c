@@ -99,6 +99,14 @@ void dmls_stats_release(dmls_stats *st)
 	st_reset_cache(st);
 }
 
+void dmls_stats_release_analysis_series(dmls_stats *st)
+{
+	for (size_t i = 0; i < st->nhosts; i++)
+		dmls_series_release(&st->hosts[i].tx_payload);
+	dmls_series_release(&st->total_payload);
+	dmls_series_release(&st->fine_series);
+}
+
 int64_t dmls_stats_class_bin_ns(const dmls_stats *st, int cls)
 {
 	return st->cls[cls].bin_ns;

@@ -203,6 +203,7 @@ int dmls_job_run_analysis(dmls_job *job, dmls_error *err)
 			       &job->analysis_error);
 	if (rc != DMLS_OK)
 		job->analysis = NULL;
+	dmls_stats_release_analysis_series(&job->stats); /* read by nothing after */
 	if (rc == DMLS_ENOMEM) /* not a property of the data: the job fails */
 		return dmls_fail(err, rc, "%s", job->analysis_error.msg);
 	return DMLS_OK;
