@@ -273,6 +273,9 @@ typedef struct dmls_analysis {
 				   * acknowledgements of its peer's reply */
 	int hub_one_at_a_time;    /* star seen from its hub alone, which answers one
 				   * spoke at a time: no period, no S */
+	size_t data_pairs;        /* the job's data pairs (directed) ... */
+	size_t split_pairs;       /* ... and those over two connections or more of
+				   * like volume (connections.c) */
 	int pulled_first;         /* star seen with its hub: the first sends (the
 				   * initial pull) were left out as warm-up */
 	dmls_phases phases;

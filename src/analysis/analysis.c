@@ -533,11 +533,18 @@ static int stage_train_log(stage_ctx *c, dmls_error *err)
 					     a->job_wire_bytes, a->job_end_s - a->job_start_s, err);
 }
 
+static int stage_connections(stage_ctx *c, dmls_error *err)
+{
+	(void)err;
+	dmls_connections_count(c->a, c->st, c->job);
+	return 0;
+}
+
 static int (*const stages[])(stage_ctx *, dmls_error *) = {
 	stage_shape, stage_clock, stage_shape_final, stage_clock_final, stage_mode,
-	stage_volume, stage_phases, stage_burst, stage_train_log,
+	stage_volume, stage_connections, stage_phases, stage_burst, stage_train_log,
 };
-#define SUB_STAGES 6 /* shape .. volume: what another job than the top gets */
+#define SUB_STAGES 7 /* shape .. connections: what another job than the top gets */
 
 static int run_stages(dmls_analysis *a, dmls_stats *st, const dmls_trainlog *log,
 		      const dmls_job_scope *job, size_t njobs, const size_t *in_split,

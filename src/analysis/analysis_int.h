@@ -27,4 +27,10 @@ int dmls_find_iterations_at(dmls_analysis *a, dmls_stats *st, const size_t *jpai
 			    size_t njpairs, const double *at_s, size_t nat, size_t host,
 			    dmls_error *err);
 
+/* Of the job's data pairs (a->data_pairs), those whose bytes go over two
+ * connections or more of at least a fifth of them each (a->split_pairs):
+ * two jobs on the same hosts, or a transport's parallel connections
+ * (connections.c).  job NULL: none. */
+void dmls_connections_count(dmls_analysis *a, const dmls_stats *st, const dmls_job_scope *job);
+
 #endif

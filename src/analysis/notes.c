@@ -142,6 +142,10 @@ void dmls_notes_job(dmls_analysis *a, const dmls_stats *st)
 	if (m->mode == DMLS_MODE_ASYNC)
 		dmls_note(a, "asynchronous: %s; no job-wide period (each rank's own: iterations.ranks)",
 		     m->why);
+	if (a->split_pairs >= 2 && 2 * a->split_pairs >= a->data_pairs && m->mode == DMLS_MODE_SYNC)
+		dmls_note(a, "%zu of %zu data pairs split over 2+ like connections: two jobs on the "
+			"same hosts (their steps and S then counted as one) or parallel sockets",
+		     a->split_pairs, a->data_pairs);
 }
 
 void dmls_notes_all(dmls_analysis *a, const dmls_stats *st)
