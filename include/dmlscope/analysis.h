@@ -274,8 +274,14 @@ typedef struct dmls_analysis {
 	int hub_one_at_a_time;    /* star seen from its hub alone, which answers one
 				   * spoke at a time: no period, no S */
 	size_t data_pairs;        /* the job's data pairs (directed) ... */
-	size_t split_pairs;       /* ... and those over two connections or more of
-				   * like volume (connections.c) */
+	size_t split_pairs;       /* ... those over two connections or more of
+				   * like volume (connections.c) ... */
+	size_t conn_tested;       /* ... those whose connections' clocks were
+				   * compared, and those keeping two apart */
+	size_t conn_apart;
+	double conn_period_s[2];  /* the first pair apart: its two periods */
+	int two_jobs;             /* two jobs on the same hosts: count, period
+				   * and S withheld */
 	int pulled_first;         /* star seen with its hub: the first sends (the
 				   * initial pull) were left out as warm-up */
 	dmls_phases phases;

@@ -107,6 +107,7 @@ typedef struct dmls_pair {
 	int64_t first_ns, last_ns;
 	dmls_series series;    /* wire bytes, bin_ns bins */
 	dmls_born born;
+	uint8_t conns;         /* its data connections (DMLS_CONN_MIN_BYTES), up to 255 */
 } dmls_pair;
 
 typedef struct dmls_flow {
@@ -122,6 +123,9 @@ typedef struct dmls_flow {
 	uint32_t qp;           /* RoCEv2: the queue pair judged (internal) */
 	uint8_t seq_valid;
 	dmls_series activity;  /* wire bytes, 10 s bins */
+	dmls_series conn;      /* payload, 1 ms: a split pair's data connection
+				* (DMLS_CONN_MIN_BYTES), else empty */
+	uint8_t heavy;         /* passed DMLS_CONN_MIN_BYTES */
 	dmls_born born;
 } dmls_flow;
 
@@ -135,6 +139,15 @@ typedef struct dmls_flow {
 #define DMLS_FLOW_SERIES_BUDGET (4u << 20)
 #define DMLS_FINE_SERIES_BUDGET (8u << 20) /* mergeable states only */
 #define DMLS_TOTAL_SERIES_BUDGET (8u << 20) /* the total payload alone */
+#define DMLS_CONN_SERIES_BUDGET (4u << 20) /* connections of split pairs */
+/* A connection (a TCP/UDP flow) whose payload passes this is a data
+ * connection of its pair; once a pair has two, each of them keeps a series
+ * of its payload at 1 ms from its next packet on (flow.conn, the class
+ * DMLS_CLASS_CONN), so that the analysis can tell two jobs on the same
+ * hosts from one job's parallel connections by their steps
+ * (src/analysis/connections.c).  A pair with one data connection, the
+ * common case, costs nothing more; a mergeable state keeps none. */
+#define DMLS_CONN_MIN_BYTES (64u << 10)
 #define DMLS_MAX_BIN_NS (1LL << 36)  /* coarsening stops at about 69 s bins */
 /* The host class also doubles its bin width whenever the capture's active
  * span passes this many bins (8.7 minutes at 1 ms): its resolution follows
@@ -165,7 +178,7 @@ typedef struct dmls_fold {
 } dmls_fold;
 
 enum { DMLS_CLASS_HOST, DMLS_CLASS_PAIR, DMLS_CLASS_FLOW, DMLS_CLASS_FINE, DMLS_CLASS_TOTAL,
-       DMLS_NCLASS };
+       DMLS_CLASS_CONN, DMLS_NCLASS };
 
 /* Series sharing one bin width and one memory budget. */
 typedef struct dmls_series_class {

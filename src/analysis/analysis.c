@@ -463,6 +463,27 @@ static int stage_mode(stage_ctx *c, dmls_error *err)
 	return 0;
 }
 
+/* Two jobs on the same hosts (connections.c): a synchronous job whose
+ * split data pairs mostly keep two clocks on their connections mixes two
+ * jobs' steps and bytes; its count, period and S are withheld. */
+static int stage_connections(stage_ctx *c, dmls_error *err)
+{
+	dmls_analysis *a = c->a;
+	if (dmls_connections_check(a, c->st, c->job))
+		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
+	if (a->mode.mode != DMLS_MODE_SYNC || a->conn_tested < 2 ||
+	    2 * a->conn_apart <= a->conn_tested)
+		return 0;
+	a->two_jobs = 1;
+	a->mode.mode = DMLS_MODE_UNKNOWN; /* each rank's clock (mode.ranks) stays */
+	a->mode.why = "two jobs on the same hosts: their connections keep steps of their own";
+	a->iter_found = a->iter.count;
+	a->iter_unsure = 1;
+	a->iter.period_s = a->iter.period_median_s = NAN;
+	a->iter.bytes_per_worker = NAN;
+	return 0;
+}
+
 static int stage_volume(stage_ctx *c, dmls_error *err)
 {
 	(void)err;
@@ -533,18 +554,11 @@ static int stage_train_log(stage_ctx *c, dmls_error *err)
 					     a->job_wire_bytes, a->job_end_s - a->job_start_s, err);
 }
 
-static int stage_connections(stage_ctx *c, dmls_error *err)
-{
-	(void)err;
-	dmls_connections_count(c->a, c->st, c->job);
-	return 0;
-}
-
 static int (*const stages[])(stage_ctx *, dmls_error *) = {
 	stage_shape, stage_clock, stage_shape_final, stage_clock_final, stage_mode,
-	stage_volume, stage_connections, stage_phases, stage_burst, stage_train_log,
+	stage_connections, stage_volume, stage_phases, stage_burst, stage_train_log,
 };
-#define SUB_STAGES 7 /* shape .. connections: what another job than the top gets */
+#define SUB_STAGES 7 /* shape .. volume: what another job than the top gets */
 
 static int run_stages(dmls_analysis *a, dmls_stats *st, const dmls_trainlog *log,
 		      const dmls_job_scope *job, size_t njobs, const size_t *in_split,

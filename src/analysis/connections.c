@@ -1,63 +1,236 @@
 /*
- * connections.c - how many connections carry a job's data between two of
- * its ranks.
+ * connections.c - two jobs on the same hosts, told by their connections.
  *
  * A job is found by its hosts (jobs.c), so two jobs whose ranks run on the
  * same hosts (two 4-GPU jobs on the same two 8-GPU nodes, two testbed DDP
- * rings on hosts 0-3) are one component: their steps add up to one clock
- * and their bytes to one S (the testbed's pair of 4-rank rings: ring/4, 298
- * iterations for 300 each, S twice a job's).  What shows it is the
- * connections: each job's ranks open their own, so every data pair carries
- * its bytes over two connections of like volume.  One job's ranks do that
- * too when their transport opens parallel connections (NCCL's sockets per
- * peer, TensorPipe's pair averaging), so the count is a note that names
- * both readings, not a verdict: which one holds needs each connection's
- * steps, which the flows' 10 s series do not show.  On the testbed, the
- * data pairs of DDP, RPC, MPI and the manual collectives each hold one
- * connection, those of TensorPipe's pair averaging two or more.
+ * rings on hosts 0-3) are one component with no cut vertex: their steps
+ * add up to one clock and their bytes to one S (the testbed's pair of
+ * 4-rank rings: ring/4, 298 iterations for 300 each, S twice a job's).
+ * What shows it is the connections: each job's ranks open their own, so
+ * every data pair carries its bytes over two connections of like volume.
+ * One job's ranks do that too when their transport opens parallel
+ * connections (NCCL's sockets per peer), and those move parts of the same
+ * step.  So:
+ *   1. per data pair of the job, its connections with at least CONN_SHARE
+ *      of the pair's payload are counted; a pair with two or more is split
+ *      (a->data_pairs, a->split_pairs);
+ *   2. a split pair's connections kept their payload at 1 ms from when the
+ *      pair had two data connections (stats.h, DMLS_CONN_MIN_BYTES); the
+ *      two heaviest get a clock each (the byte clock of their series,
+ *      byteclock.c) and are compared as jobs_shared.c compares two parts
+ *      of a job (dmls_clock_compare: periods within 3 %, one end of the
+ *      other in 90 % of the steps, offsets steady);
+ *   3. when most pairs so tested keep two clocks apart, the job is two jobs
+ *      on the same hosts: its count, period and S, which mix both, are
+ *      withheld with a note that gives both periods.  When they keep one
+ *      step, the connections are one job's: nothing is said.  Untested
+ *      (a mergeable state keeps no connection series, or too few steps), a
+ *      synchronous job with half its pairs split or more gets a note that
+ *      names both readings.
+ * On the testbed, every data pair of DDP, RPC, MPI and the manual
+ * collectives holds one connection, those of TensorPipe's pair averaging
+ * two or more (asynchronous, or of unknown mode seen from one rank).
  */
+#include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "analysis/analysis_int.h"
+#include "analysis/period.h"
 
-#define CONN_SHARE 0.2    /* a connection with this share of its pair's bytes */
-#define CONN_MAX_RANKS 256 /* a pair matrix of at most this many ranks */
+#define CONN_SHARE 0.2            /* a connection with this share of its pair's bytes */
+#define CONN_MAX_RANKS 256        /* a pair matrix of at most this many ranks */
+#define CONN_MAX_TESTS 16         /* split pairs whose connections get clocks */
+#define CONN_MAX_BINS (1u << 18)  /* a connection's series, densified */
+#define CONN_ON 0.02              /* on bins: 2 % of the 99th percentile (iterations.c) */
+#define CONN_MIN_STEPS 8
+#define CONN_PERIOD 0.03          /* as jobs_shared.c's DMLS_SHARED_* */
+#define CONN_LOCK 0.9
+#define CONN_PHASE 0.10
+#define CONN_PHASE_LOADED 0.30
+#define CONN_WANDER 0.7
 
-void dmls_connections_count(dmls_analysis *a, const dmls_stats *st, const dmls_job_scope *job)
+typedef struct conn_clock {
+	size_t n;
+	double period_s;
+	double *t; /* step starts, s from the series' origin */
+} conn_clock;
+
+static int cmp_double(const void *x, const void *y)
 {
-	a->data_pairs = a->split_pairs = 0;
-	if (!job || job->n < 2 || job->n > CONN_MAX_RANKS)
-		return;
+	double a = *(const double *)x, b = *(const double *)y;
+	return (a > b) - (a < b);
+}
+
+/* The steps of one connection's series by the byte clock; 0, or -1 when
+ * out of memory (c->n 0: no steps found). */
+static int clock_of(conn_clock *c, const dmls_series *s)
+{
+	memset(c, 0, sizeof(*c));
+	c->period_s = NAN;
+	if (dmls_series_empty(s) || s->bin_ns <= 0)
+		return 0;
+	uint64_t span = (uint64_t)(s->max_bin - s->min_bin) + 1;
+	uint32_t factor = 1;
+	while (span > (uint64_t)factor * CONN_MAX_BINS)
+		factor *= 2;
+	size_t n = (size_t)((span + factor - 1) / factor), runs = 0, nz = 0, ns = 0;
+	double *x = malloc(n * sizeof(double)), *v = malloc(n * sizeof(double));
+	size_t *starts = NULL;
+	int rc = -1;
+	if (!x || !v)
+		goto out;
+	dmls_series_dense(s, s->min_bin, n, factor, x);
+	for (size_t k = 0; k < n; k++)
+		if (x[k] > 0)
+			v[nz++] = x[k];
+	double thr = CONN_ON * dmls_quantile_select(v, nz, 0.99);
+	for (size_t k = 0, prev = n; k < n; k++)
+		if (x[k] >= thr && x[k] > 0) {
+			runs += prev == n || k > prev + 1;
+			prev = k;
+		}
+	starts = malloc(DMLS_BYTECLOCK_ROOM(runs) * sizeof(size_t));
+	if (!starts)
+		goto out;
+	dmls_fft fft = {0};
+	double B, peak;
+	ns = dmls_byteclock_starts(&fft, x, n, thr, starts, &B, &peak);
+	dmls_fft_release(&fft);
+	rc = 0;
+	if (ns < CONN_MIN_STEPS)
+		goto out;
+	c->t = malloc(ns * sizeof(double));
+	if (!c->t) {
+		rc = -1;
+		goto out;
+	}
+	double bin_s = (double)s->bin_ns * factor * 1e-9;
+	for (size_t i = 0; i < ns; i++)
+		c->t[i] = (double)s->min_bin * (double)s->bin_ns * 1e-9 + (double)starts[i] * bin_s;
+	for (size_t i = 0; i + 1 < ns; i++)
+		v[i] = c->t[i + 1] - c->t[i];
+	qsort(v, ns - 1, sizeof(double), cmp_double);
+	c->period_s = v[(ns - 1) / 2];
+	c->n = ns;
+out:
+	free(x);
+	free(v);
+	free(starts);
+	return rc;
+}
+
+/* 1 when the two connections keep one step (jobs_shared.c, steps_lock). */
+static int one_step(const conn_clock *a, const conn_clock *b)
+{
+	double P = fmin(a->period_s, b->period_s);
+	if (fabs(a->period_s - b->period_s) > CONN_PERIOD * P)
+		return 0;
+	double spread, lock, wander;
+	dmls_clock_compare(b->t, b->n, a->t, a->n, P, &spread, &lock, &wander);
+	if (!(lock >= CONN_LOCK) || !(spread <= CONN_PHASE_LOADED))
+		return 0;
+	return spread <= CONN_PHASE || wander >= CONN_WANDER;
+}
+
+/* The two heaviest connections of pair i (top[2 i], top[2 i + 1]) tested:
+ * 1 apart, 0 one step, -1 no evidence, -2 out of memory. */
+static int pair_apart(const dmls_stats *st, const size_t *top, size_t i, double *pa, double *pb)
+{
+	conn_clock c[2];
+	int rc = -1;
+	if (clock_of(&c[0], &st->flows[top[2 * i]].conn) ||
+	    clock_of(&c[1], &st->flows[top[2 * i + 1]].conn)) {
+		rc = -2;
+	} else if (c[0].n && c[1].n) {
+		rc = !one_step(&c[0], &c[1]);
+		*pa = fmin(c[0].period_s, c[1].period_s);
+		*pb = fmax(c[0].period_s, c[1].period_s);
+	}
+	free(c[0].t);
+	free(c[1].t);
+	return rc;
+}
+
+/* The job's data pairs (payload at or over job->thr) as a matrix of its
+ * n hosts: payload[s n + d], and top[2 (s n + d) + 0/1] its two heaviest
+ * connections with a connection series (SIZE_MAX: none); conns[] counts
+ * those with CONN_SHARE of the pair's payload. */
+static void pair_matrix(const dmls_stats *st, const dmls_job_scope *job, const size_t *at,
+			double *payload, unsigned *conns, size_t *top)
+{
 	size_t n = job->n;
-	size_t *at = malloc(st->nhosts * sizeof(size_t));
-	double *payload = calloc(n * n, sizeof(double));
-	unsigned *conns = calloc(n * n, sizeof(unsigned));
-	if (!at || !payload || !conns)
-		goto out; /* a note left out: nothing is wrong with the job */
-	for (size_t h = 0; h < st->nhosts; h++)
-		at[h] = n;
-	for (size_t i = 0; i < n; i++)
-		at[job->hosts[i]] = i;
 	for (size_t k = 0; k < st->npairs; k++) {
 		const dmls_pair *pr = &st->pairs[k];
 		size_t s = at[pr->src], d = at[pr->dst];
 		if (s < n && d < n && (double)pr->payload_bytes >= job->thr && pr->payload_bytes > 0)
 			payload[s * n + d] = (double)pr->payload_bytes;
 	}
+	for (size_t i = 0; i < 2 * n * n; i++)
+		top[i] = SIZE_MAX;
 	for (size_t f = 0; f < st->nflows; f++) {
 		const dmls_flow *fl = &st->flows[f];
-		size_t s = at[fl->src], d = at[fl->dst];
-		if (s < n && d < n && payload[s * n + d] > 0 &&
-		    (double)fl->payload_bytes >= CONN_SHARE * payload[s * n + d])
-			conns[s * n + d]++;
+		size_t s = at[fl->src], d = at[fl->dst], i = s * n + d;
+		if (s >= n || d >= n || payload[i] <= 0 ||
+		    (double)fl->payload_bytes < CONN_SHARE * payload[i])
+			continue;
+		conns[i]++;
+		if (dmls_series_empty(&fl->conn))
+			continue;
+		size_t *t = &top[2 * i];
+		if (t[0] == SIZE_MAX || fl->payload_bytes > st->flows[t[0]].payload_bytes)
+			t[1] = t[0], t[0] = f;
+		else if (t[1] == SIZE_MAX || fl->payload_bytes > st->flows[t[1]].payload_bytes)
+			t[1] = f;
 	}
-	for (size_t i = 0; i < n * n; i++)
-		if (payload[i] > 0) {
-			a->data_pairs++;
-			a->split_pairs += conns[i] >= 2;
-		}
+}
+
+int dmls_connections_check(dmls_analysis *a, const dmls_stats *st, const dmls_job_scope *job)
+{
+	a->data_pairs = a->split_pairs = a->conn_tested = a->conn_apart = 0;
+	a->conn_period_s[0] = a->conn_period_s[1] = NAN;
+	if (!job || job->n < 2 || job->n > CONN_MAX_RANKS)
+		return 0;
+	size_t n = job->n;
+	size_t *at = malloc((st->nhosts ? st->nhosts : 1) * sizeof(size_t));
+	double *payload = calloc(n * n, sizeof(double));
+	unsigned *conns = calloc(n * n, sizeof(unsigned));
+	size_t *top = malloc(2 * n * n * sizeof(size_t));
+	int rc = 0;
+	if (!at || !payload || !conns || !top) {
+		rc = -1;
+		goto out;
+	}
+	for (size_t h = 0; h < st->nhosts; h++)
+		at[h] = n;
+	for (size_t i = 0; i < n; i++)
+		at[job->hosts[i]] = i;
+	pair_matrix(st, job, at, payload, conns, top);
+	for (size_t i = 0; i < n * n && rc == 0; i++) {
+		if (payload[i] <= 0)
+			continue;
+		a->data_pairs++;
+		if (conns[i] < 2)
+			continue;
+		a->split_pairs++;
+		if (a->conn_tested >= CONN_MAX_TESTS || top[2 * i + 1] == SIZE_MAX)
+			continue;
+		double pa = NAN, pb = NAN;
+		int apart = pair_apart(st, top, i, &pa, &pb);
+		if (apart == -2)
+			rc = -1;
+		if (apart < 0)
+			continue;
+		a->conn_tested++;
+		a->conn_apart += (size_t)apart;
+		if (apart && !isfinite(a->conn_period_s[0]))
+			a->conn_period_s[0] = pa, a->conn_period_s[1] = pb;
+	}
 out:
 	free(at);
 	free(payload);
 	free(conns);
+	free(top);
+	return rc;
 }

@@ -131,7 +131,11 @@ void dmls_notes_job(dmls_analysis *a, const dmls_stats *st)
 			"first %d, the CSV output every one", a->iter.count, DMLS_ITER_LISTED);
 	notes_iterations(a);
 	const dmls_mode *m = &a->mode;
-	if (a->iter_unsure && a->stalled_share > 0)
+	if (a->two_jobs)
+		dmls_note(a, "two jobs on the same hosts: the connections of %zu of %zu split data "
+			"pairs keep steps apart (%.3g s, %.3g s): count, period and S withheld",
+		     a->conn_apart, a->conn_tested, a->conn_period_s[0], a->conn_period_s[1]);
+	else if (a->iter_unsure && a->stalled_share > 0)
 		dmls_note(a, "iterations uncertain: %.0f %% of the time in stalls over 3 median "
 			"periods, inside steps too (a lossy path's timeouts): count, period and S "
 			"withheld", 100 * a->stalled_share);
@@ -142,7 +146,8 @@ void dmls_notes_job(dmls_analysis *a, const dmls_stats *st)
 	if (m->mode == DMLS_MODE_ASYNC)
 		dmls_note(a, "asynchronous: %s; no job-wide period (each rank's own: iterations.ranks)",
 		     m->why);
-	if (a->split_pairs >= 2 && 2 * a->split_pairs >= a->data_pairs && m->mode == DMLS_MODE_SYNC)
+	if (a->split_pairs >= 2 && 2 * a->split_pairs >= a->data_pairs && m->mode == DMLS_MODE_SYNC &&
+	    a->conn_tested == 0) /* untested: both readings */
 		dmls_note(a, "%zu of %zu data pairs split over 2+ like connections: two jobs on the "
 			"same hosts (their steps and S then counted as one) or parallel sockets",
 		     a->split_pairs, a->data_pairs);

@@ -24,6 +24,8 @@ dmls_series *st_class_series(dmls_stats *st, int c, size_t i)
 		       : i == st->npairs ? &st->total_wire : NULL;
 	case DMLS_CLASS_FLOW:
 		return i < st->nflows ? &st->flows[i].activity : NULL;
+	case DMLS_CLASS_CONN:
+		return i < st->nflows ? &st->flows[i].conn : NULL;
 	default:
 		return i == 0 && st->mergeable ? &st->fine_series : NULL;
 	}

@@ -139,6 +139,7 @@ static void compact_flows(dmls_stats *st, const uint8_t *keep, const uint32_t *h
 		if (!k) {
 			st_fold_add(&st->fold_flows, f->packets, f->wire_bytes, f->payload_bytes);
 			st_class_forget(st, DMLS_CLASS_FLOW, &f->activity);
+			st_class_forget(st, DMLS_CLASS_CONN, &f->conn);
 			continue;
 		}
 		if (host_map)

@@ -62,6 +62,7 @@ void dmls_stats_init_limits(dmls_stats *st, int64_t bin_ns, const dmls_stats_lim
 	class_init(&st->cls[DMLS_CLASS_FLOW], DMLS_ACTIVITY_BIN_NS, DMLS_FLOW_SERIES_BUDGET);
 	class_init(&st->cls[DMLS_CLASS_FINE], DMLS_FINE_BIN_NS, DMLS_FINE_SERIES_BUDGET);
 	class_init(&st->cls[DMLS_CLASS_TOTAL], DMLS_HOST_BIN_NS, DMLS_TOTAL_SERIES_BUDGET);
+	class_init(&st->cls[DMLS_CLASS_CONN], DMLS_HOST_BIN_NS, DMLS_CONN_SERIES_BUDGET);
 	st->cls[DMLS_CLASS_HOST].span_bins = DMLS_SERIES_SPAN_BINS;
 	st->mergeable = lim && lim->mergeable;
 	dmls_itable_init(&st->host_idx);
@@ -82,8 +83,10 @@ void dmls_stats_release(dmls_stats *st)
 	}
 	for (size_t i = 0; i < st->npairs; i++)
 		dmls_series_release(&st->pairs[i].series);
-	for (size_t i = 0; i < st->nflows; i++)
+	for (size_t i = 0; i < st->nflows; i++) {
 		dmls_series_release(&st->flows[i].activity);
+		dmls_series_release(&st->flows[i].conn);
+	}
 	dmls_series_release(&st->total_wire);
 	dmls_series_release(&st->total_payload);
 	dmls_burst_stream_release(&st->fine);
@@ -170,7 +173,22 @@ static int roce_retransmission(dmls_flow *f, const dmls_pkt *p)
 	return seq_track(f, psn, psn + (1u << 8), 1);
 }
 
-static int count_flow(dmls_stats *st, long fi, const dmls_pkt *p)
+/* A data connection's payload (stats.h, DMLS_CONN_MIN_BYTES): counted on
+ * its pair when it passes the floor, into its series while the pair has
+ * two or more. */
+static int count_conn(dmls_stats *st, dmls_flow *f, long pi, const dmls_pkt *p)
+{
+	dmls_pair *pr = &st->pairs[pi];
+	if (!f->heavy) {
+		f->heavy = 1;
+		pr->conns += pr->conns < UINT8_MAX;
+	}
+	return pr->conns >= 2 ? st_class_add(st, DMLS_CLASS_CONN, &f->conn, p->ts_ns,
+					     p->payload_bytes)
+			      : 0;
+}
+
+static int count_flow(dmls_stats *st, long fi, long pi, const dmls_pkt *p)
 {
 	dmls_flow *f = &st->flows[fi];
 	f->packets++;
@@ -183,6 +201,9 @@ static int count_flow(dmls_stats *st, long fi, const dmls_pkt *p)
 		st->hosts[f->src].tx_retransmissions++;
 		st->retransmissions++;
 	}
+	if (p->payload_bytes && f->payload_bytes >= DMLS_CONN_MIN_BYTES && pi >= 0 &&
+	    !st->mergeable && count_conn(st, f, pi, p))
+		return -1;
 	return st_entry_series(st, DMLS_CLASS_FLOW, &f->activity, f->packets, f->first_ns, f->last_ns,
 			    f->wire_bytes, p->ts_ns, p->wire_bytes);
 }
@@ -529,7 +550,7 @@ static int tables_add(dmls_stats *st, const dmls_pkt *p)
 		fold_packet(&st->fold_flows, p);
 		st->flows_seen++;
 	}
-	return fi >= 0 && count_flow(st, fi, p) ? -1 : 0;
+	return fi >= 0 && count_flow(st, fi, pi, p) ? -1 : 0;
 }
 
 static int tables_finish(dmls_stats *st);

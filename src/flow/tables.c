@@ -109,6 +109,7 @@ long st_flow_new(dmls_stats *st, const flow_key *k, uint64_t hv, uint32_t s, uin
 	f->born = st_born(st);
 	dmls_series_init(&f->activity, st->t0_ns, st->cls[DMLS_CLASS_FLOW].bin_ns,
 			 0);
+	dmls_series_init(&f->conn, st->t0_ns, st->cls[DMLS_CLASS_CONN].bin_ns, 0);
 	st->flows_seen++;
 	return (long)st->nflows++;
 }

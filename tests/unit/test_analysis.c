@@ -910,6 +910,91 @@ static void answer(dmls_stats *st, const ev *e, uint64_t bytes)
  * cross (a rank asking one that is asking it) make the bursts alone pair a
  * request with the other's request: each rank's count and period are its
  * own only by its connections. */
+/* Rings of 4 on hosts 1-4 over connections of their own (ports by
+ * connection c), rank r sending S/4 to r + 1 in each of 2 sub-steps 3 ms
+ * apart, every period_ms[c]; with halves, each send split over
+ * connections 0 and 1 at once (one job's parallel sockets). */
+typedef struct conn_ev {
+	int64_t t;
+	int src, c;
+	uint64_t bytes;
+} conn_ev;
+
+static int cmp_conn_ev(const void *x, const void *y)
+{
+	const conn_ev *a = x, *b = y;
+	return (a->t > b->t) - (a->t < b->t);
+}
+
+static void rings_on_connections(dmls_stats *st, const int64_t *period_ms, int nconn, int halves,
+				 int steps)
+{
+	size_t cap = (size_t)(nconn * steps * 2 * 4 * 2), n = 0;
+	conn_ev *e = malloc(cap * sizeof(*e));
+	assert_non_null(e);
+	for (int c = 0; c < nconn; c++)
+		for (int i = 0; i < steps; i++)
+			for (int k = 0; k < 2; k++)
+				for (int r = 1; r <= 4; r++) {
+					int64_t t = SYNTH_T0 + (20 + 7 * c) * MS + i * period_ms[c] * MS +
+						    k * 3 * MS;
+					if (halves) {
+						e[n++] = (conn_ev){t, r, 0, S_BYTES / 8};
+						e[n++] = (conn_ev){t + 1000, r, 1, S_BYTES / 8};
+					} else {
+						e[n++] = (conn_ev){t, r, c, S_BYTES / 4};
+					}
+				}
+	qsort(e, n, sizeof(*e), cmp_conn_ev);
+	for (size_t i = 0; i < n; i++) {
+		int d = e[i].src % 4 + 1;
+		conn_send(st, e[i].t, e[i].src, d, (uint16_t)(41000 + 1000 * e[i].c + e[i].src),
+			  (uint16_t)(51000 + 1000 * e[i].c + d), e[i].bytes);
+	}
+	free(e);
+}
+
+/* Two synchronous rings of 4 on the same 4 hosts, stepping every 100 and
+ * 117 ms over connections of their own, are one component: without the
+ * connections' clocks, one ring whose steps and S mix both.  Their
+ * connections keep two steps: count, period and S withheld, a note gives
+ * both periods.  One ring whose sends go over two parallel connections
+ * (both in every step) is one job: its numbers stand, no note. */
+static void test_two_jobs_same_hosts(void **state)
+{
+	(void)state;
+	static const int64_t two[] = {100, 117}, one[] = {100};
+	dmls_stats st;
+	dmls_stats_init(&st, 0);
+	rings_on_connections(&st, two, 2, 0, 60);
+	dmls_analysis *a = analyze(&st);
+	assert_int_equal(a->split_pairs, 4);
+	assert_int_equal(a->conn_tested, 4);
+	assert_int_equal(a->conn_apart, 4);
+	assert_true(a->two_jobs);
+	assert_true(isnan(a->iter.period_s));
+	assert_true(isnan(a->gradient_bytes));
+	assert_true(has_note(a, "two jobs on the same hosts"));
+	assert_near(a->conn_period_s[0], 0.100, 0.03);
+	assert_near(a->conn_period_s[1], 0.117, 0.03);
+	dmls_analysis_free(a);
+	dmls_stats_release(&st);
+
+	dmls_stats_init(&st, 0);
+	rings_on_connections(&st, one, 1, 1, 60);
+	a = analyze(&st);
+	assert_int_equal(a->split_pairs, 4);
+	assert_int_equal(a->conn_tested, 4);
+	assert_int_equal(a->conn_apart, 0);
+	assert_false(a->two_jobs);
+	assert_int_equal(a->mode.mode, DMLS_MODE_SYNC);
+	assert_near(a->iter.period_s, 0.100, 0.03);
+	assert_false(has_note(a, "like connections"));
+	assert_false(has_note(a, "two jobs"));
+	dmls_analysis_free(a);
+	dmls_stats_release(&st);
+}
+
 static void test_pair_averaging_connections(void **state)
 {
 	(void)state;
@@ -1194,6 +1279,7 @@ int main(void)
 		cmocka_unit_test(test_small_job_and_launcher),
 		cmocka_unit_test(test_async_server),
 		cmocka_unit_test(test_pair_averaging_connections),
+		cmocka_unit_test(test_two_jobs_same_hosts),
 		cmocka_unit_test(test_pair_averaging_three),
 		cmocka_unit_test(test_mpich_three),
 		cmocka_unit_test(test_rabenseifner_rank),
