@@ -279,6 +279,7 @@ typedef struct dmls_analysis {
 	size_t conn_tested;       /* ... those whose connections' clocks were
 				   * compared, and those keeping two apart */
 	size_t conn_apart;
+	size_t conn_apart_steady; /* ... of which both clocks are steady */
 	double conn_period_s[2];  /* the first pair apart: its two periods */
 	int two_jobs;             /* two jobs on the same hosts: count, period
 				   * and S withheld */

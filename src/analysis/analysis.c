@@ -463,16 +463,19 @@ static int stage_mode(stage_ctx *c, dmls_error *err)
 	return 0;
 }
 
-/* Two jobs on the same hosts (connections.c): a synchronous job whose
- * split data pairs mostly keep two clocks on their connections mixes two
- * jobs' steps and bytes; its count, period and S are withheld. */
+/* Two jobs on the same hosts (connections.c): a job whose split data
+ * pairs mostly keep two clocks on their connections (synchronous: two
+ * pairs tested at least; of unknown mode: steady clocks) mixes two jobs'
+ * steps and bytes; its count, period and S are withheld. */
 static int stage_connections(stage_ctx *c, dmls_error *err)
 {
 	dmls_analysis *a = c->a;
 	if (dmls_connections_check(a, c->st, c->job))
 		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
-	if (a->mode.mode != DMLS_MODE_SYNC || a->conn_tested < 2 ||
-	    2 * a->conn_apart <= a->conn_tested)
+	int sync = a->mode.mode == DMLS_MODE_SYNC;
+	size_t apart = sync ? a->conn_apart : a->conn_apart_steady;
+	if (a->mode.mode == DMLS_MODE_ASYNC || a->conn_tested < (sync ? 2u : 1u) ||
+	    2 * apart <= a->conn_tested)
 		return 0;
 	a->two_jobs = 1;
 	a->mode.mode = DMLS_MODE_UNKNOWN; /* each rank's clock (mode.ranks) stays */

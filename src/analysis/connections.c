@@ -22,7 +22,12 @@
  *      other in 90 % of the steps, offsets steady);
  *   3. when most pairs so tested keep two clocks apart, the job is two jobs
  *      on the same hosts: its count, period and S, which mix both, are
- *      withheld with a note that gives both periods.  When they keep one
+ *      withheld with a note that gives both periods.  A synchronous job
+ *      needs two pairs tested; one of unknown mode (a rank's own file sees
+ *      one or two of its pairs) needs both clocks of its pairs apart to be
+ *      steady: TensorPipe's pair averaging splits its pairs over two
+ *      connections too, each talking to whichever peer was picked, whose
+ *      clocks keep no steady step.  When they keep one
  *      step, the connections are one job's: nothing is said.  Untested
  *      (a mergeable state keeps no connection series, or too few steps), a
  *      synchronous job with half its pairs split or more gets a note that
@@ -50,10 +55,15 @@
 #define CONN_PHASE 0.10
 #define CONN_PHASE_LOADED 0.30
 #define CONN_WANDER 0.7
+/* A clock whose step lengths keep a robust CV this low is steady: the
+ * testbed's co-located DDP rings 0.15-0.21 on 2 busy cores, the
+ * connections of TensorPipe's pair averaging (random partners) 0.41-1.1. */
+#define CONN_STEADY_CV 0.3
 
 typedef struct conn_clock {
 	size_t n;
 	double period_s;
+	double cv;  /* robust CV of its step lengths */
 	double *t; /* step starts, s from the series' origin */
 } conn_clock;
 
@@ -111,6 +121,7 @@ static int clock_of(conn_clock *c, const dmls_series *s)
 		c->t[i] = (double)s->min_bin * (double)s->bin_ns * 1e-9 + (double)starts[i] * bin_s;
 	for (size_t i = 0; i + 1 < ns; i++)
 		v[i] = c->t[i + 1] - c->t[i];
+	c->cv = dmls_robust_cv(v, ns - 1);
 	qsort(v, ns - 1, sizeof(double), cmp_double);
 	c->period_s = v[(ns - 1) / 2];
 	c->n = ns;
@@ -135,8 +146,10 @@ static int one_step(const conn_clock *a, const conn_clock *b)
 }
 
 /* The two heaviest connections of pair i (top[2 i], top[2 i + 1]) tested:
- * 1 apart, 0 one step, -1 no evidence, -2 out of memory. */
-static int pair_apart(const dmls_stats *st, const size_t *top, size_t i, double *pa, double *pb)
+ * 1 apart, 0 one step, -1 no evidence, -2 out of memory; *steady: both
+ * clocks steady (CONN_STEADY_CV). */
+static int pair_apart(const dmls_stats *st, const size_t *top, size_t i, double *pa, double *pb,
+		      int *steady)
 {
 	conn_clock c[2];
 	int rc = -1;
@@ -145,6 +158,7 @@ static int pair_apart(const dmls_stats *st, const size_t *top, size_t i, double 
 		rc = -2;
 	} else if (c[0].n && c[1].n) {
 		rc = !one_step(&c[0], &c[1]);
+		*steady = c[0].cv <= CONN_STEADY_CV && c[1].cv <= CONN_STEADY_CV;
 		*pa = fmin(c[0].period_s, c[1].period_s);
 		*pb = fmax(c[0].period_s, c[1].period_s);
 	}
@@ -188,7 +202,7 @@ static void pair_matrix(const dmls_stats *st, const dmls_job_scope *job, const s
 
 int dmls_connections_check(dmls_analysis *a, const dmls_stats *st, const dmls_job_scope *job)
 {
-	a->data_pairs = a->split_pairs = a->conn_tested = a->conn_apart = 0;
+	a->data_pairs = a->split_pairs = a->conn_tested = a->conn_apart = a->conn_apart_steady = 0;
 	a->conn_period_s[0] = a->conn_period_s[1] = NAN;
 	if (!job || job->n < 2 || job->n > CONN_MAX_RANKS)
 		return 0;
@@ -217,13 +231,14 @@ int dmls_connections_check(dmls_analysis *a, const dmls_stats *st, const dmls_jo
 		if (a->conn_tested >= CONN_MAX_TESTS || top[2 * i + 1] == SIZE_MAX)
 			continue;
 		double pa = NAN, pb = NAN;
-		int apart = pair_apart(st, top, i, &pa, &pb);
+		int steady = 0, apart = pair_apart(st, top, i, &pa, &pb, &steady);
 		if (apart == -2)
 			rc = -1;
 		if (apart < 0)
 			continue;
 		a->conn_tested++;
 		a->conn_apart += (size_t)apart;
+		a->conn_apart_steady += (size_t)(apart && steady);
 		if (apart && !isfinite(a->conn_period_s[0]))
 			a->conn_period_s[0] = pa, a->conn_period_s[1] = pb;
 	}

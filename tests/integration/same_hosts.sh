@@ -6,7 +6,7 @@
 # steps and S added both jobs' (298 iterations, S twice a job's), with
 # nothing said.  Each job opens its own connections, and theirs keep steps
 # of their own: count, period and S are withheld, and a note gives both
-# periods.  A single job (the tree of tree_busy, one connection per pair)
+# periods; so too from one rank's own file.  A single job (the tree of tree_busy, one connection per pair)
 # keeps its numbers, without such a note.
 set -u
 NAME=same_hosts
@@ -14,12 +14,14 @@ NAME=same_hosts
 fixture_run ddp4x2-same-hosts.tar.xz ddp4x2-same-hosts
 fixture_analyze "$run"
 mv "$tmp/a.json" "$tmp/same.json"
+fixture_analyze "$run/worker-2-tcpdump.pcap"
+mv "$tmp/a.json" "$tmp/rank.json"
 /usr/bin/python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' \
 	"$SRCDIR/tests/data/tree8-busy.tar.xz" "$tmp" || { echo "$NAME: FAIL: cannot unpack"; exit 1; }
 fixture_analyze "$tmp/pytorch_manual-mobilenetv2-adam-16-gloo-normal-tree"
-exec /usr/bin/python3 - "$tmp/same.json" "$tmp/a.json" <<'PY'
+exec /usr/bin/python3 - "$tmp/same.json" "$tmp/a.json" "$tmp/rank.json" <<'PY'
 import json, sys
-same, single = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+same, single, rank = (json.load(open(f)) for f in sys.argv[1:4])
 fails = []
 def notes(a, word):
     return [n for n in a["notes"] if word in n]
@@ -32,6 +34,9 @@ if it["count"] is not None or it["period_s"] is not None or same["model"]["gradi
                  (it["count"], it["period_s"], same["model"]["gradient_bytes"]))
 if same["pattern"]["kind"] != "ring" or same["pattern"]["ranks"] != 4:
     fails.append("two jobs: %s/%s (want ring/4)" % (same["pattern"]["kind"], same["pattern"]["ranks"]))
+if not notes(rank, "two jobs on the same hosts") or rank["iterations"]["count"] is not None:
+    fails.append("one rank's file: count %s, notes %s (want withheld, noted)" %
+                 (rank["iterations"]["count"], rank["notes"]))
 if notes(single, "two jobs") or notes(single, "like connections"):
     fails.append("a single job noted: %s" % single["notes"])
 if single["iterations"]["count"] is None:
