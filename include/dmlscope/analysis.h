@@ -280,6 +280,10 @@ typedef struct dmls_analysis {
 				   * compared, and those keeping two apart */
 	size_t conn_apart;
 	size_t conn_apart_steady; /* ... of which both clocks are steady */
+	size_t pair_groups;       /* data pairs' own clocks: groups of two or more
+				   * keeping one step (no pair split) */
+	size_t pair_group_n[2];   /* the two largest: their pairs, their periods */
+	double pair_group_s[2];
 	double conn_period_s[2];  /* the first pair apart: its two periods */
 	int two_jobs;             /* two jobs on the same hosts: count, period
 				   * and S withheld */

@@ -474,8 +474,9 @@ static int stage_connections(stage_ctx *c, dmls_error *err)
 		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
 	int sync = a->mode.mode == DMLS_MODE_SYNC;
 	size_t apart = sync ? a->conn_apart : a->conn_apart_steady;
-	if (a->mode.mode == DMLS_MODE_ASYNC || a->conn_tested < (sync ? 2u : 1u) ||
-	    2 * apart <= a->conn_tested)
+	if ((a->mode.mode == DMLS_MODE_ASYNC || a->conn_tested < (sync ? 2u : 1u) ||
+	     2 * apart <= a->conn_tested) &&
+	    !(sync && a->pair_groups >= 2))
 		return 0;
 	a->two_jobs = 1;
 	a->mode.mode = DMLS_MODE_UNKNOWN; /* each rank's clock (mode.ranks) stays */

@@ -27,11 +27,16 @@
  *      one or two of its pairs) needs both clocks of its pairs apart to be
  *      steady: TensorPipe's pair averaging splits its pairs over two
  *      connections too, each talking to whichever peer was picked, whose
- *      clocks keep no steady step.  When they keep one
- *      step, the connections are one job's: nothing is said.  Untested
- *      (a mergeable state keeps no connection series, or too few steps), a
- *      synchronous job with half its pairs split or more gets a note that
- *      names both readings.
+ *      clocks keep no steady step.  When they keep one step, the
+ *      connections are one job's: nothing is said.  Untested (a mergeable
+ *      state keeps no connection series, or too few steps), a synchronous
+ *      job with half its pairs split or more gets a note that names both
+ *      readings;
+ *   4. two jobs whose ranks send in opposite directions share no pair, so
+ *      no pair splits: a synchronous job with data pairs both ways and no
+ *      split pair gives its heaviest pairs a clock each (pair_groups), and
+ *      two groups of pairs at step rates apart are two jobs, withheld the
+ *      same way.
  * On the testbed, every data pair of DDP, RPC, MPI and the manual
  * collectives holds one connection, those of TensorPipe's pair averaging
  * two or more (asynchronous, or of unknown mode seen from one rank).
@@ -59,6 +64,10 @@
  * testbed's co-located DDP rings 0.15-0.21 on 2 busy cores, the
  * connections of TensorPipe's pair averaging (random partners) 0.41-1.1. */
 #define CONN_STEADY_CV 0.3
+#define PAIR_MAX_CLOCKS 12 /* data pairs given a clock of their own */
+#define PAIR_MIN_GROUP 2   /* pairs keeping one step: a job's */
+#define PAIR_RATE 0.1      /* step rates within this (x k) agree */
+#define PAIR_MAX_MULTIPLE 4
 
 typedef struct conn_clock {
 	size_t n;
@@ -172,14 +181,16 @@ static int pair_apart(const dmls_stats *st, const size_t *top, size_t i, double 
  * connections with a connection series (SIZE_MAX: none); conns[] counts
  * those with CONN_SHARE of the pair's payload. */
 static void pair_matrix(const dmls_stats *st, const dmls_job_scope *job, const size_t *at,
-			double *payload, unsigned *conns, size_t *top)
+			double *payload, size_t *pidx, unsigned *conns, size_t *top)
 {
 	size_t n = job->n;
 	for (size_t k = 0; k < st->npairs; k++) {
 		const dmls_pair *pr = &st->pairs[k];
 		size_t s = at[pr->src], d = at[pr->dst];
-		if (s < n && d < n && (double)pr->payload_bytes >= job->thr && pr->payload_bytes > 0)
+		if (s < n && d < n && (double)pr->payload_bytes >= job->thr && pr->payload_bytes > 0) {
 			payload[s * n + d] = (double)pr->payload_bytes;
+			pidx[s * n + d] = k;
+		}
 	}
 	for (size_t i = 0; i < 2 * n * n; i++)
 		top[i] = SIZE_MAX;
@@ -200,19 +211,120 @@ static void pair_matrix(const dmls_stats *st, const dmls_job_scope *job, const s
 	}
 }
 
+/* Steps a second over the clock's span. */
+static double rate_of(const conn_clock *c)
+{
+	double span = c->t[c->n - 1] - c->t[0];
+	return span > 0 ? (double)(c->n - 1) / span : NAN;
+}
+
+/* Two pairs' clocks of one job: their step rates agree, or one counts k
+ * bursts a step of the other's (k up to 4: a tree's edge carries the
+ * reduce up and the broadcast down; a Rabenseifner rank's nearest partner
+ * is sent to first and last), within PAIR_RATE of k.  Rates, not median
+ * periods: a step's two bursts are unevenly spaced (a lossy butterfly's
+ * edge counting 400 for 200 steps has a median period 0.64 of the
+ * others').  Nor their lock: pairs of one job end their steps at offsets
+ * that wander more than two parts of a job do (an RPC star's pairs, 500
+ * steps each, failed jobs_shared's lock test). */
+static int same_job(const conn_clock *a, const conn_clock *b)
+{
+	double ra = rate_of(a), rb = rate_of(b);
+	double r = fmax(ra, rb) / fmin(ra, rb), k = round(r);
+	return !(r > 0) || (k <= PAIR_MAX_MULTIPLE && fabs(r - k) <= PAIR_RATE * k);
+}
+
+static int cmp_payload_desc(const void *x, const void *y, void *ctx)
+{
+	const double *p = ctx;
+	double a = p[*(const size_t *)x], b = p[*(const size_t *)y];
+	return (a < b) - (a > b);
+}
+
+/*
+ * The job's data pairs grouped by their own clocks (the byte clock of each
+ * pair's series, its PAIR_MAX_CLOCKS heaviest, steady ones only).  Two jobs
+ * on the same hosts whose ranks send in opposite directions (PyTorch's
+ * Gloo ring runs 1 <- 2 <- 3 <- 4, Open MPI's 1 -> 2 -> 3 -> 4) share no
+ * pair, so their connections never split one; their pairs keep two steps
+ * instead (the testbed's DDP and MPI rings of 4 on hosts 0-3: 0.107 and
+ * 0.157 s; one job of "butterfly" kind and S three times a job's before).
+ * Only where some data pairs run both ways: a one-way ring or pipeline is
+ * one job's.  Sets a->pair_groups (groups of PAIR_MIN_GROUP pairs or
+ * more), a->pair_group_n[] and a->pair_group_s[] (the two largest).
+ */
+static int pair_groups(dmls_analysis *a, const dmls_stats *st, size_t n, const double *payload,
+		       const size_t *pidx)
+{
+	size_t cells[PAIR_MAX_CLOCKS], nd = 0, both = 0;
+	size_t *all = malloc(n * n * sizeof(size_t));
+	if (!all)
+		return -1;
+	for (size_t s = 0; s < n; s++)
+		for (size_t d = 0; d < n; d++)
+			if (payload[s * n + d] > 0) {
+				all[nd++] = s * n + d;
+				both += payload[d * n + s] > 0;
+			}
+	if (nd < 2 * PAIR_MIN_GROUP || both < 2) {
+		free(all);
+		return 0;
+	}
+	qsort_r(all, nd, sizeof(size_t), cmp_payload_desc, (void *)payload);
+	size_t m = nd < PAIR_MAX_CLOCKS ? nd : PAIR_MAX_CLOCKS;
+	memcpy(cells, all, m * sizeof(size_t));
+	free(all);
+	conn_clock c[PAIR_MAX_CLOCKS];
+	size_t rep[PAIR_MAX_CLOCKS], size[PAIR_MAX_CLOCKS], ng = 0;
+	int rc = 0;
+	memset(c, 0, sizeof(c));
+	for (size_t i = 0; i < m && rc == 0; i++) {
+		if (clock_of(&c[i], &st->pairs[pidx[cells[i]]].series))
+			rc = -1;
+		if (rc || !c[i].n)
+			continue;
+		size_t g = 0;
+		while (g < ng && !same_job(&c[i], &c[rep[g]]))
+			g++;
+		if (g == ng)
+			rep[ng] = i, size[ng++] = 0;
+		size[g]++;
+	}
+	size_t big[2] = {SIZE_MAX, SIZE_MAX};
+	for (size_t g = 0; g < ng; g++) {
+		if (size[g] < PAIR_MIN_GROUP)
+			continue;
+		a->pair_groups++;
+		if (big[0] == SIZE_MAX || size[g] > size[big[0]])
+			big[1] = big[0], big[0] = g;
+		else if (big[1] == SIZE_MAX || size[g] > size[big[1]])
+			big[1] = g;
+	}
+	for (int k = 0; k < 2 && a->pair_groups >= 2; k++) {
+		a->pair_group_n[k] = size[big[k]];
+		a->pair_group_s[k] = c[rep[big[k]]].period_s;
+	}
+	for (size_t i = 0; i < m; i++)
+		free(c[i].t);
+	return rc;
+}
+
 int dmls_connections_check(dmls_analysis *a, const dmls_stats *st, const dmls_job_scope *job)
 {
 	a->data_pairs = a->split_pairs = a->conn_tested = a->conn_apart = a->conn_apart_steady = 0;
 	a->conn_period_s[0] = a->conn_period_s[1] = NAN;
+	a->pair_groups = a->pair_group_n[0] = a->pair_group_n[1] = 0;
+	a->pair_group_s[0] = a->pair_group_s[1] = NAN;
 	if (!job || job->n < 2 || job->n > CONN_MAX_RANKS)
 		return 0;
 	size_t n = job->n;
 	size_t *at = malloc((st->nhosts ? st->nhosts : 1) * sizeof(size_t));
 	double *payload = calloc(n * n, sizeof(double));
+	size_t *pidx = malloc(n * n * sizeof(size_t));
 	unsigned *conns = calloc(n * n, sizeof(unsigned));
 	size_t *top = malloc(2 * n * n * sizeof(size_t));
 	int rc = 0;
-	if (!at || !payload || !conns || !top) {
+	if (!at || !payload || !pidx || !conns || !top) {
 		rc = -1;
 		goto out;
 	}
@@ -220,7 +332,7 @@ int dmls_connections_check(dmls_analysis *a, const dmls_stats *st, const dmls_jo
 		at[h] = n;
 	for (size_t i = 0; i < n; i++)
 		at[job->hosts[i]] = i;
-	pair_matrix(st, job, at, payload, conns, top);
+	pair_matrix(st, job, at, payload, pidx, conns, top);
 	for (size_t i = 0; i < n * n && rc == 0; i++) {
 		if (payload[i] <= 0)
 			continue;
@@ -242,9 +354,12 @@ int dmls_connections_check(dmls_analysis *a, const dmls_stats *st, const dmls_jo
 		if (apart && !isfinite(a->conn_period_s[0]))
 			a->conn_period_s[0] = pa, a->conn_period_s[1] = pb;
 	}
+	if (rc == 0 && a->split_pairs == 0 && a->mode.mode == DMLS_MODE_SYNC)
+		rc = pair_groups(a, st, n, payload, pidx);
 out:
 	free(at);
 	free(payload);
+	free(pidx);
 	free(conns);
 	free(top);
 	return rc;

@@ -131,7 +131,12 @@ void dmls_notes_job(dmls_analysis *a, const dmls_stats *st)
 			"first %d, the CSV output every one", a->iter.count, DMLS_ITER_LISTED);
 	notes_iterations(a);
 	const dmls_mode *m = &a->mode;
-	if (a->two_jobs)
+	if (a->two_jobs && a->pair_groups >= 2)
+		dmls_note(a, "two jobs on the same hosts: their data pairs keep %zu steps (%.3g s on "
+			"%zu pairs, %.3g s on %zu): count, period and S withheld",
+		     a->pair_groups, a->pair_group_s[0], a->pair_group_n[0], a->pair_group_s[1],
+		     a->pair_group_n[1]);
+	else if (a->two_jobs)
 		dmls_note(a, "two jobs on the same hosts: the connections of %zu of %zu split data "
 			"pairs keep steps apart (%.3g s, %.3g s): count, period and S withheld",
 		     a->conn_apart, a->conn_tested, a->conn_period_s[0], a->conn_period_s[1]);

@@ -6,8 +6,13 @@
 # steps and S added both jobs' (298 iterations, S twice a job's), with
 # nothing said.  Each job opens its own connections, and theirs keep steps
 # of their own: count, period and S are withheld, and a note gives both
-# periods; so too from one rank's own file.  A single job (the tree of tree_busy, one connection per pair)
-# keeps its numbers, without such a note.
+# periods; so too from one rank's own file.  A single job (the tree of
+# tree_busy, one connection per pair) keeps its numbers, without such a
+# note.  A DDP ring and an Open MPI ring
+# of 4 on hosts 0-3 (tests/data/ddp4-mpi4-same-hosts.tar.xz) run in
+# opposite directions and share no pair: their pairs' own clocks keep two
+# step rates (0.104 and 0.165 s), so it is withheld too, where it was a
+# "butterfly" of 198 steps with S three times a job's.
 set -u
 NAME=same_hosts
 . "$SRCDIR/tests/integration/lib/fixture.sh"
@@ -19,9 +24,14 @@ mv "$tmp/a.json" "$tmp/rank.json"
 /usr/bin/python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' \
 	"$SRCDIR/tests/data/tree8-busy.tar.xz" "$tmp" || { echo "$NAME: FAIL: cannot unpack"; exit 1; }
 fixture_analyze "$tmp/pytorch_manual-mobilenetv2-adam-16-gloo-normal-tree"
-exec /usr/bin/python3 - "$tmp/same.json" "$tmp/a.json" "$tmp/rank.json" <<'PY'
+mv "$tmp/a.json" "$tmp/single.json"
+/usr/bin/python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' \
+	"$SRCDIR/tests/data/ddp4-mpi4-same-hosts.tar.xz" "$tmp" || { echo "$NAME: FAIL: cannot unpack"; exit 1; }
+fixture_analyze "$tmp/ddp4-mpi4-same-hosts"
+mv "$tmp/a.json" "$tmp/opposite.json"
+exec /usr/bin/python3 - "$tmp/same.json" "$tmp/single.json" "$tmp/rank.json" "$tmp/opposite.json" <<'PY'
 import json, sys
-same, single, rank = (json.load(open(f)) for f in sys.argv[1:4])
+same, single, rank, opposite = (json.load(open(f)) for f in sys.argv[1:5])
 fails = []
 def notes(a, word):
     return [n for n in a["notes"] if word in n]
@@ -37,6 +47,11 @@ if same["pattern"]["kind"] != "ring" or same["pattern"]["ranks"] != 4:
 if not notes(rank, "two jobs on the same hosts") or rank["iterations"]["count"] is not None:
     fails.append("one rank's file: count %s, notes %s (want withheld, noted)" %
                  (rank["iterations"]["count"], rank["notes"]))
+o = notes(opposite, "two jobs on the same hosts")
+if not o or "data pairs keep 2 steps" not in o[0] or opposite["iterations"]["count"] is not None \
+        or opposite["model"]["gradient_bytes"] is not None:
+    fails.append("DDP and MPI rings on the same hosts: count %s, S %s, notes %s (want withheld, noted)" %
+                 (opposite["iterations"]["count"], opposite["model"]["gradient_bytes"], opposite["notes"]))
 if notes(single, "two jobs") or notes(single, "like connections"):
     fails.append("a single job noted: %s" % single["notes"])
 if single["iterations"]["count"] is None:
@@ -44,6 +59,6 @@ if single["iterations"]["count"] is None:
 for f in fails:
     print("same_hosts: FAIL:", f)
 if not fails:
-    print("same_hosts: ok: %s" % n[0])
+    print("same_hosts: ok: %s; %s" % (n[0], o[0]))
 sys.exit(1 if fails else 0)
 PY
