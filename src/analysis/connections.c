@@ -278,10 +278,14 @@ static int pair_groups(dmls_analysis *a, const dmls_stats *st, size_t n, const d
 	size_t rep[PAIR_MAX_CLOCKS], size[PAIR_MAX_CLOCKS], ng = 0;
 	int rc = 0;
 	memset(c, 0, sizeof(c));
+	size_t most = 0;
 	for (size_t i = 0; i < m && rc == 0; i++) {
 		if (clock_of(&c[i], &st->pairs[pidx[cells[i]]].series))
 			rc = -1;
-		if (rc || !c[i].n)
+		most = c[i].n > most ? c[i].n : most;
+	}
+	for (size_t i = 0; i < m && rc == 0; i++) {
+		if (2 * c[i].n < most) /* a pair idle in most steps: no clock of a job */
 			continue;
 		size_t g = 0;
 		while (g < ng && !same_job(&c[i], &c[rep[g]]))
@@ -354,7 +358,8 @@ int dmls_connections_check(dmls_analysis *a, const dmls_stats *st, const dmls_jo
 		if (apart && !isfinite(a->conn_period_s[0]))
 			a->conn_period_s[0] = pa, a->conn_period_s[1] = pb;
 	}
-	if (rc == 0 && a->split_pairs == 0 && a->mode.mode == DMLS_MODE_SYNC)
+	if (rc == 0 && a->split_pairs == 0 && a->mode.mode == DMLS_MODE_SYNC &&
+	    a->pattern.kind != DMLS_PAT_PAIRWISE) /* its pairs meet at random: no step each */
 		rc = pair_groups(a, st, n, payload, pidx);
 out:
 	free(at);
