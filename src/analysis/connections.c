@@ -285,7 +285,7 @@ static int pair_groups(dmls_analysis *a, const dmls_stats *st, size_t n, const d
 		most = c[i].n > most ? c[i].n : most;
 	}
 	for (size_t i = 0; i < m && rc == 0; i++) {
-		if (2 * c[i].n < most) /* a pair idle in most steps: no clock of a job */
+		if (!c[i].n || 2 * c[i].n < most) /* no clock, or idle in most steps */
 			continue;
 		size_t g = 0;
 		while (g < ng && !same_job(&c[i], &c[rep[g]]))
