@@ -23,7 +23,7 @@
  *     during a flood is counted from its second packet.
  *   - Series are sparse (series.h) and belong to a class sharing one bin
  *     width (hosts' tx payload and the total payload; pairs and the total
- *     wire bytes; flows' activity).  When a class holds more than its
+ *     wire bytes; flows' activity; split pairs' connections).  When a class holds more than its
  *     budget of bins, every series of the class doubles its bin width
  *     (dmls_series_coarsen): resolution is lost, never bytes, and the bin
  *     width in the output says so.  Bursty training traffic (a burst per
@@ -40,6 +40,8 @@
  *   host.tx_payload each host's sent payload, host class (1 ms)
  *   pair.series     each pair's wire bytes, pair class (bin_ns, --bin)
  *   flow.activity   each flow's wire bytes, flow class (10 s)
+ *   flow.conn       a data connection's payload on a pair with two or
+ *                   more, connection class (1 ms; DMLS_CONN_MIN_BYTES)
  */
 #ifndef DMLSCOPE_STATS_H
 #define DMLSCOPE_STATS_H
