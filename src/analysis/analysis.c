@@ -480,7 +480,9 @@ static int stage_connections(stage_ctx *c, dmls_error *err)
 		return 0;
 	a->two_jobs = 1;
 	a->mode.mode = DMLS_MODE_UNKNOWN; /* each rank's clock (mode.ranks) stays */
-	a->mode.why = "two jobs on the same hosts: their connections keep steps of their own";
+	a->mode.why = a->pair_groups >= 2
+			      ? "two jobs on the same hosts: their data pairs keep steps of their own"
+			      : "two jobs on the same hosts: their connections keep steps of their own";
 	a->iter_found = a->iter.count;
 	a->iter_unsure = 1;
 	a->iter.period_s = a->iter.period_median_s = NAN;

@@ -31,8 +31,10 @@ int dmls_find_iterations_at(dmls_analysis *a, dmls_stats *st, const size_t *jpai
  * connections or more of at least a fifth of them each (a->split_pairs),
  * and of those, the ones whose two heaviest connections' clocks were
  * compared (a->conn_tested) and kept two steps (a->conn_apart): two jobs
- * on the same hosts, or a transport's parallel connections
- * (connections.c).  job NULL: none.  0, or -1 when out of memory. */
+ * on the same hosts, or a transport's parallel connections.  A
+ * synchronous job with no pair split and data pairs both ways: its pairs
+ * grouped by their own step rates (a->pair_groups).  (connections.c)
+ * job NULL: none.  0, or -1 when out of memory. */
 int dmls_connections_check(dmls_analysis *a, const dmls_stats *st, const dmls_job_scope *job);
 
 #endif
