@@ -12,8 +12,10 @@
  * connections (NCCL's sockets per peer), and those move parts of the same
  * step.  So:
  *   1. per data pair of the job, its connections with at least CONN_SHARE
- *      of the pair's payload are counted; a pair with two or more is split
- *      (a->data_pairs, a->split_pairs);
+ *      of the pair's payload are counted; a pair with two or more, the two
+ *      heaviest carrying data at once (at_once: not a restarted job's
+ *      connections one after another), is split (a->data_pairs,
+ *      a->split_pairs);
  *   2. a split pair's connections kept their payload at 1 ms from when the
  *      pair had two data connections (stats.h, DMLS_CONN_MIN_BYTES); the
  *      two heaviest get a clock each (the byte clock of their series,
@@ -50,6 +52,7 @@
 #include "analysis/period.h"
 
 #define CONN_SHARE 0.2            /* a connection with this share of its pair's bytes */
+#define CONN_AT_ONCE 0.5          /* two connections overlapping this much in time */
 #define CONN_MAX_RANKS 256        /* a pair matrix of at most this many ranks */
 #define CONN_MAX_TESTS 16         /* split pairs whose connections get clocks */
 #define CONN_MAX_BINS (1u << 18)  /* a connection's series, densified */
@@ -177,9 +180,9 @@ static int pair_apart(const dmls_stats *st, const size_t *top, size_t i, double 
 }
 
 /* The job's data pairs (payload at or over job->thr) as a matrix of its
- * n hosts: payload[s n + d], and top[2 (s n + d) + 0/1] its two heaviest
- * connections with a connection series (SIZE_MAX: none); conns[] counts
- * those with CONN_SHARE of the pair's payload. */
+ * n hosts: payload[s n + d], pidx[] their st->pairs index, conns[] their
+ * connections with CONN_SHARE of the pair's payload, and top[2 (s n + d)
+ * + 0/1] the two heaviest of those (SIZE_MAX: none). */
 static void pair_matrix(const dmls_stats *st, const dmls_job_scope *job, const size_t *at,
 			double *payload, size_t *pidx, unsigned *conns, size_t *top)
 {
@@ -201,8 +204,6 @@ static void pair_matrix(const dmls_stats *st, const dmls_job_scope *job, const s
 		    (double)fl->payload_bytes < CONN_SHARE * payload[i])
 			continue;
 		conns[i]++;
-		if (dmls_series_empty(&fl->conn))
-			continue;
 		size_t *t = &top[2 * i];
 		if (t[0] == SIZE_MAX || fl->payload_bytes > st->flows[t[0]].payload_bytes)
 			t[1] = t[0], t[0] = f;
@@ -313,6 +314,19 @@ static int pair_groups(dmls_analysis *a, const dmls_stats *st, size_t n, const d
 	return rc;
 }
 
+/* Two connections that carry data at once, over at least CONN_AT_ONCE of
+ * the shorter one's span: two jobs' or parallel sockets, not one job's
+ * connections one after another (a job restarted, runs back to back on
+ * the same hosts), which keep one step each in turn. */
+static int at_once(const dmls_flow *x, const dmls_flow *y)
+{
+	int64_t lo = x->first_ns > y->first_ns ? x->first_ns : y->first_ns;
+	int64_t hi = x->last_ns < y->last_ns ? x->last_ns : y->last_ns;
+	int64_t shorter = x->last_ns - x->first_ns < y->last_ns - y->first_ns ? x->last_ns - x->first_ns
+									   : y->last_ns - y->first_ns;
+	return hi > lo && (double)(hi - lo) >= CONN_AT_ONCE * (double)shorter;
+}
+
 int dmls_connections_check(dmls_analysis *a, const dmls_stats *st, const dmls_job_scope *job)
 {
 	a->data_pairs = a->split_pairs = a->conn_tested = a->conn_apart = a->conn_apart_steady = 0;
@@ -341,10 +355,12 @@ int dmls_connections_check(dmls_analysis *a, const dmls_stats *st, const dmls_jo
 		if (payload[i] <= 0)
 			continue;
 		a->data_pairs++;
-		if (conns[i] < 2)
+		if (conns[i] < 2 || !at_once(&st->flows[top[2 * i]], &st->flows[top[2 * i + 1]]))
 			continue;
 		a->split_pairs++;
-		if (a->conn_tested >= CONN_MAX_TESTS || top[2 * i + 1] == SIZE_MAX)
+		if (a->conn_tested >= CONN_MAX_TESTS ||
+		    dmls_series_empty(&st->flows[top[2 * i]].conn) ||
+		    dmls_series_empty(&st->flows[top[2 * i + 1]].conn))
 			continue;
 		double pa = NAN, pb = NAN;
 		int steady = 0, apart = pair_apart(st, top, i, &pa, &pb, &steady);

@@ -968,7 +968,8 @@ static void rings_on_connections(dmls_stats *st, const int64_t *period_ms, int n
  * connections' clocks, one ring whose steps and S mix both.  Their
  * connections keep two steps: count, period and S withheld, a note gives
  * both periods.  One ring whose sends go over two parallel connections
- * (both in every step) is one job: its numbers stand, no note. */
+ * (both in every step) is one job: its numbers stand, no note; so too one
+ * restarted over new connections, one after the other. */
 static void test_two_jobs_same_hosts(void **state)
 {
 	(void)state;
@@ -998,6 +999,26 @@ static void test_two_jobs_same_hosts(void **state)
 	assert_false(a->two_jobs);
 	assert_int_equal(a->mode.mode, DMLS_MODE_SYNC);
 	assert_near(a->iter.period_s, 0.100, 0.03);
+	assert_false(has_note(a, "like connections"));
+	assert_false(has_note(a, "two jobs"));
+	dmls_analysis_free(a);
+	dmls_stats_release(&st);
+
+	/* one ring restarted after 30 steps over new connections: one after
+	 * the other, not at once; no split, its numbers stand */
+	dmls_stats_init(&st, 0);
+	for (int i = 0; i < 60; i++)
+		for (int k = 0; k < 2; k++)
+			for (int r = 1; r <= 4; r++) {
+				int c = i >= 30, d = r % 4 + 1;
+				int64_t t = SYNTH_T0 + 20 * MS + i * 100 * MS + c * 2000 * MS + k * 3 * MS;
+				conn_send(&st, t, r, d, (uint16_t)(41000 + 1000 * c + r),
+					  (uint16_t)(51000 + 1000 * c + d), S_BYTES / 4);
+			}
+	a = analyze(&st);
+	assert_int_equal(a->split_pairs, 0);
+	assert_false(a->two_jobs);
+	assert_int_equal(a->mode.mode, DMLS_MODE_SYNC);
 	assert_false(has_note(a, "like connections"));
 	assert_false(has_note(a, "two jobs"));
 	dmls_analysis_free(a);
