@@ -109,7 +109,10 @@ typedef struct dmls_pair {
 	int64_t first_ns, last_ns;
 	dmls_series series;    /* wire bytes, bin_ns bins */
 	dmls_born born;
-	uint8_t conns;         /* its data connections (DMLS_CONN_MIN_BYTES), up to 255 */
+	uint8_t conns;         /* its data connections (DMLS_CONN_MIN_BYTES) at once,
+				* up to 255 */
+	uint32_t conn_flow;    /* the data connection that sent last (internal) */
+	int64_t conn_ns;       /* ... and when */
 } dmls_pair;
 
 typedef struct dmls_flow {
@@ -127,7 +130,8 @@ typedef struct dmls_flow {
 	dmls_series activity;  /* wire bytes, 10 s bins */
 	dmls_series conn;      /* payload, 1 ms: a split pair's data connection
 				* (DMLS_CONN_MIN_BYTES), else empty */
-	uint8_t heavy;         /* passed DMLS_CONN_MIN_BYTES */
+	uint8_t heavy;         /* passed DMLS_CONN_MIN_BYTES: 1, counted in its
+				* pair's conns: 2 */
 	dmls_born born;
 } dmls_flow;
 
@@ -143,13 +147,16 @@ typedef struct dmls_flow {
 #define DMLS_TOTAL_SERIES_BUDGET (8u << 20) /* the total payload alone */
 #define DMLS_CONN_SERIES_BUDGET (4u << 20) /* connections of split pairs */
 /* A connection (a TCP/UDP flow) whose payload passes this is a data
- * connection of its pair; once a pair has two, each of them keeps a series
- * of its payload at 1 ms from its next packet on (flow.conn, the class
+ * connection of its pair; once a pair has two at once (one sends within
+ * DMLS_CONN_AT_ONCE_NS of the other), each of them keeps a series of its
+ * payload at 1 ms from its next packet on (flow.conn, the class
  * DMLS_CLASS_CONN), so that the analysis can tell two jobs on the same
  * hosts from one job's parallel connections by their steps
- * (src/analysis/connections.c).  A pair with one data connection, the
- * common case, costs nothing more; a mergeable state keeps none. */
+ * (src/analysis/connections.c).  A pair with one data connection at a
+ * time, the common case (runs back to back or a job restarted on the same
+ * hosts included), costs nothing more; a mergeable state keeps none. */
 #define DMLS_CONN_MIN_BYTES (64u << 10)
+#define DMLS_CONN_AT_ONCE_NS 1000000000LL
 #define DMLS_MAX_BIN_NS (1LL << 36)  /* coarsening stops at about 69 s bins */
 /* The host class also doubles its bin width whenever the capture's active
  * span passes this many bins (8.7 minutes at 1 ms): its resolution follows

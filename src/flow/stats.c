@@ -174,18 +174,25 @@ static int roce_retransmission(dmls_flow *f, const dmls_pkt *p)
 }
 
 /* A data connection's payload (stats.h, DMLS_CONN_MIN_BYTES): counted on
- * its pair when it passes the floor, into its series while the pair has
- * two or more. */
-static int count_conn(dmls_stats *st, dmls_flow *f, long pi, const dmls_pkt *p)
+ * its pair when it passes the floor, the pair's first or while another
+ * sends (DMLS_CONN_AT_ONCE_NS), into its series while the pair has two or
+ * more so counted. */
+static int count_conn(dmls_stats *st, dmls_flow *f, long fi, long pi, const dmls_pkt *p)
 {
 	dmls_pair *pr = &st->pairs[pi];
-	if (!f->heavy) {
+	if (f->heavy < 2) {
 		f->heavy = 1;
-		pr->conns += pr->conns < UINT8_MAX;
+		if (pr->conns == 0 || (pr->conn_flow != (uint32_t)fi &&
+				       p->ts_ns - pr->conn_ns < DMLS_CONN_AT_ONCE_NS)) {
+			f->heavy = 2;
+			pr->conns += pr->conns < UINT8_MAX;
+		}
 	}
-	return pr->conns >= 2 ? st_class_add(st, DMLS_CLASS_CONN, &f->conn, p->ts_ns,
-					     p->payload_bytes)
-			      : 0;
+	pr->conn_flow = (uint32_t)fi;
+	pr->conn_ns = p->ts_ns;
+	return pr->conns >= 2 && f->heavy == 2
+		       ? st_class_add(st, DMLS_CLASS_CONN, &f->conn, p->ts_ns, p->payload_bytes)
+		       : 0;
 }
 
 static int count_flow(dmls_stats *st, long fi, long pi, const dmls_pkt *p)
@@ -202,7 +209,7 @@ static int count_flow(dmls_stats *st, long fi, long pi, const dmls_pkt *p)
 		st->retransmissions++;
 	}
 	if (p->payload_bytes && f->payload_bytes >= DMLS_CONN_MIN_BYTES && pi >= 0 &&
-	    !st->mergeable && count_conn(st, f, pi, p))
+	    !st->mergeable && count_conn(st, f, fi, pi, p))
 		return -1;
 	return st_entry_series(st, DMLS_CLASS_FLOW, &f->activity, f->packets, f->first_ns, f->last_ns,
 			    f->wire_bytes, p->ts_ns, p->wire_bytes);
