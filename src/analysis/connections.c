@@ -54,7 +54,7 @@
 #define CONN_SHARE 0.2            /* a connection with this share of its pair's bytes */
 #define CONN_AT_ONCE 0.5          /* two connections overlapping this much in time */
 #define CONN_MAX_RANKS 256        /* a pair matrix of at most this many ranks */
-#define CONN_MAX_TESTS 16         /* split pairs whose connections get clocks */
+#define CONN_MAX_TESTS 4          /* split pairs whose connections get clocks */
 #define CONN_MAX_BINS (1u << 18)  /* a connection's series, densified */
 #define CONN_ON 0.02              /* on bins: 2 % of the 99th percentile (iterations.c) */
 #define CONN_MIN_STEPS 8
