@@ -277,11 +277,6 @@ static long step_anchor(const bgap *g, size_t ng, double c, double B, double min
 	return b < 0 && wide ? best_in(g, ng, c, 0.5 * B, wide_len, INFINITY) : b;
 }
 
-static int cmp_dbl(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
 
 /* Median length of the gaps of the family at phase phi (within +-2 % of
  * B): what a step boundary's gap looks like. */
@@ -297,7 +292,7 @@ static double family_len(const bgap *g, size_t ng, double B, double phi)
 			v[n++] = g[i].len;
 	}
 	if (n) {
-		qsort(v, n, sizeof(double), cmp_dbl);
+		qsort(v, n, sizeof(double), dmls_cmp_double);
 		m = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 	}
 	free(v);

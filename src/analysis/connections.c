@@ -58,11 +58,6 @@
 #define CONN_MAX_BINS (1u << 18)  /* a connection's series, densified */
 #define CONN_ON 0.02              /* on bins: 2 % of the 99th percentile (iterations.c) */
 #define CONN_MIN_STEPS 8
-#define CONN_PERIOD 0.03          /* as jobs_shared.c's DMLS_SHARED_* */
-#define CONN_LOCK 0.9
-#define CONN_PHASE 0.10
-#define CONN_PHASE_LOADED 0.30
-#define CONN_WANDER 0.7
 /* A clock whose step lengths keep a robust CV this low is steady: the
  * testbed's co-located DDP rings 0.15-0.21 on 2 busy cores, the
  * connections of TensorPipe's pair averaging (random partners) 0.41-1.1. */
@@ -79,11 +74,6 @@ typedef struct conn_clock {
 	double *t; /* step starts, s from the series' origin */
 } conn_clock;
 
-static int cmp_double(const void *x, const void *y)
-{
-	double a = *(const double *)x, b = *(const double *)y;
-	return (a > b) - (a < b);
-}
 
 /* The steps of one connection's series by the byte clock; 0, or -1 when
  * out of memory (c->n 0: no steps found). */
@@ -134,7 +124,7 @@ static int clock_of(conn_clock *c, const dmls_series *s)
 	for (size_t i = 0; i + 1 < ns; i++)
 		v[i] = c->t[i + 1] - c->t[i];
 	c->cv = dmls_robust_cv(v, ns - 1);
-	qsort(v, ns - 1, sizeof(double), cmp_double);
+	qsort(v, ns - 1, sizeof(double), dmls_cmp_double);
 	c->period_s = v[(ns - 1) / 2];
 	c->n = ns;
 out:
@@ -144,17 +134,10 @@ out:
 	return rc;
 }
 
-/* 1 when the two connections keep one step (jobs_shared.c, steps_lock). */
+/* 1 when the two connections keep one step (dmls_steps_lock). */
 static int one_step(const conn_clock *a, const conn_clock *b)
 {
-	double P = fmin(a->period_s, b->period_s);
-	if (fabs(a->period_s - b->period_s) > CONN_PERIOD * P)
-		return 0;
-	double spread, lock, wander;
-	dmls_clock_compare(b->t, b->n, a->t, a->n, P, &spread, &lock, &wander);
-	if (!(lock >= CONN_LOCK) || !(spread <= CONN_PHASE_LOADED))
-		return 0;
-	return spread <= CONN_PHASE || wander >= CONN_WANDER;
+	return dmls_steps_lock(b->t, b->n, b->period_s, a->t, a->n, a->period_s);
 }
 
 /* The two heaviest connections of pair i (top[2 i], top[2 i + 1]) tested:

@@ -119,11 +119,6 @@ static void pair_bursts(bursts *bs, const dmls_stats *st, long k)
 	dmls_series_foreach(&pr->series, visit, bs);
 }
 
-static int cmp_double_asc(const void *x, const void *y)
-{
-	double a = *(const double *)x, b = *(const double *)y;
-	return (a > b) - (a < b);
-}
 
 static int cmp_t0(const void *x, const void *y)
 {
@@ -320,7 +315,7 @@ int dmls_exchanges_find(dmls_exchanges *x, const dmls_stats *st, const size_t *r
 	x->paired_share = total ? (double)paired / (double)total : NAN;
 	for (size_t i = 0; i < n; i++) {
 		if (x->count[i])
-			qsort(x->t[i], x->count[i], sizeof(double), cmp_double_asc);
+			qsort(x->t[i], x->count[i], sizeof(double), dmls_cmp_double);
 		x->bytes[i] = x->count[i] ? x->bytes[i] / (double)x->count[i] : NAN;
 		/* bytes per request: the median of its answered requests where
 		 * there are some (contention splits a burst, and a mean over all

@@ -96,21 +96,20 @@ static int clock_of(part_clock *c, const dmls_stats *st, const size_t *hosts, si
 	return 0;
 }
 
-/* 1 when ends e[0..n) (period Pe) and clock b keep one step. */
-static int steps_lock(const double *e, size_t n, double Pe, const part_clock *b)
+int dmls_steps_lock(const double *e, size_t n, double Pe, const double *f, size_t nf, double Pf)
 {
-	double P = fmin(Pe, b->period_s);
-	if (fabs(Pe - b->period_s) > DMLS_SHARED_PERIOD * P)
+	double P = fmin(Pe, Pf);
+	if (fabs(Pe - Pf) > DMLS_SHARED_PERIOD * P)
 		return 0;
 	double spread, lock, wander;
-	dmls_clock_compare(e, n, b->ends, b->count, P, &spread, &lock, &wander);
+	dmls_clock_compare(e, n, f, nf, P, &spread, &lock, &wander);
 	if (!(lock >= DMLS_SHARED_LOCK) || !(spread <= DMLS_SHARED_PHASE_LOADED))
 		return 0;
 	return spread <= DMLS_SHARED_PHASE || wander >= DMLS_SHARED_WANDER;
 }
 
 /* 1 when the two clocks keep one step: their periods agree and their
- * ends lock (steps_lock), or one clock counts two bursts a step of the
+ * ends lock (dmls_steps_lock), or one clock counts two bursts a step of the
  * other's and every other one of its ends locks.  A tree's leaf edge
  * carries the reduce up and the broadcast down, two bursts a step: its
  * clock counts 48 for its parent's 24 (the testbed's 8-rank tree), and
@@ -121,7 +120,7 @@ static int same_step(const part_clock *a, const part_clock *b)
 	if (a->count < DMLS_SHARED_MIN_STEPS || b->count < DMLS_SHARED_MIN_STEPS ||
 	    !isfinite(a->period_s) || !isfinite(b->period_s))
 		return 1; /* no evidence to split on */
-	if (steps_lock(a->ends, a->count, a->period_s, b))
+	if (dmls_steps_lock(a->ends, a->count, a->period_s, b->ends, b->count, b->period_s))
 		return 1;
 	const part_clock *f = a->period_s < b->period_s ? a : b, *s = f == a ? b : a;
 	if (fabs(2 * f->period_s - s->period_s) > HALF_GUIDE * s->period_s ||
@@ -138,7 +137,7 @@ static int same_step(const part_clock *a, const part_clock *b)
 		/* its period as a clock's (iterations.period_s): from the second end */
 		double p = (half[n - 1] - half[1]) / (double)(n - 2);
 		same = fabs(p - s->period_s) <= DMLS_SHARED_PERIOD * s->period_s &&
-		       steps_lock(half, n, p, s);
+		       dmls_steps_lock(half, n, p, s->ends, s->count, s->period_s);
 	}
 	free(half);
 	return same;
@@ -417,11 +416,6 @@ out:
 	return n;
 }
 
-static int cmp_double(const void *x, const void *y)
-{
-	double a = *(const double *)x, b = *(const double *)y;
-	return (a > b) - (a < b);
-}
 
 /* 1 when the step ends of the spokes of the jobs kept (keep[group], with
  * steps enough: a control spoke has none) are, merged, one steady clock:
@@ -447,7 +441,7 @@ static int merged_steady(const size_t *size, const double *vol, const part_clock
 			for (size_t k = 0; k < clk[p].count; k++)
 				t[n++] = clk[p].ends[k];
 #undef MERGED
-	qsort(t, n, sizeof(double), cmp_double);
+	qsort(t, n, sizeof(double), dmls_cmp_double);
 	for (size_t k = 0; k + 1 < n; k++)
 		t[k] = t[k + 1] - t[k];
 	double cv = n > DMLS_SHARED_MIN_STEPS ? dmls_robust_cv(t, n - 1) : NAN;

@@ -58,6 +58,12 @@ size_t dmls_merge_halves(const double *x, size_t n, double thr, const double *hx
 void dmls_clock_compare(const double *ref, size_t nr, const double *e, size_t n, double P,
 			double *spread, double *lock, double *wander);
 
+/* 1 when the steps ending at e[0..n) (period Pe) and at f[0..nf) (Pf)
+ * are one job's: periods within 3 %, one end of f in 90 % of e's steps,
+ * offsets steady within 10 % of the period, or within 30 % when they do
+ * not wander (jobs_shared.c, where the thresholds are argued). */
+int dmls_steps_lock(const double *e, size_t n, double Pe, const double *f, size_t nf, double Pf);
+
 /* The busiest stretch [*from, *to] of the series ser[0..n) (one bin grid):
  * cut at idle gaps (stretch.c).  Returns the share of the bytes kept (1 when
  * nothing was cut, NAN when out of memory: nothing cut) and the longest gap
@@ -86,6 +92,7 @@ double dmls_period_of_missed(const double *t, size_t k, size_t kc);
 double dmls_period_of_extra(const double *t, size_t k, size_t kc, double span_period);
 
 /* Helpers shared by the analysis files (stats_util.c). */
+int dmls_cmp_double(const void *a, const void *b); /* qsort, ascending */
 double dmls_quantile(double *v, size_t n, double q); /* sorts v; NAN if n == 0 */
 /* The same value in O(n), v reordered but not sorted. */
 double dmls_quantile_select(double *v, size_t n, double q);

@@ -12,7 +12,7 @@
 
 #include "analysis/period.h"
 
-static int cmp_double(const void *a, const void *b)
+int dmls_cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 	return (x > y) - (x < y);
@@ -22,7 +22,7 @@ double dmls_quantile(double *v, size_t n, double q)
 {
 	if (n == 0)
 		return NAN;
-	qsort(v, n, sizeof(double), cmp_double);
+	qsort(v, n, sizeof(double), dmls_cmp_double);
 	double h = q * (double)(n - 1);
 	size_t i = (size_t)floor(h);
 	if (i + 1 >= n)
