@@ -153,7 +153,7 @@ void dmls_notes_job(dmls_analysis *a, const dmls_stats *st)
 		     m->why);
 	if (a->split_pairs >= 2 && 2 * a->split_pairs >= a->data_pairs && m->mode == DMLS_MODE_SYNC &&
 	    a->conn_tested == 0) /* untested: both readings */
-		dmls_note(a, "%zu of %zu data pairs split over 2+ like connections: two jobs on the "
+		dmls_note(a, "%zu of %zu data pairs split over 2+ data connections: two jobs on the "
 			"same hosts (their steps and S then counted as one) or parallel sockets",
 		     a->split_pairs, a->data_pairs);
 }

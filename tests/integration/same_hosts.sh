@@ -52,7 +52,7 @@ if not o or "data pairs keep 2 steps" not in o[0] or opposite["iterations"]["cou
         or opposite["model"]["gradient_bytes"] is not None:
     fails.append("DDP and MPI rings on the same hosts: count %s, S %s, notes %s (want withheld, noted)" %
                  (opposite["iterations"]["count"], opposite["model"]["gradient_bytes"], opposite["notes"]))
-if notes(single, "two jobs") or notes(single, "like connections"):
+if notes(single, "two jobs") or notes(single, "data connections"):
     fails.append("a single job noted: %s" % single["notes"])
 if single["iterations"]["count"] is None:
     fails.append("a single job's count withheld")
