@@ -279,7 +279,8 @@ typedef struct dmls_analysis {
 	size_t conn_tested;       /* ... those whose connections' clocks were
 				   * compared, and those keeping two apart */
 	size_t conn_apart;
-	size_t conn_apart_steady; /* ... of which both clocks are steady */
+	size_t conn_apart_steady; /* ... of which both clocks are steady, and */
+	size_t conn_apart_agree;  /* those whose two periods are the first's */
 	size_t pair_groups;       /* data pairs' own clocks: groups of two or more
 				   * keeping one step (no pair split) */
 	size_t pair_group_n[2];   /* the two largest: their pairs, their periods */

@@ -466,17 +466,23 @@ static int stage_mode(stage_ctx *c, dmls_error *err)
 /* Two jobs on the same hosts (connections.c): a job whose split data
  * pairs mostly keep two clocks on their connections (synchronous: two
  * pairs tested at least; of unknown mode: steady clocks) mixes two jobs'
- * steps and bytes; its count, period and S are withheld. */
+ * steps and bytes; its count, period and S are withheld.  Two such jobs
+ * can leave each rank's clock a blend of both, out of lockstep with the
+ * others' (a TinyCNN and a MobileNetV2 ring of 4: "asynchronous"): an
+ * asynchronous job is two when two pairs or more were tested and every
+ * one keeps two clocks at the same two periods (CONN_AGREE), which
+ * TensorPipe's pair averaging, each pair at its ranks' own paces, does
+ * not. */
 static int stage_connections(stage_ctx *c, dmls_error *err)
 {
 	dmls_analysis *a = c->a;
 	if (dmls_connections_check(a, c->st, c->job))
 		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
-	int sync = a->mode.mode == DMLS_MODE_SYNC;
+	int sync = a->mode.mode == DMLS_MODE_SYNC, async = a->mode.mode == DMLS_MODE_ASYNC;
 	size_t apart = sync ? a->conn_apart : a->conn_apart_steady;
-	if ((a->mode.mode == DMLS_MODE_ASYNC || a->conn_tested < (sync ? 2u : 1u) ||
-	     2 * apart <= a->conn_tested) &&
-	    !(sync && a->pair_groups >= 2))
+	if (async ? a->conn_tested < 2 || a->conn_apart_agree < a->conn_tested
+		  : (a->conn_tested < (sync ? 2u : 1u) || 2 * apart <= a->conn_tested) &&
+			    !(sync && a->pair_groups >= 2))
 		return 0;
 	a->two_jobs = 1;
 	a->mode.mode = DMLS_MODE_UNKNOWN; /* each rank's clock (mode.ranks) stays */

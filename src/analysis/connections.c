@@ -27,7 +27,9 @@
  *   3. when most pairs so tested keep two clocks apart, the job is two jobs
  *      on the same hosts: its count, period and S, which mix both, are
  *      withheld with a note that gives both periods.  A synchronous job
- *      needs two pairs tested; one of unknown mode (a rank's own file sees
+ *      needs two pairs tested, an asynchronous one (two jobs' steps mixed
+ *      in each rank's clock) two or more all keeping the same two periods
+ *      (a->conn_apart_agree); one of unknown mode (a rank's own file sees
  *      one or two of its pairs) needs both clocks of its pairs apart to be
  *      steady: TensorPipe's pair averaging splits its pairs over two
  *      connections too, each talking to whichever peer was picked, whose
@@ -69,6 +71,7 @@
  * testbed's co-located DDP rings 0.15-0.21 on 2 busy cores, the
  * connections of TensorPipe's pair averaging (random partners) 0.41-1.1. */
 #define CONN_STEADY_CV 0.3
+#define CONN_AGREE 0.1 /* two pairs' periods within 10 %: the same two jobs' */
 #define PAIR_MAX_CLOCKS 12 /* data pairs given a clock of their own */
 #define PAIR_MIN_GROUP 2   /* pairs keeping one step: a job's */
 #define PAIR_RATE 0.1      /* step rates within this (x k) agree */
@@ -139,6 +142,12 @@ out:
 	free(v);
 	free(starts);
 	return rc;
+}
+
+/* Two periods within CONN_AGREE of each other. */
+static int agree(double x, double y)
+{
+	return fabs(x - y) <= CONN_AGREE * fmax(x, y);
 }
 
 /* 1 when the two connections keep one step (dmls_steps_lock). */
@@ -320,6 +329,7 @@ static int at_once(const dmls_flow *x, const dmls_flow *y)
 int dmls_connections_check(dmls_analysis *a, const dmls_stats *st, const dmls_job_scope *job)
 {
 	a->data_pairs = a->split_pairs = a->conn_tested = a->conn_apart = a->conn_apart_steady = 0;
+	a->conn_apart_agree = 0;
 	a->conn_period_s[0] = a->conn_period_s[1] = NAN;
 	a->pair_groups = a->pair_group_n[0] = a->pair_group_n[1] = 0;
 	a->pair_group_s[0] = a->pair_group_s[1] = NAN;
@@ -363,6 +373,8 @@ int dmls_connections_check(dmls_analysis *a, const dmls_stats *st, const dmls_jo
 		a->conn_apart_steady += (size_t)(apart && steady);
 		if (apart && !isfinite(a->conn_period_s[0]))
 			a->conn_period_s[0] = pa, a->conn_period_s[1] = pb;
+		a->conn_apart_agree += (size_t)(apart && agree(pa, a->conn_period_s[0]) &&
+						agree(pb, a->conn_period_s[1]));
 	}
 	if (rc == 0 && a->split_pairs == 0 && a->mode.mode == DMLS_MODE_SYNC &&
 	    a->pattern.kind != DMLS_PAT_PAIRWISE) /* its pairs meet at random: no step each */
