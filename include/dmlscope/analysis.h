@@ -326,6 +326,9 @@ typedef struct dmls_analysis {
 int dmls_analysis_run(dmls_analysis **out, dmls_stats *st, const dmls_trainlog *log,
 		      dmls_error *err);
 void dmls_analysis_free(dmls_analysis *a);
+/* A note about the input that only the caller knows (the clock offsets
+ * taken from its files' time stamps), after the analysis' own. */
+void dmls_analysis_note_input(dmls_analysis *a, const char *text);
 
 /* ---- stage functions (src/analysis), callable alone from tests ---- */
 

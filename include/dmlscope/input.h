@@ -34,6 +34,8 @@ typedef struct dmls_input_file {
 	int linktype;        /* first interface's link type, -1 unknown */
 	uint64_t records;    /* records read from this file */
 	uint64_t packets;    /* IP packets delivered from this file */
+	int64_t clock_offset_ns; /* taken from its time stamps: its clock's
+				  * offset from the first file's (clocks.c) */
 	int status;          /* DMLS_OK, or the error that ended the file */
 	char error[512];
 } dmls_input_file;

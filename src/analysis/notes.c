@@ -21,6 +21,11 @@ void dmls_note(dmls_analysis *a, const char *fmt, ...)
 	va_end(ap);
 }
 
+void dmls_analysis_note_input(dmls_analysis *a, const char *text)
+{
+	dmls_note(a, "%s", text);
+}
+
 static void notes_iterations(dmls_analysis *a)
 {
 	const dmls_iterations *it = &a->iter;

@@ -30,6 +30,12 @@
  * of a packet the first point delivered in the window before it is
  * counted twice).
  *
+ * Captures made on different machines are stamped by different clocks:
+ * before the merge, each file's offset from the first file's clock is
+ * estimated from the TCP packets at its start (clocks.c) and taken from
+ * its time stamps, so that the merge and everything after it see one
+ * clock (files[i].clock_offset_ns).
+ *
  * A file that cannot be opened, or breaks mid-way, is recorded in its
  * dmls_input_file (the first error also in in->first_err) and the merge
  * goes on with the others.
@@ -40,6 +46,7 @@
 #include <string.h>
 
 #include "dmlscope/capture.h"
+#include "io/clocks.h"
 #include "io/dedup.h"
 #include "io/pcap_dl.h"
 #include "io/points.h"
@@ -127,6 +134,9 @@ static bool advance(dmls_input *in, size_t i)
 		return false;
 	}
 	s->ts = rec.ts_ns;
+	int64_t off = in->files[i].clock_offset_ns;
+	if (off && __builtin_sub_overflow(rec.ts_ns, off, &s->ts))
+		s->ts = off > 0 ? INT64_MIN : INT64_MAX;
 	s->caplen = rec.caplen;
 	s->origlen = rec.origlen;
 	s->linktype = rec.linktype;
@@ -405,6 +415,16 @@ int dmls_input_open_sources(dmls_input **out, const dmls_source *sources, size_t
 	for (size_t i = 0; i < n; i++)
 		in->first_pt[i] = UINT32_MAX;
 	dmls_error_clear(&in->first_err);
+	int64_t *off = calloc(n, sizeof(*off));
+	int inconsistent;
+	if (!off || dmls_clocks_estimate(sources, n, off, &inconsistent)) {
+		free(off);
+		input_free_all(in);
+		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < n; i++)
+		in->files[i].clock_offset_ns = off[i];
+	free(off);
 	size_t nopen = 0;
 	for (size_t i = 0; i < n; i++) {
 		in->files[i].linktype = -1;

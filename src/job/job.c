@@ -4,6 +4,7 @@
 #include "dmlscope/job.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -189,6 +190,37 @@ int dmls_job_analyze(dmls_job *job, const char *const *inputs, size_t n,
 	return dmls_job_run_analysis(job, err);
 }
 
+/* A note naming the files whose clock offsets were taken from their time
+ * stamps (input.c, clocks.c): the largest four, by name. */
+static void note_clocks(dmls_job *job)
+{
+	char text[160];
+	size_t used = 0, moved = 0, named = 0;
+	for (size_t i = 0; i < job->nfiles; i++)
+		moved += job->files[i].clock_offset_ns != 0;
+	if (!moved)
+		return;
+	used = (size_t)snprintf(text, sizeof(text),
+				"clock offsets of %zu of %zu captures taken from their stamps:", moved,
+				job->nfiles);
+	for (size_t i = 0; i < job->nfiles && used < sizeof(text); i++) {
+		const dmls_input_file *f = &job->files[i];
+		if (!f->clock_offset_ns)
+			continue;
+		const char *base = strrchr(f->path, '/');
+		int k = named == 4 ? snprintf(text + used, sizeof(text) - used, " ...")
+				   : snprintf(text + used, sizeof(text) - used, "%s %s %+.1f ms",
+					      named ? "," : "", base ? base + 1 : f->path,
+					      (double)f->clock_offset_ns / 1e6);
+		if (k < 0)
+			break;
+		used += (size_t)k;
+		if (named++ == 4)
+			break;
+	}
+	dmls_analysis_note_input(job->analysis, text);
+}
+
 int dmls_job_run_analysis(dmls_job *job, dmls_error *err)
 {
 	int rc;
@@ -203,6 +235,8 @@ int dmls_job_run_analysis(dmls_job *job, dmls_error *err)
 			       &job->analysis_error);
 	if (rc != DMLS_OK)
 		job->analysis = NULL;
+	else
+		note_clocks(job);
 	dmls_stats_release_analysis_series(&job->stats); /* read by nothing after */
 	if (rc == DMLS_ENOMEM) /* not a property of the data: the job fails */
 		return dmls_fail(err, rc, "%s", job->analysis_error.msg);

@@ -70,6 +70,7 @@ static json_t *files(const dmls_result *r)
 				      f->format, "compression", f->compression, "linktype",
 				      f->linktype, "records", u64(f->records), "packets",
 				      u64(f->packets));
+		json_object_set_new(o, "clock_offset_s", json_real((double)f->clock_offset_ns / 1e9));
 		json_object_set_new(o, "error", f->status ? json_string(f->error) : json_null());
 		json_array_append_new(a, o);
 	}

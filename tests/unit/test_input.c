@@ -403,6 +403,80 @@ static void test_filter(void **st)
 	cap_free(&a);
 }
 
+/* A TCP segment a -> b (10.0.0.a, port 40000 + a) of len payload bytes
+ * at time us (microseconds, ns pcap), into a capture buffer. */
+static void tcp_at(dbuf *d, int64_t us, uint8_t a, uint8_t b, uint32_t seq, uint32_t ack,
+		   uint8_t flags, uint16_t len)
+{
+	dbuf p = {0};
+	put_eth(&p, 0x0800);
+	put_ipv4(&p, 5, (uint16_t)(40 + len), 1, 0x4000, 6, 0x0a000000u | a, 0x0a000000u | b);
+	put_tcp(&p, (uint16_t)(40000 + a), (uint16_t)(40000 + b), seq, ack, 5, flags);
+	put(&p, NULL, len);
+	pcap_rec(d, (uint32_t)(us / 1000000), (uint32_t)(us % 1000000) * 1000, p.b, (uint32_t)p.n,
+		 (uint32_t)p.n);
+	dbuf_free(&p);
+}
+
+/* Host 1's capture and host 2's, host 2's clock skew_us ahead: a
+ * handshake from 1 and 20 segments of 1000 bytes each acknowledged. */
+static void two_clocks(dbuf *one, dbuf *two, int64_t skew_us)
+{
+	const int64_t t0 = 1000000000LL;
+	pcap_hdr(one, 0xa1b23c4d, 1);
+	pcap_hdr(two, 0xa1b23c4d, 1);
+	tcp_at(one, t0, 1, 2, 100, 0, DMLS_TCP_SYN, 0);
+	tcp_at(two, t0 + 200 + skew_us, 2, 1, 900, 101, DMLS_TCP_SYN | DMLS_TCP_ACK, 0);
+	tcp_at(one, t0 + 400, 1, 2, 101, 901, DMLS_TCP_ACK, 0);
+	for (uint32_t k = 0; k < 20; k++) {
+		int64_t t = t0 + 10000 + 5000 * k;
+		tcp_at(one, t, 1, 2, 101 + 1000 * k, 901, DMLS_TCP_ACK, 1000);
+		tcp_at(two, t + 150 + skew_us, 2, 1, 901, 101 + 1000 * (k + 1), DMLS_TCP_ACK, 0);
+	}
+}
+
+/* Two hosts' captures whose clocks are 50 ms apart: host 2's offset is
+ * bounded by the handshake both ways and taken from its stamps, so the
+ * merge delivers every packet in true order; one clock's captures keep
+ * offset 0; a contradiction (an acknowledgement "before" the data both
+ * ways) leaves both at 0. */
+static void test_clock_offsets(void **st)
+{
+	(void)st;
+	static const int64_t skews[] = {50000, 0, 0};
+	for (size_t c = 0; c < 3; c++) {
+		dbuf one = {0}, two = {0};
+		two_clocks(&one, &two, skews[c]);
+		if (c == 2) /* host 1 acknowledges the SYN-ACK before its own SYN */
+			tcp_at(&one, 1000000000LL - 300, 1, 2, 101, 901, DMLS_TCP_ACK, 0);
+		dmls_source src[2] = {{"one", NULL, one.b, one.n}, {"two", NULL, two.b, two.n}};
+		dmls_input *in;
+		dmls_error err;
+		dmls_error_clear(&err);
+		assert_int_equal(dmls_input_open_sources(&in, src, 2, NULL, &err), DMLS_OK);
+		assert_int_equal(dmls_input_get_file(in, 0)->clock_offset_ns, 0);
+		int64_t off = dmls_input_get_file(in, 1)->clock_offset_ns;
+		if (c == 0)
+			assert_true(off >= 49800000 && off <= 50000000);
+		else
+			assert_int_equal(off, 0);
+		dmls_pkt p;
+		int64_t last = INT64_MIN;
+		size_t n = 0, back = 0;
+		while (dmls_input_next(in, &p) == 1) {
+			back += p.ts_ns < last;
+			last = p.ts_ns;
+			n++;
+		}
+		assert_int_equal(n, c == 2 ? 44 : 43);
+		if (c == 0)
+			assert_int_equal(back, 0);
+		dmls_input_free(in);
+		dbuf_free(&one);
+		dbuf_free(&two);
+	}
+}
+
 static void test_bad_files(void **st)
 {
 	cap a, t;
@@ -579,6 +653,7 @@ int main(void)
 		cmocka_unit_test(test_dedup_interfaces),
 		cmocka_unit_test(test_filter),
 		cmocka_unit_test(test_bad_files),
+		cmocka_unit_test(test_clock_offsets),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,292 @@
+/*
+ * clocks.c - the clock offsets of captures made on different machines.
+ *
+ * A job's captures are made on its hosts, each stamped by its own clock.
+ * Clocks kept by NTP agree within a millisecond or so; unsynchronised
+ * ones, or a capture from a machine whose clock was never set, by tens of
+ * milliseconds to hours.  Merged as they are, one host's steps then fall
+ * beside the others' instead of with them: the testbed's DDP ring of 4
+ * with its files 20 to 200 ms apart came out "pairwise" and
+ * "asynchronous", an RPC star asynchronous.
+ *
+ * TCP tells how far apart two clocks are, as NTP does with its four time
+ * stamps: an acknowledgement is sent after the data it acknowledges
+ * arrived.  When the segment that ends at sequence number E was captured
+ * in file i at t_i, and the acknowledgement of exactly E in file j at t_j,
+ * then, with c_k the offset of file k's clock (its stamps read true time
+ * plus c_k),
+ *     c_j - c_i <= t_j - t_i.
+ * Every pair of files that sees both ends of a connection so gets bounds,
+ * one each way when data flows both ways (or a handshake: SYN, SYN-ACK,
+ * ACK), and along every cycle of files (a ring's connections) the bounds
+ * of the others close the remaining way.  The tightest bounds are the
+ * shortest paths of the difference constraints (Floyd-Warshall); each file
+ * in turn is then given the offset nearest 0 that the bounds and the
+ * offsets already given allow, the first file keeping its own (0).  Clocks
+ * that agree are left alone: zero is then within every bound.  A
+ * retransmitted segment is bounded by its first capture (the data was on
+ * its way then).  Bounds that contradict each other (a negative cycle: a
+ * file's clock stepped, or time stamps made after the fact) leave every
+ * offset 0.
+ *
+ * DMLS_CLOCK_PREFIX_RECORDS records of each capture are read, by a reader
+ * of its own, before the merge starts, from where every capture has begun
+ * (common_start): a drift over hours is not followed.
+ */
+#include "io/clocks.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "dmlscope/capture.h"
+#include "dmlscope/decode.h"
+#include "dmlscope/itable.h"
+
+typedef struct obs {
+	uint64_t key; /* the connection's direction and the sequence number */
+	int64_t t;
+	uint32_t file;
+} obs;
+
+typedef struct obs_list {
+	obs *v;
+	size_t n, cap;
+} obs_list;
+
+#define NO_BOUND INT64_MAX
+
+/* x + y, held within (INT64_MIN, INT64_MAX): a hostile capture's stamps
+ * years apart stay bounds; NO_BOUND (none) stays none. */
+static int64_t held(int64_t x, int overflow, int up)
+{
+	if (overflow)
+		return up ? INT64_MAX - 1 : INT64_MIN + 1;
+	return x == INT64_MAX ? INT64_MAX - 1 : x == INT64_MIN ? INT64_MIN + 1 : x;
+}
+
+static int64_t add_bounds(int64_t x, int64_t y)
+{
+	int64_t s;
+	if (x == NO_BOUND || y == NO_BOUND)
+		return NO_BOUND;
+	int o = __builtin_add_overflow(x, y, &s);
+	return held(s, o, y > 0);
+}
+
+/* x - y, held the same way (y a bound, not NO_BOUND). */
+static int64_t sub_bounds(int64_t x, int64_t y)
+{
+	int64_t s;
+	int o = __builtin_sub_overflow(x, y, &s);
+	return held(s, o, y < 0);
+}
+
+static uint64_t seq_key(const uint8_t src[16], const uint8_t dst[16], uint16_t sp, uint16_t dp,
+			uint32_t seq)
+{
+	uint64_t w[4];
+	memcpy(w, src, 16);
+	memcpy(w + 2, dst, 16);
+	uint64_t h = dmls_mix64(w[0] ^ 0x9e3779b97f4a7c15ULL);
+	for (int i = 1; i < 4; i++)
+		h = dmls_mix64(h ^ w[i]);
+	return dmls_mix64(h ^ ((uint64_t)sp << 48 | (uint64_t)dp << 32 | seq));
+}
+
+static int push(obs_list *l, uint64_t key, int64_t t, uint32_t file)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 4096;
+		obs *v = realloc(l->v, cap * sizeof(*v));
+		if (!v)
+			return -1;
+		l->v = v, l->cap = cap;
+	}
+	l->v[l->n++] = (obs){key, t, file};
+	return 0;
+}
+
+/* Source i read again by a reader of its own: NULL for a stream (read
+ * once) or a source that does not open (the merge tells why). */
+static dmls_reader *open_again(const dmls_source *sc)
+{
+	dmls_reader *r = NULL;
+	dmls_error e;
+	dmls_error_clear(&e);
+	const char *name = sc->name ? sc->name : "(memory)";
+	if (sc->fp || (sc->buf ? dmls_reader_open_buffer(&r, sc->buf, sc->len, name, &e)
+			       : dmls_reader_open_file(&r, name, &e)))
+		return NULL;
+	return r;
+}
+
+/* The TCP packets of source i from time from on (records before it are
+ * skipped, DMLS_CLOCK_MAX_SKIP at most), limit records: the segments'
+ * ends (data) and the acknowledgements (acks).  0, or -1 out of memory. */
+static int observe(const dmls_source *sc, uint32_t i, int64_t from, size_t limit, obs_list *data,
+		   obs_list *acks)
+{
+	dmls_reader *r = open_again(sc);
+	if (!r)
+		return 0;
+	dmls_record rec;
+	dmls_error e;
+	dmls_pkt p;
+	int rc = 0;
+	size_t skipped = 0;
+	for (size_t k = 0; k < limit && rc == 0 && dmls_reader_next(r, &rec, &e) == 1;) {
+		if (rec.ts_ns < from && skipped < DMLS_CLOCK_MAX_SKIP) {
+			skipped++;
+			continue;
+		}
+		k++;
+		if (dmls_decode_ex(rec.linktype, rec.data, rec.caplen, rec.origlen, 0, &p) !=
+			    DMLS_DEC_OK ||
+		    p.proto != 6 || p.is_fragment)
+			continue;
+		uint32_t len = (uint32_t)p.payload_bytes +
+			       ((p.tcp_flags & DMLS_TCP_SYN) != 0) + ((p.tcp_flags & DMLS_TCP_FIN) != 0);
+		if (len && push(data, seq_key(p.src, p.dst, p.sport, p.dport, p.tcp_seq + len),
+				rec.ts_ns, i))
+			rc = -1;
+		if ((p.tcp_flags & DMLS_TCP_ACK) && !(p.tcp_flags & DMLS_TCP_RST) &&
+		    push(acks, seq_key(p.dst, p.src, p.dport, p.sport, p.tcp_ack), rec.ts_ns, i))
+			rc = -1;
+	}
+	dmls_reader_free(r);
+	return rc;
+}
+
+/* The latest first stamp of the sources, less DMLS_CLOCK_ALIGN_NS: where
+ * every capture has begun (captures started seconds apart, or one an
+ * hour early, still see the same connections). */
+static int64_t common_start(const dmls_source *src, size_t n)
+{
+	int64_t from = INT64_MIN;
+	for (size_t i = 0; i < n; i++) {
+		dmls_reader *r = open_again(&src[i]);
+		dmls_record rec;
+		dmls_error e;
+		if (r && dmls_reader_next(r, &rec, &e) == 1 && rec.ts_ns > from)
+			from = rec.ts_ns;
+		dmls_reader_free(r);
+	}
+	return from == INT64_MIN ? from : sub_bounds(from, DMLS_CLOCK_ALIGN_NS);
+}
+
+/* w[i n + j]: the least t_j - t_i over the segments captured in file i
+ * whose acknowledgement was captured in file j (i != j), the segment at its
+ * first capture in file i.  The segments go in a table by (key, file),
+ * open addressing; each acknowledgement looks up its key.  0, or -1 out of
+ * memory. */
+static int bound(const obs_list *data, const obs_list *acks, size_t n, int64_t *w)
+{
+	size_t cap = 16;
+	while (cap < 2 * data->n)
+		cap *= 2;
+	obs *tab = malloc(cap * sizeof(*tab));
+	if (!tab)
+		return -1;
+	for (size_t i = 0; i < cap; i++)
+		tab[i].file = UINT32_MAX;
+	for (size_t k = 0; k < data->n; k++) {
+		const obs *o = &data->v[k];
+		size_t i = o->key & (cap - 1);
+		while (tab[i].file != UINT32_MAX && (tab[i].key != o->key || tab[i].file != o->file))
+			i = (i + 1) & (cap - 1);
+		if (tab[i].file == UINT32_MAX || o->t < tab[i].t)
+			tab[i] = *o;
+	}
+	for (size_t k = 0; k < acks->n; k++) {
+		const obs *a = &acks->v[k];
+		for (size_t i = a->key & (cap - 1); tab[i].file != UINT32_MAX; i = (i + 1) & (cap - 1)) {
+			if (tab[i].key != a->key || tab[i].file == a->file)
+				continue;
+			int64_t d = sub_bounds(a->t, tab[i].t);
+			int64_t *c = &w[(size_t)tab[i].file * n + a->file];
+			if (d < *c)
+				*c = d;
+		}
+	}
+	free(tab);
+	return 0;
+}
+
+/* Offsets from the bounds w (n x n, shortest paths made in place): 0, or
+ * 1 when they contradict each other. */
+static int solve(int64_t *w, size_t n, int64_t *off)
+{
+	for (size_t i = 0; i < n; i++)
+		if (w[i * n + i] > 0)
+			w[i * n + i] = 0;
+	for (size_t k = 0; k < n; k++)
+		for (size_t i = 0; i < n; i++) {
+			int64_t ik = w[i * n + k];
+			if (ik == NO_BOUND)
+				continue;
+			for (size_t j = 0; j < n; j++) {
+				int64_t d = add_bounds(ik, w[k * n + j]);
+				if (d < w[i * n + j])
+					w[i * n + j] = d;
+			}
+		}
+	for (size_t i = 0; i < n; i++)
+		if (w[i * n + i] < 0)
+			return 1;
+	/* c_k - c_f <= w[f][k] and c_f - c_k <= w[k][f], for each f given */
+	for (size_t k = 0; k < n; k++) {
+		int64_t lo = INT64_MIN, hi = INT64_MAX;
+		for (size_t f = 0; f < k; f++) {
+			int64_t up = add_bounds(off[f], w[f * n + k]);
+			int64_t down = w[k * n + f] == NO_BOUND ? NO_BOUND : sub_bounds(off[f], w[k * n + f]);
+			if (up != NO_BOUND && up < hi)
+				hi = up;
+			if (down != NO_BOUND && down > lo)
+				lo = down;
+		}
+		off[k] = lo > hi ? lo / 2 + hi / 2 : lo > 0 ? lo : hi < 0 ? hi : 0;
+	}
+	return 0;
+}
+
+int dmls_clocks_estimate(const dmls_source *src, size_t n, int64_t *off_ns, int *inconsistent)
+{
+	*inconsistent = 0;
+	for (size_t i = 0; i < n; i++)
+		off_ns[i] = 0;
+	if (n < 2 || n > DMLS_CLOCK_MAX_FILES)
+		return 0;
+	size_t limit = DMLS_CLOCK_MAX_OBS / (2 * n);
+	limit = limit < DMLS_CLOCK_PREFIX_RECORDS ? limit : DMLS_CLOCK_PREFIX_RECORDS;
+	obs_list data = {0}, acks = {0};
+	int64_t *w = NULL, *off = NULL;
+	int rc = -1;
+	int64_t from = common_start(src, n);
+	for (size_t i = 0; i < n; i++)
+		if (observe(&src[i], (uint32_t)i, from, limit, &data, &acks))
+			goto out;
+	w = malloc(n * n * sizeof(*w));
+	off = calloc(n, sizeof(*off));
+	if (!w || !off)
+		goto out;
+	rc = 0;
+	if (!data.n || !acks.n)
+		goto out;
+	for (size_t i = 0; i < n * n; i++)
+		w[i] = NO_BOUND;
+	if ((rc = bound(&data, &acks, n, w)))
+		goto out;
+	if ((*inconsistent = solve(w, n, off)))
+		goto out;
+	int64_t most = 0;
+	for (size_t i = 0; i < n; i++)
+		most = llabs(off[i]) > most ? llabs(off[i]) : most;
+	if (most >= DMLS_CLOCK_MIN_SHIFT_NS)
+		memcpy(off_ns, off, n * sizeof(*off));
+out:
+	free(data.v);
+	free(acks.v);
+	free(w);
+	free(off);
+	return rc;
+}
