@@ -30,8 +30,8 @@
  * offset 0.
  *
  * DMLS_CLOCK_PREFIX_RECORDS records of each capture are read, by a reader
- * of its own, before the merge starts, from where every capture has begun
- * (common_start): a drift over hours is not followed.
+ * of its own, before the merge starts (two windows: dmls_clocks_estimate):
+ * a drift over hours is not followed.
  */
 #include "io/clocks.h"
 
@@ -87,10 +87,10 @@ static uint64_t seq_key(const uint8_t src[16], const uint8_t dst[16], uint16_t s
 	uint64_t w[4];
 	memcpy(w, src, 16);
 	memcpy(w + 2, dst, 16);
-	uint64_t h = dmls_mix64(w[0] ^ 0x9e3779b97f4a7c15ULL);
-	for (int i = 1; i < 4; i++)
-		h = dmls_mix64(h ^ w[i]);
-	return dmls_mix64(h ^ ((uint64_t)sp << 48 | (uint64_t)dp << 32 | seq));
+	/* odd multipliers by position: (a, b) and (b, a) differ */
+	return dmls_mix64(w[0] * 0x9e3779b97f4a7c15ULL ^ w[1] * 0xc2b2ae3d27d4eb4fULL ^
+			  w[2] * 0x165667b19e3779f9ULL ^ w[3] * 0xd6e8feb86659fd93ULL ^
+			  ((uint64_t)sp << 48 | (uint64_t)dp << 32 | seq));
 }
 
 static int push(obs_list *l, uint64_t key, int64_t t, uint32_t file)
@@ -212,9 +212,9 @@ static int bound(const obs_list *data, const obs_list *acks, size_t n, int64_t *
 	return 0;
 }
 
-/* Offsets from the bounds w (n x n, shortest paths made in place): 0, or
- * 1 when they contradict each other. */
-static int solve(int64_t *w, size_t n, int64_t *off)
+/* The tightest bounds: shortest paths of w (n x n) in place (Floyd-
+ * Warshall).  0, or 1 when they contradict each other (a negative cycle). */
+static int close_bounds(int64_t *w, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		if (w[i * n + i] > 0)
@@ -233,7 +233,34 @@ static int solve(int64_t *w, size_t n, int64_t *off)
 	for (size_t i = 0; i < n; i++)
 		if (w[i * n + i] < 0)
 			return 1;
-	/* c_k - c_f <= w[f][k] and c_f - c_k <= w[k][f], for each f given */
+	return 0;
+}
+
+/* Closed bounds of the observations so far into w: 0, 1 contradicting,
+ * -1 out of memory. */
+static int bounds_of(const obs_list *data, const obs_list *acks, size_t n, int64_t *w)
+{
+	for (size_t i = 0; i < n * n; i++)
+		w[i] = NO_BOUND;
+	if (bound(data, acks, n, w))
+		return -1;
+	return close_bounds(w, n);
+}
+
+/* Every file's clock bounded both ways from the first's. */
+static int all_bounded(const int64_t *w, size_t n)
+{
+	for (size_t k = 1; k < n; k++)
+		if (w[k] == NO_BOUND || w[k * n] == NO_BOUND)
+			return 0;
+	return 1;
+}
+
+/* Offsets from the closed bounds w: each file in turn the offset nearest
+ * 0 that the bounds from the files before it allow (the first: 0).
+ * c_k - c_f <= w[f][k] and c_f - c_k <= w[k][f], for each f given. */
+static void solve(const int64_t *w, size_t n, int64_t *off)
+{
 	for (size_t k = 0; k < n; k++) {
 		int64_t lo = INT64_MIN, hi = INT64_MAX;
 		for (size_t f = 0; f < k; f++) {
@@ -246,9 +273,16 @@ static int solve(int64_t *w, size_t n, int64_t *off)
 		}
 		off[k] = lo > hi ? lo / 2 + hi / 2 : lo > 0 ? lo : hi < 0 ? hi : 0;
 	}
-	return 0;
 }
 
+/*
+ * Two windows: the first records of each file, which see the same
+ * connections when the captures began together, whatever their clocks; and
+ * when that leaves a file unbounded, the records from where every capture
+ * has begun by its own clock (common_start), which see them when the
+ * captures began apart but their clocks are within DMLS_CLOCK_ALIGN_NS.
+ * Every observation bounds truly, so the second window's add to the first's.
+ */
 int dmls_clocks_estimate(const dmls_source *src, size_t n, int64_t *off_ns, int *inconsistent)
 {
 	*inconsistent = 0;
@@ -256,28 +290,29 @@ int dmls_clocks_estimate(const dmls_source *src, size_t n, int64_t *off_ns, int 
 		off_ns[i] = 0;
 	if (n < 2 || n > DMLS_CLOCK_MAX_FILES)
 		return 0;
-	size_t limit = DMLS_CLOCK_MAX_OBS / (2 * n);
+	size_t limit = DMLS_CLOCK_MAX_OBS / (4 * n);
 	limit = limit < DMLS_CLOCK_PREFIX_RECORDS ? limit : DMLS_CLOCK_PREFIX_RECORDS;
 	obs_list data = {0}, acks = {0};
-	int64_t *w = NULL, *off = NULL;
-	int rc = -1;
-	int64_t from = common_start(src, n);
-	for (size_t i = 0; i < n; i++)
-		if (observe(&src[i], (uint32_t)i, from, limit, &data, &acks))
-			goto out;
-	w = malloc(n * n * sizeof(*w));
-	off = calloc(n, sizeof(*off));
+	int64_t *w = malloc(n * n * sizeof(*w)), *off = calloc(n, sizeof(*off));
+	int rc = -1, bad = 0;
 	if (!w || !off)
 		goto out;
+	for (int pass = 0; pass < 2; pass++) {
+		int64_t from = pass ? common_start(src, n) : INT64_MIN;
+		if (pass && from == INT64_MIN)
+			break;
+		for (size_t i = 0; i < n; i++)
+			if (observe(&src[i], (uint32_t)i, from, limit, &data, &acks))
+				goto out;
+		if ((bad = bounds_of(&data, &acks, n, w)) < 0)
+			goto out;
+		if (bad || all_bounded(w, n))
+			break;
+	}
 	rc = 0;
-	if (!data.n || !acks.n)
+	if ((*inconsistent = bad))
 		goto out;
-	for (size_t i = 0; i < n * n; i++)
-		w[i] = NO_BOUND;
-	if ((rc = bound(&data, &acks, n, w)))
-		goto out;
-	if ((*inconsistent = solve(w, n, off)))
-		goto out;
+	solve(w, n, off);
 	int64_t most = 0;
 	for (size_t i = 0; i < n; i++)
 		most = llabs(off[i]) > most ? llabs(off[i]) : most;

@@ -12,7 +12,7 @@
 
 /* Records read from the start of each capture to estimate its clock, and
  * the observations kept over all captures (24 bytes each). */
-#define DMLS_CLOCK_PREFIX_RECORDS 4096
+#define DMLS_CLOCK_PREFIX_RECORDS 2048
 #define DMLS_CLOCK_MAX_OBS (1u << 20)
 /* Records are read from where every capture has begun: the latest first
  * stamp less this, skipping DMLS_CLOCK_MAX_SKIP records at most. */

@@ -8,15 +8,18 @@
 # acknowledgement is sent after the data it acknowledges arrived) and
 # taken from its stamps: the offsets are found within 0.5 ms, the note
 # names them, and pattern, count, period and S are those of the sample
-# as captured.  The sample as captured (one machine's clock) keeps every
+# as captured; so too with one clock an hour off (0, +3600 s, -50 ms,
+# +200 ms).  The sample as captured (one machine's clock) keeps every
 # offset 0, without the note.
 set -u
 run=$(ls -d "$SRCDIR"/samples/*-ring 2>/dev/null | head -1)
 [ -n "$run" ] || { echo "SKIP: no ring sample"; exit 77; }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 py=/usr/bin/python3
-mkdir -p "$tmp/skewed"
-$py - "$run" "$tmp/skewed" 0 0.100 -0.050 0.200 <<'PY' || { echo "clock_offsets: FAIL: cannot shift"; exit 1; }
+# shift DIR OFFSET...: the sample with each file's stamps moved
+shift_sample() {
+	mkdir -p "$1"
+	$py - "$run" "$@" <<'PY' || { echo "clock_offsets: FAIL: cannot shift"; exit 1; }
 import glob, os, shutil, struct, sys
 src, dst, offs = sys.argv[1], sys.argv[2], [float(x) for x in sys.argv[3:]]
 files = sorted(glob.glob(os.path.join(src, "*.pcap")))
@@ -38,17 +41,26 @@ for path, shift in zip(files, offs):
         off += 16 + cl
     open(os.path.join(dst, os.path.basename(path)), "wb").write(b"".join(out))
 PY
+}
+shift_sample "$tmp/skewed" 0 0.100 -0.050 0.200
+shift_sample "$tmp/hour" 0 3600 -0.050 0.200
 "$DMLSCOPE" analyze "$run" --quiet --json "$tmp/as.json" || { echo "clock_offsets: FAIL: analyze sample"; exit 1; }
-"$DMLSCOPE" analyze "$tmp/skewed" --quiet --json "$tmp/skewed.json" ||
-	{ echo "clock_offsets: FAIL: analyze skewed"; exit 1; }
-exec $py - "$tmp/as.json" "$tmp/skewed.json" <<'PY'
+for name in skewed hour; do
+	"$DMLSCOPE" analyze "$tmp/$name" --quiet --json "$tmp/$name.json" ||
+		{ echo "clock_offsets: FAIL: analyze $name"; exit 1; }
+done
+exec $py - "$tmp/as.json" "$tmp/skewed.json" "$tmp/hour.json" <<'PY'
 import json, sys
-a, s = (json.load(open(p)) for p in sys.argv[1:3])
+a, s, h = (json.load(open(p)) for p in sys.argv[1:4])
 fails = []
-want = [0.0, 0.100, -0.050, 0.200]
-got = [f["clock_offset_s"] for f in s["input"]["files"]]
-if any(abs(g - w) > 0.0005 for g, w in zip(got, want)) or len(got) != len(want):
-    fails.append("offsets %s, want %s within 0.5 ms" % (got, want))
+for x, want in ((s, [0.0, 0.100, -0.050, 0.200]), (h, [0.0, 3600.0, -0.050, 0.200])):
+    got = [f["clock_offset_s"] for f in x["input"]["files"]]
+    if any(abs(g - w) > 0.0005 for g, w in zip(got, want)) or len(got) != len(want):
+        fails.append("offsets %s, want %s within 0.5 ms" % (got, want))
+    if (x["pattern"]["kind"], x["iterations"]["count"]) != (a["pattern"]["kind"], a["iterations"]["count"]):
+        fails.append("offsets %s: %s, %s iterations; as captured %s, %s" %
+                     (want, x["pattern"]["kind"], x["iterations"]["count"], a["pattern"]["kind"],
+                      a["iterations"]["count"]))
 if any(f["clock_offset_s"] != 0 for f in a["input"]["files"]):
     fails.append("the sample as captured moved: %s" % [f["clock_offset_s"] for f in a["input"]["files"]])
 if [n for n in a["notes"] if "clock offsets" in n]:
