@@ -51,6 +51,8 @@ typedef struct dmls_input_counts {
 	uint64_t duplicates; /* captured at both ends, counted once */
 	uint64_t decapsulated; /* packets delivered on a tunnel's inner headers */
 	int64_t first_ns, last_ns; /* of the packets delivered */
+	int clocks_contradict; /* the captures' clocks left as they were: their
+				* bounds contradict each other (clocks.c) */
 } dmls_input_counts;
 
 typedef struct dmls_input dmls_input;

@@ -416,8 +416,7 @@ int dmls_input_open_sources(dmls_input **out, const dmls_source *sources, size_t
 		in->first_pt[i] = UINT32_MAX;
 	dmls_error_clear(&in->first_err);
 	int64_t *off = calloc(n, sizeof(*off));
-	int inconsistent;
-	if (!off || dmls_clocks_estimate(sources, n, off, &inconsistent)) {
+	if (!off || dmls_clocks_estimate(sources, n, off, &in->counts.clocks_contradict)) {
 		free(off);
 		input_free_all(in);
 		return dmls_fail(err, DMLS_ENOMEM, "out of memory");

@@ -3,6 +3,7 @@
  */
 #include "dmlscope/job.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -191,13 +192,18 @@ int dmls_job_analyze(dmls_job *job, const char *const *inputs, size_t n,
 }
 
 /* A note naming the files whose clock offsets were taken from their time
- * stamps (input.c, clocks.c): the largest four, by name. */
+ * stamps (input.c, clocks.c): the first four, by name. */
 static void note_clocks(dmls_job *job)
 {
 	char text[160];
 	size_t used = 0, moved = 0, named = 0;
 	for (size_t i = 0; i < job->nfiles; i++)
 		moved += job->files[i].clock_offset_ns != 0;
+	if (job->counts.clocks_contradict)
+		dmls_analysis_note_input(job->analysis,
+					 "clocks of the captures left as they were: their TCP "
+					 "acknowledgements bound them both ways at once (a clock "
+					 "stepped during a capture?)");
 	if (!moved)
 		return;
 	used = (size_t)snprintf(text, sizeof(text),
@@ -208,10 +214,12 @@ static void note_clocks(dmls_job *job)
 		if (!f->clock_offset_ns)
 			continue;
 		const char *base = strrchr(f->path, '/');
+		double ms = (double)f->clock_offset_ns / 1e6;
 		int k = named == 4 ? snprintf(text + used, sizeof(text) - used, " ...")
-				   : snprintf(text + used, sizeof(text) - used, "%s %s %+.1f ms",
+				   : snprintf(text + used, sizeof(text) - used, "%s %s %+.*f %s",
 					      named ? "," : "", base ? base + 1 : f->path,
-					      (double)f->clock_offset_ns / 1e6);
+					      fabs(ms) < 1e3 ? 1 : 3, fabs(ms) < 1e3 ? ms : ms / 1e3,
+					      fabs(ms) < 1e3 ? "ms" : "s");
 		if (k < 0)
 			break;
 		used += (size_t)k;

@@ -456,6 +456,7 @@ static void test_clock_offsets(void **st)
 		assert_int_equal(dmls_input_open_sources(&in, src, 2, NULL, &err), DMLS_OK);
 		assert_int_equal(dmls_input_get_file(in, 0)->clock_offset_ns, 0);
 		int64_t off = dmls_input_get_file(in, 1)->clock_offset_ns;
+		assert_int_equal(dmls_input_get_counts(in)->clocks_contradict, c == 2);
 		if (c == 0)
 			assert_true(off >= 49800000 && off <= 50000000);
 		else
