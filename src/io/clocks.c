@@ -37,6 +37,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "dmlscope/capture.h"
 #include "dmlscope/decode.h"
@@ -106,16 +107,20 @@ static int push(obs_list *l, uint64_t key, int64_t t, uint32_t file)
 	return 0;
 }
 
-/* Source i read again by a reader of its own: NULL for a stream (read
- * once) or a source that does not open (the merge tells why). */
+/* Source i read again by a reader of its own: NULL for a stream, a path
+ * that is not a regular file (a pipe, `<(tcpdump ...)`: what is read here
+ * the merge would never see) or a source that does not open (the merge
+ * tells why). */
 static dmls_reader *open_again(const dmls_source *sc)
 {
 	dmls_reader *r = NULL;
 	dmls_error e;
 	dmls_error_clear(&e);
+	struct stat sb;
 	const char *name = sc->name ? sc->name : "(memory)";
-	if (sc->fp || (sc->buf ? dmls_reader_open_buffer(&r, sc->buf, sc->len, name, &e)
-			       : dmls_reader_open_file(&r, name, &e)))
+	if (sc->fp || (!sc->buf && (stat(name, &sb) || !S_ISREG(sb.st_mode))) ||
+	    (sc->buf ? dmls_reader_open_buffer(&r, sc->buf, sc->len, name, &e)
+		     : dmls_reader_open_file(&r, name, &e)))
 		return NULL;
 	return r;
 }
