@@ -252,11 +252,13 @@ static int bounds_of(const obs_list *data, const obs_list *acks, size_t n, int64
 	return close_bounds(w, n);
 }
 
-/* Every file's clock bounded both ways from the first's. */
-static int all_bounded(const int64_t *w, size_t n)
+/* Every file's clock bounded both ways from the first's, but those whose
+ * first window held no TCP packet (RoCE, UDP: a later one would not
+ * either, and is not worth reading 64 K records for). */
+static int all_bounded(const int64_t *w, size_t n, const size_t *tcp)
 {
-	for (size_t k = 1; k < n; k++)
-		if (w[k] == NO_BOUND || w[k * n] == NO_BOUND)
+	for (size_t k = 0; k < n; k++)
+		if (tcp[k] && (w[k] == NO_BOUND || w[k * n] == NO_BOUND))
 			return 0;
 	return 1;
 }
@@ -299,19 +301,23 @@ int dmls_clocks_estimate(const dmls_source *src, size_t n, int64_t *off_ns, int 
 	limit = limit < DMLS_CLOCK_PREFIX_RECORDS ? limit : DMLS_CLOCK_PREFIX_RECORDS;
 	obs_list data = {0}, acks = {0};
 	int64_t *w = malloc(n * n * sizeof(*w)), *off = calloc(n, sizeof(*off));
+	size_t *tcp = calloc(n, sizeof(*tcp));
 	int rc = -1, bad = 0;
-	if (!w || !off)
+	if (!w || !off || !tcp)
 		goto out;
 	for (int pass = 0; pass < 2; pass++) {
 		int64_t from = pass ? common_start(src, n) : INT64_MIN;
 		if (pass && from == INT64_MIN)
 			break;
-		for (size_t i = 0; i < n; i++)
+		for (size_t i = 0; i < n; i++) {
+			size_t before = data.n + acks.n;
 			if (observe(&src[i], (uint32_t)i, from, limit, &data, &acks))
 				goto out;
+			tcp[i] += data.n + acks.n - before;
+		}
 		if ((bad = bounds_of(&data, &acks, n, w)) < 0)
 			goto out;
-		if (bad || all_bounded(w, n))
+		if (bad || all_bounded(w, n, tcp))
 			break;
 	}
 	rc = 0;
@@ -328,5 +334,6 @@ out:
 	free(acks.v);
 	free(w);
 	free(off);
+	free(tcp);
 	return rc;
 }
