@@ -9,8 +9,9 @@
 # taken from its stamps: the offsets are found within 0.5 ms, the note
 # names them, and pattern, count, period and S are those of the sample
 # as captured; so too with one clock an hour off (0, +3600 s, -50 ms,
-# +200 ms).  The sample as captured (one machine's clock) keeps every
-# offset 0, without the note.  Captures given as pipes (`<(cat F)`) are
+# +200 ms), and with the captures of hosts 2-4 begun 2.5 s after host 1's
+# (their first records then meet none of its first ones).  The sample as
+# captured (one machine's clock) keeps every offset 0, without the note.  Captures given as pipes (`<(cat F)`) are
 # not read ahead for their clocks, which would take their first records
 # from the merge: the same packets as from the files.
 set -u
@@ -18,12 +19,14 @@ run=$(ls -d "$SRCDIR"/samples/*-ring 2>/dev/null | head -1)
 [ -n "$run" ] || { echo "SKIP: no ring sample"; exit 77; }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 py=/usr/bin/python3
-# shift DIR OFFSET...: the sample with each file's stamps moved
+# shift DIR LATE OFFSET...: the sample with each file's stamps moved, the
+# files past the first begun LATE seconds after it
 shift_sample() {
 	mkdir -p "$1"
 	$py - "$run" "$@" <<'PY' || { echo "clock_offsets: FAIL: cannot shift"; exit 1; }
 import glob, os, shutil, struct, sys
-src, dst, offs = sys.argv[1], sys.argv[2], [float(x) for x in sys.argv[3:]]
+src, dst, late, offs = sys.argv[1], sys.argv[2], float(sys.argv[3]), [float(x) for x in sys.argv[4:]]
+start = None
 files = sorted(glob.glob(os.path.join(src, "*.pcap")))
 assert len(files) == len(offs), (files, offs)
 for name in os.listdir(src):
@@ -38,16 +41,19 @@ for path, shift in zip(files, offs):
     out, off = [b[:24]], 24
     while off + 16 <= len(b):
         ts, frac, cl, ol = struct.unpack_from(order + "IIII", b, off)
+        start = ts * unit + frac if start is None else start
         t = ts * unit + frac + round(shift * unit)
-        out.append(struct.pack(order + "IIII", t // unit, t % unit, cl, ol) + b[off + 16:off + 16 + cl])
+        if path == files[0] or ts * unit + frac >= start + late * unit:
+            out.append(struct.pack(order + "IIII", t // unit, t % unit, cl, ol) + b[off + 16:off + 16 + cl])
         off += 16 + cl
     open(os.path.join(dst, os.path.basename(path)), "wb").write(b"".join(out))
 PY
 }
-shift_sample "$tmp/skewed" 0 0.100 -0.050 0.200
-shift_sample "$tmp/hour" 0 3600 -0.050 0.200
+shift_sample "$tmp/skewed" 0 0 0.100 -0.050 0.200
+shift_sample "$tmp/hour" 0 0 3600 -0.050 0.200
+shift_sample "$tmp/late" 2.5 0 0.100 -0.050 0.200
 "$DMLSCOPE" analyze "$run" --quiet --json "$tmp/as.json" || { echo "clock_offsets: FAIL: analyze sample"; exit 1; }
-for name in skewed hour; do
+for name in skewed hour late; do
 	"$DMLSCOPE" analyze "$tmp/$name" --quiet --json "$tmp/$name.json" ||
 		{ echo "clock_offsets: FAIL: analyze $name"; exit 1; }
 done
@@ -55,10 +61,14 @@ set -- "$run"/*.pcap
 "$DMLSCOPE" analyze "$1" "$2" --quiet --json "$tmp/files.json" &&
 	"$DMLSCOPE" analyze <(cat "$1") <(cat "$2") --quiet --json "$tmp/pipes.json" ||
 	{ echo "clock_offsets: FAIL: analyze two captures as pipes"; exit 1; }
-exec $py - "$tmp/as.json" "$tmp/skewed.json" "$tmp/hour.json" "$tmp/files.json" "$tmp/pipes.json" <<'PY'
+exec $py - "$tmp/as.json" "$tmp/skewed.json" "$tmp/hour.json" "$tmp/files.json" "$tmp/pipes.json" \
+	"$tmp/late.json" <<'PY'
 import json, sys
-a, s, h, files, pipes = (json.load(open(p)) for p in sys.argv[1:6])
+a, s, h, files, pipes, late = (json.load(open(p)) for p in sys.argv[1:7])
 fails = []
+got = [f["clock_offset_s"] for f in late["input"]["files"]]
+if any(abs(g - w) > 0.0005 for g, w in zip(got, [0.0, 0.100, -0.050, 0.200])):
+    fails.append("captures begun 2.5 s apart: offsets %s" % got)
 if files["input"]["packets"] != pipes["input"]["packets"]:
     fails.append("two captures as pipes: %d packets, as files %d" %
                  (pipes["input"]["packets"], files["input"]["packets"]))
