@@ -179,41 +179,72 @@ static int64_t common_start(const dmls_source *src, size_t n)
 	return from == INT64_MIN ? from : sub_bounds(from, DMLS_CLOCK_ALIGN_NS);
 }
 
-/* w[i n + j]: the least t_j - t_i over the segments captured in file i
- * whose acknowledgement was captured in file j (i != j), the segment at its
- * first capture in file i.  The segments go in a table by (key, file),
- * open addressing; each acknowledgement looks up its key.  0, or -1 out of
- * memory. */
-static int bound(const obs_list *data, const obs_list *acks, size_t n, int64_t *w)
+/* Each (key, file)'s first capture, in a table by key (open addressing,
+ * *cap slots, a power of two; file UINT32_MAX: empty).  NULL out of memory. */
+static obs *firsts(const obs_list *l, size_t *cap)
 {
-	size_t cap = 16;
-	while (cap < 2 * data->n)
-		cap *= 2;
-	obs *tab = malloc(cap * sizeof(*tab));
+	*cap = 16;
+	while (*cap < 2 * l->n)
+		*cap *= 2;
+	obs *tab = malloc(*cap * sizeof(*tab));
 	if (!tab)
-		return -1;
-	for (size_t i = 0; i < cap; i++)
+		return NULL;
+	for (size_t i = 0; i < *cap; i++)
 		tab[i].file = UINT32_MAX;
-	for (size_t k = 0; k < data->n; k++) {
-		const obs *o = &data->v[k];
-		size_t i = o->key & (cap - 1);
+	for (size_t k = 0; k < l->n; k++) {
+		const obs *o = &l->v[k];
+		size_t i = o->key & (*cap - 1);
 		while (tab[i].file != UINT32_MAX && (tab[i].key != o->key || tab[i].file != o->file))
-			i = (i + 1) & (cap - 1);
+			i = (i + 1) & (*cap - 1);
 		if (tab[i].file == UINT32_MAX || o->t < tab[i].t)
 			tab[i] = *o;
 	}
-	for (size_t k = 0; k < acks->n; k++) {
-		const obs *a = &acks->v[k];
-		for (size_t i = a->key & (cap - 1); tab[i].file != UINT32_MAX; i = (i + 1) & (cap - 1)) {
-			if (tab[i].key != a->key || tab[i].file == a->file)
+	return tab;
+}
+
+/*
+ * w[i n + j]: the bound t_j - t_i of the segments captured in file i whose
+ * acknowledgement was captured in file j (i != j), each at its first
+ * capture in its file: the third least over the segments (of fewer, the
+ * greatest).  Not the least: a segment retransmitted after its file began,
+ * whose first sending was before it, meets the acknowledgement of its
+ * first sending, which came before it (by an RTO), and the least would
+ * bound the clocks by that much the wrong way.  0, or -1 out of memory.
+ */
+static int bound(const obs_list *data, const obs_list *acks, size_t n, int64_t *w)
+{
+	size_t dcap, acap;
+	obs *dt = firsts(data, &dcap), *at = firsts(acks, &acap);
+	int64_t *low = malloc(3 * n * n * sizeof(*low));
+	if (!dt || !at || !low) {
+		free(dt), free(at), free(low);
+		return -1;
+	}
+	for (size_t i = 0; i < 3 * n * n; i++)
+		low[i] = NO_BOUND;
+	for (size_t k = 0; k < acap; k++) {
+		const obs *a = &at[k];
+		if (a->file == UINT32_MAX)
+			continue;
+		for (size_t i = a->key & (dcap - 1); dt[i].file != UINT32_MAX; i = (i + 1) & (dcap - 1)) {
+			if (dt[i].key != a->key || dt[i].file == a->file)
 				continue;
-			int64_t d = sub_bounds(a->t, tab[i].t);
-			int64_t *c = &w[(size_t)tab[i].file * n + a->file];
-			if (d < *c)
-				*c = d;
+			int64_t d = sub_bounds(a->t, dt[i].t);
+			int64_t *l = &low[3 * ((size_t)dt[i].file * n + a->file)];
+			if (d < l[2]) { /* the three least, in order */
+				l[2] = d;
+				for (int m = 2; m > 0 && l[m] < l[m - 1]; m--) {
+					int64_t x = l[m];
+					l[m] = l[m - 1], l[m - 1] = x;
+				}
+			}
 		}
 	}
-	free(tab);
+	for (size_t c = 0; c < n * n; c++) {
+		const int64_t *l = &low[3 * c];
+		w[c] = l[2] != NO_BOUND ? l[2] : l[1] != NO_BOUND ? l[1] : l[0];
+	}
+	free(dt), free(at), free(low);
 	return 0;
 }
 
