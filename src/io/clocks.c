@@ -42,6 +42,7 @@
 #include "dmlscope/capture.h"
 #include "dmlscope/decode.h"
 #include "dmlscope/itable.h"
+#include "util/grow.h"
 
 typedef struct obs {
 	uint64_t key; /* the connection's direction and the sequence number */
@@ -96,13 +97,8 @@ static uint64_t seq_key(const uint8_t src[16], const uint8_t dst[16], uint16_t s
 
 static int push(obs_list *l, uint64_t key, int64_t t, uint32_t file)
 {
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 4096;
-		obs *v = realloc(l->v, cap * sizeof(*v));
-		if (!v)
-			return -1;
-		l->v = v, l->cap = cap;
-	}
+	if (dmls_grow((void **)&l->v, &l->cap, l->n, sizeof(*l->v), 4096))
+		return -1;
 	l->v[l->n++] = (obs){key, t, file};
 	return 0;
 }
@@ -179,27 +175,65 @@ static int64_t common_start(const dmls_source *src, size_t n)
 	return from == INT64_MIN ? from : sub_bounds(from, DMLS_CLOCK_ALIGN_NS);
 }
 
-/* Each (key, file)'s first capture, in a table by key (open addressing,
- * *cap slots, a power of two; file UINT32_MAX: empty).  NULL out of memory. */
-static obs *firsts(const obs_list *l, size_t *cap)
+/* Each (key, file)'s first capture: one entry per key and file, found by
+ * key through the shared index (itable.h), the other files of a key
+ * chained from it (next; UINT32_MAX: none). */
+typedef struct first {
+	uint64_t key;
+	int64_t t;
+	uint32_t file, next;
+} first;
+
+typedef struct firsts {
+	first *v;
+	size_t n, cap;
+	dmls_itable idx;
+} firsts;
+
+static int same_key(const void *ctx, uint32_t idx, const void *key)
 {
-	*cap = 16;
-	while (*cap < 2 * l->n)
-		*cap *= 2;
-	obs *tab = malloc(*cap * sizeof(*tab));
-	if (!tab)
-		return NULL;
-	for (size_t i = 0; i < *cap; i++)
-		tab[i].file = UINT32_MAX;
+	return ((const first *)ctx)[idx].key == *(const uint64_t *)key;
+}
+
+/* The entry of key, or UINT32_MAX. */
+static uint32_t first_of(const firsts *f, uint64_t key)
+{
+	long h = dmls_itable_find(&f->idx, key, same_key, f->v, &key);
+	return h < 0 ? UINT32_MAX : (uint32_t)h;
+}
+
+/* f (initialised empty) from the observations l: 0, or -1 out of memory. */
+static int firsts_of(const obs_list *l, firsts *f)
+{
 	for (size_t k = 0; k < l->n; k++) {
 		const obs *o = &l->v[k];
-		size_t i = o->key & (*cap - 1);
-		while (tab[i].file != UINT32_MAX && (tab[i].key != o->key || tab[i].file != o->file))
-			i = (i + 1) & (*cap - 1);
-		if (tab[i].file == UINT32_MAX || o->t < tab[i].t)
-			tab[i] = *o;
+		uint32_t head = first_of(f, o->key), e = head;
+		while (e != UINT32_MAX && f->v[e].file != o->file)
+			e = f->v[e].next;
+		if (e != UINT32_MAX) {
+			if (o->t < f->v[e].t)
+				f->v[e].t = o->t;
+			continue;
+		}
+		if (dmls_grow((void **)&f->v, &f->cap, f->n, sizeof(*f->v), 4096))
+			return -1;
+		uint32_t i = (uint32_t)f->n++;
+		f->v[i] = (first){o->key, o->t, o->file, UINT32_MAX};
+		if (head == UINT32_MAX) {
+			if (dmls_itable_insert(&f->idx, o->key, i))
+				return -1;
+		} else { /* second in the chain: the index keeps finding the head */
+			f->v[i].next = f->v[head].next;
+			f->v[head].next = i;
+		}
 	}
-	return tab;
+	return 0;
+}
+
+static void firsts_release(firsts *f)
+{
+	free(f->v);
+	dmls_itable_release(&f->idx);
 }
 
 /*
@@ -213,24 +247,22 @@ static obs *firsts(const obs_list *l, size_t *cap)
  */
 static int bound(const obs_list *data, const obs_list *acks, size_t n, int64_t *w)
 {
-	size_t dcap, acap;
-	obs *dt = firsts(data, &dcap), *at = firsts(acks, &acap);
+	firsts dt = {0}, at = {0};
+	dmls_itable_init(&dt.idx);
+	dmls_itable_init(&at.idx);
 	int64_t *low = malloc(3 * n * n * sizeof(*low));
-	if (!dt || !at || !low) {
-		free(dt), free(at), free(low);
-		return -1;
-	}
+	int rc = -1;
+	if (!low || firsts_of(data, &dt) || firsts_of(acks, &at))
+		goto out;
 	for (size_t i = 0; i < 3 * n * n; i++)
 		low[i] = NO_BOUND;
-	for (size_t k = 0; k < acap; k++) {
-		const obs *a = &at[k];
-		if (a->file == UINT32_MAX)
-			continue;
-		for (size_t i = a->key & (dcap - 1); dt[i].file != UINT32_MAX; i = (i + 1) & (dcap - 1)) {
-			if (dt[i].key != a->key || dt[i].file == a->file)
+	for (size_t k = 0; k < at.n; k++) {
+		const first *a = &at.v[k];
+		for (uint32_t e = first_of(&dt, a->key); e != UINT32_MAX; e = dt.v[e].next) {
+			if (dt.v[e].file == a->file)
 				continue;
-			int64_t d = sub_bounds(a->t, dt[i].t);
-			int64_t *l = &low[3 * ((size_t)dt[i].file * n + a->file)];
+			int64_t d = sub_bounds(a->t, dt.v[e].t);
+			int64_t *l = &low[3 * ((size_t)dt.v[e].file * n + a->file)];
 			if (d < l[2]) { /* the three least, in order */
 				l[2] = d;
 				for (int m = 2; m > 0 && l[m] < l[m - 1]; m--) {
@@ -244,8 +276,12 @@ static int bound(const obs_list *data, const obs_list *acks, size_t n, int64_t *
 		const int64_t *l = &low[3 * c];
 		w[c] = l[2] != NO_BOUND ? l[2] : l[1] != NO_BOUND ? l[1] : l[0];
 	}
-	free(dt), free(at), free(low);
-	return 0;
+	rc = 0;
+out:
+	firsts_release(&dt);
+	firsts_release(&at);
+	free(low);
+	return rc;
 }
 
 /* The tightest bounds: shortest paths of w (n x n) in place (Floyd-
