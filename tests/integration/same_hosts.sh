@@ -22,22 +22,14 @@ set -u
 NAME=same_hosts
 . "$SRCDIR/tests/integration/lib/fixture.sh"
 fixture_run ddp4x2-same-hosts.tar.xz ddp4x2-same-hosts
-fixture_analyze "$run"
-mv "$tmp/a.json" "$tmp/same.json"
-fixture_analyze "$run/worker-2-tcpdump.pcap"
-mv "$tmp/a.json" "$tmp/rank.json"
-/usr/bin/python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' \
-	"$SRCDIR/tests/data/tree8-busy.tar.xz" "$tmp" || { echo "$NAME: FAIL: cannot unpack"; exit 1; }
-fixture_analyze "$tmp/pytorch_manual-mobilenetv2-adam-16-gloo-normal-tree"
-mv "$tmp/a.json" "$tmp/single.json"
-/usr/bin/python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' \
-	"$SRCDIR/tests/data/ddp4-mpi4-same-hosts.tar.xz" "$tmp" || { echo "$NAME: FAIL: cannot unpack"; exit 1; }
-fixture_analyze "$tmp/ddp4-mpi4-same-hosts"
-mv "$tmp/a.json" "$tmp/opposite.json"
-/usr/bin/python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' \
-	"$SRCDIR/tests/data/ddp4-ddp4mob-same-hosts.tar.xz" "$tmp" || { echo "$NAME: FAIL: cannot unpack"; exit 1; }
-fixture_analyze "$tmp/ddp4-ddp4mob-same-hosts"
-mv "$tmp/a.json" "$tmp/models.json"
+fixture_analyze "$run" same
+fixture_analyze "$run/worker-2-tcpdump.pcap" rank
+fixture_unpack tree8-busy.tar.xz
+fixture_analyze "$tmp/pytorch_manual-mobilenetv2-adam-16-gloo-normal-tree" single
+fixture_unpack ddp4-mpi4-same-hosts.tar.xz
+fixture_analyze "$tmp/ddp4-mpi4-same-hosts" opposite
+fixture_unpack ddp4-ddp4mob-same-hosts.tar.xz
+fixture_analyze "$tmp/ddp4-ddp4mob-same-hosts" models
 exec /usr/bin/python3 - "$tmp/same.json" "$tmp/single.json" "$tmp/rank.json" "$tmp/opposite.json" \
 	"$tmp/models.json" <<'PY'
 import json, re, sys

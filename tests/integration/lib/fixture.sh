@@ -8,13 +8,20 @@
 fixture_run() {
 	tmp=$(mktemp -d)
 	trap 'rm -rf "$tmp"' EXIT
-	/usr/bin/python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' \
-		"$SRCDIR/tests/data/$1" "$tmp" || { echo "$NAME: FAIL: cannot unpack $1"; exit 1; }
+	fixture_unpack "$1"
 	run="$tmp/$2"
 }
 
-# fixture_analyze IN: dmlscope analyze IN into $tmp/a.json, or the test fails.
+# fixture_unpack ARCHIVE: one more archive unpacked into $tmp (after
+# fixture_run), or the test fails.
+fixture_unpack() {
+	/usr/bin/python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' \
+		"$SRCDIR/tests/data/$1" "$tmp" || { echo "$NAME: FAIL: cannot unpack $1"; exit 1; }
+}
+
+# fixture_analyze IN [NAME]: dmlscope analyze IN into $tmp/NAME.json
+# (a.json), or the test fails.
 fixture_analyze() {
-	"$DMLSCOPE" analyze "$1" --quiet --json "$tmp/a.json" ||
+	"$DMLSCOPE" analyze "$1" --quiet --json "$tmp/${2:-a}.json" ||
 		{ echo "$NAME: FAIL: analyze $1 exit $?"; exit 1; }
 }
