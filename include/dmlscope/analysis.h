@@ -108,6 +108,8 @@ typedef struct dmls_pattern {
 				* either job) */
 	int doubling;          /* butterfly by recursive doubling: the whole
 				* vector, S, to each partner in turn */
+	size_t partners;       /* partial, one rank of a doubling butterfly
+				* seen alone: the partners it sends to; else 0 */
 	size_t extra;          /* butterfly of 3 from a hub: the extra rank (it
 				* hands its whole vector, S, to the hub); else
 				* SIZE_MAX */
@@ -355,6 +357,12 @@ void dmls_pattern_tree_root(dmls_pattern *p, const dmls_stats *st, const double 
  * now a clique, 0 when it stands, -1 (memory). */
 int dmls_pattern_clique_rank(dmls_pattern *p, const dmls_stats *st, const double *bounds_s,
 			     size_t count);
+/* A star seen from its hub alone that is a rank of a recursive-doubling
+ * butterfly (it sends to its partners in the same order every step),
+ * iterations bounds_s[0..count): 1 when p is now a butterfly, 0 when it
+ * stands, -1 (memory). */
+int dmls_pattern_doubling_rank(dmls_pattern *p, const dmls_stats *st, const double *bounds_s,
+			       size_t count);
 /* Pairwise check with windows of window_s (<= 0: span / 16). */
 void dmls_pattern_check_pairwise(dmls_pattern *p, const dmls_stats *st, double window_s);
 void dmls_pattern_release(dmls_pattern *p);

@@ -78,7 +78,8 @@ static void gradient_size(dmls_analysis *a, const dmls_stats *st)
 		b = a->server_bytes / w; /* the hub sends S to each of W workers */
 	if (!isfinite(b) || p->ranks < 2)
 		return;
-	if (p->service_port && p->kind != DMLS_PAT_STAR && p->kind != DMLS_PAT_PAIRWISE)
+	if (p->service_port && p->kind != DMLS_PAT_STAR && p->kind != DMLS_PAT_PAIRWISE &&
+	    !p->partners)
 		return; /* S needs N, which this view does not give */
 	if (p->kind == DMLS_PAT_BUTTERFLY && p->ranks == 3 && p->extra < st->nhosts &&
 	    !p->partial && a->iter.count > 0) {
@@ -97,6 +98,8 @@ static void gradient_size(dmls_analysis *a, const dmls_stats *st)
 		if (!p->partial && isfinite(a->observed_iter_bytes)) {
 			a->gradient_bytes = a->observed_iter_bytes / (pc * L + 2 * (n - pc));
 			a->expected_iter_bytes = a->observed_iter_bytes;
+		} else if (p->partners > 0) { /* one rank alone: S to each partner */
+			a->gradient_bytes = b / (double)p->partners;
 		}
 		return;
 	}
@@ -321,7 +324,8 @@ static int stage_shape_final(stage_ctx *c, dmls_error *err)
 	}
 	dmls_pattern_tree_root(p, c->st, it->bounds_s, it->count, it->end_s);
 	if (!c->a->hub_one_at_a_time &&
-	    dmls_pattern_clique_rank(p, c->st, it->bounds_s, it->count) < 0)
+	    (dmls_pattern_clique_rank(p, c->st, it->bounds_s, it->count) < 0 ||
+	     dmls_pattern_doubling_rank(p, c->st, it->bounds_s, it->count) < 0))
 		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
 	if (c->a->hub_one_at_a_time) { /* an asynchronous server or a gossiping rank */
 		p->kind = DMLS_PAT_UNKNOWN;

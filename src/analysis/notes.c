@@ -93,6 +93,11 @@ static void notes_view(dmls_analysis *a, const dmls_stats *st)
 		dmls_note(a, "one sender to many, each at a clock of its own (an asynchronous server, "
 			"a gossiping or pair-averaging rank, or a host in two jobs): kind, period "
 			"and S unknown");
+	else if (p->partners > 0)
+		dmls_note(a, "one rank seen sending to its %zu partners in turn, in the same order "
+			"every step: a rank of a recursive-doubling butterfly, S = its bytes per "
+			"iteration / %zu (a server sending to its workers in a fixed order would look "
+			"the same)", p->partners, p->partners);
 	else if (p->kind == DMLS_PAT_STAR && isfinite(a->server_bytes))
 		dmls_note(a, "star seen from its hub only: S = the hub's bytes per iteration / %zu "
 			"workers", p->ranks - p->nhubs);

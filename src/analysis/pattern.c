@@ -135,6 +135,7 @@ static void classify(dmls_pattern *p, const dmls_graph *g, size_t *tmp)
 	}
 	int doubling = 0;
 	p->doubling = 0;
+	p->partners = 0;
 	if ((c = dmls_shape_butterfly(g, &doubling)) > 0) {
 		p->kind = DMLS_PAT_BUTTERFLY;
 		p->doubling = doubling;

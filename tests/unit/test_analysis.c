@@ -705,6 +705,40 @@ static void test_clique_rank_or_hub(void **state)
 	}
 }
 
+/* One rank's file of a recursive-doubling butterfly of 8 (Open MPI's
+ * all-reduce of small vectors): the whole vector, S, to partner 2, then
+ * 3, then 5, each stage waiting 6-10 ms for the partner's data.  Seen
+ * alone it fans out evenly like a parameter server's hub, which the hub
+ * of test_clique_rank_or_hub still is: its sends to its workers come back
+ * to back.  The rank was called a star (confidence 0.5), its first step
+ * dropped as the workers' initial pull. */
+static void doubling_rank_iter(dmls_stats *st, int64_t t, int iter)
+{
+	(void)iter;
+	static const int partner[3] = {2, 3, 5};
+	for (int k = 0; k < 3; k++)
+		t = synth_send(st, t, 1, partner[k], S_BYTES) +
+		    (int64_t)((6 + 4 * synth_jitter()) * (double)MS);
+}
+
+static void test_doubling_rank(void **state)
+{
+	(void)state;
+	dmls_stats st;
+	dmls_stats_init(&st, 0);
+	run_job(&st, SYNTH_T0, doubling_rank_iter, 40, 0.03);
+	dmls_analysis *a = analyze(&st);
+	assert_true(a->pattern.partial);
+	assert_int_equal(a->pattern.kind, DMLS_PAT_BUTTERFLY);
+	assert_int_equal(a->pattern.partners, 3);
+	assert_true(a->pattern.confidence > 0 && a->pattern.confidence < 0.6);
+	assert_true(a->iter.count >= 39 && a->iter.count <= 40);
+	assert_near(a->iter.period_s, PERIOD_NS * 1e-9, 0.03);
+	assert_near(a->gradient_bytes, (double)S_BYTES, 0.03);
+	dmls_analysis_free(a);
+	dmls_stats_release(&st);
+}
+
 /* One worker's capture on every interface (tcpdump -i any) of a parameter
  * server's star: host 2's traffic both ways with the server (1), its
  * control messages with the other workers (3, 4), and the link's
@@ -1332,6 +1366,7 @@ int main(void)
 		cmocka_unit_test(test_mpich_three),
 		cmocka_unit_test(test_rabenseifner_rank),
 		cmocka_unit_test(test_clique_rank_or_hub),
+		cmocka_unit_test(test_doubling_rank),
 		cmocka_unit_test(test_worker_any_interface),
 		cmocka_unit_test(test_uneven_withheld),
 		cmocka_unit_test(test_sync_modes),     cmocka_unit_test(test_control_only),
