@@ -37,4 +37,12 @@ int dmls_find_iterations_at(dmls_analysis *a, dmls_stats *st, const size_t *jpai
  * job NULL: none.  0, or -1 when out of memory. */
 int dmls_connections_check(dmls_analysis *a, const dmls_stats *st, const dmls_job_scope *job);
 
+/* Does one sender serve its data edges edge[0..ne) (pair indexes; the
+ * first 16) in turn: in the middle steps of bounds_s[0..count), every two
+ * in the same order in 90 % of the steps that tell them apart, waiting
+ * between one and the next (pattern_view.c)?  1 (*share: the least share
+ * of steps in order), 0, or -1 when out of memory. */
+int dmls_edges_in_turn(const dmls_stats *st, const size_t *edge, size_t ne,
+		       const double *bounds_s, size_t count, double *share);
+
 #endif

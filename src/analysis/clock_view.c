@@ -240,7 +240,19 @@ static int one_at_a_time(const dmls_analysis *a, const dmls_stats *st)
 			got += total > 0 && sent[j] >= ONE_SHARE * total / (double)ns;
 		cnt[k] = (double)got;
 	}
-	r = ns >= 2 && (dmls_median(cnt, it->count - 1) < (double)ns || clocks_apart(st, hub, pk, ns));
+	if (ns < 2)
+		goto out;
+	r = dmls_median(cnt, it->count - 1) < (double)ns;
+	if (!r && clocks_apart(st, hub, pk, ns)) {
+		/* edges served in turn, the same order every step, keep one clock */
+		size_t *edge = malloc(ns * sizeof(size_t)), ne = 0;
+		double share;
+		for (size_t j = 0; edge && j < ns; j++)
+			if (pk[j] >= 0)
+				edge[ne++] = (size_t)pk[j];
+		r = !edge || dmls_edges_in_turn(st, edge, ne, it->bounds_s, it->count, &share) != 1;
+		free(edge);
+	}
 out:
 	free(pk);
 	free(cnt);

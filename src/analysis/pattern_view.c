@@ -63,8 +63,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/analysis_int.h"
 #include "analysis/period.h"
-#include "dmlscope/analysis.h"
 
 #define OBS_SHARE 0.1
 #define STAR_BALANCE 0.7 /* a partial star: hub edges within this ratio */
@@ -654,13 +654,16 @@ int dmls_pattern_clique_rank(dmls_pattern *p, const dmls_stats *st, const double
  * parameter servers (RPC over TensorPipe) changed the order every few
  * steps, with a median 0.02-0.4 ms between two workers' sends, where
  * Open MPI's recursive-doubling ranks (4, 6 and 8 of them) kept one order
- * in 95-100 % of the steps, 8-27 ms apart.  So per iteration (the middle
- * ones, up to ORDER_STEPS) and data edge: its bytes' mean bin, first and
- * last bin.  The order is fixed when for every two edges at least
- * ORDER_SEEN of the steps tell them apart and ORDER_SHARE of those put
- * the same one first; the rank waits when the median quiet time between
- * one edge's last bytes and the next one's first, over the steps and
- * the edges in that order, is at least one bin.
+ * in 95-100 % of the steps, 7-24 ms apart (dmls_edges_in_turn).  So per
+ * iteration (the middle ones, up to ORDER_STEPS) and data edge: its
+ * bytes' mean bin, and the bins where its first and last ORDER_TAIL of
+ * bytes are reached.  The order is fixed when for every two edges at
+ * least ORDER_SEEN of the steps tell them apart and ORDER_SHARE of those
+ * put the same one first; the rank waits when the median quiet time
+ * between one edge's bytes and the next one's, over the steps and the
+ * edges in that order, is at least one bin.  Such edges also keep one
+ * clock (clock_view.c, one_at_a_time): rank 0 of 8 waited 11-44 ms, and
+ * its edges' offsets spread like two jobs' clocks.
  */
 #define ORDER_STEPS 64
 #define ORDER_EDGES 16
@@ -669,7 +672,7 @@ int dmls_pattern_clique_rank(dmls_pattern *p, const dmls_stats *st, const double
 
 typedef struct {
 	double at;           /* mean bin (fractional); NAN: no bytes */
-	int64_t first, last; /* bins holding bytes */
+	int64_t first, last; /* bins of its first and last ORDER_TAIL of bytes */
 } edge_step;
 
 /* An edge's bytes in series s over bins [a, b): their mean bin and the
@@ -725,24 +728,19 @@ static int fixed_order(const edge_step *x, size_t steps, size_t ne, size_t *rank
 	return 1;
 }
 
-int dmls_pattern_doubling_rank(dmls_pattern *p, const dmls_stats *st, const double *bounds_s,
-			       size_t count)
+int dmls_edges_in_turn(const dmls_stats *st, const size_t *edge, size_t ne,
+		       const double *bounds_s, size_t count, double *share)
 {
-	if (!p->partial || p->kind != DMLS_PAT_STAR || p->nobserved != 1 || p->nhubs != 1 ||
-	    p->hubs[0] != p->observed[0] || count < 6)
+	*share = 0;
+	if (ne < 2 || count < 6)
 		return 0;
-	size_t hub = p->hubs[0], ne = 0, edge[ORDER_EDGES], rank[ORDER_EDGES], by[ORDER_EDGES];
-	for (size_t i = 0; i < p->npairs && ne < ORDER_EDGES; i++)
-		if (st->pairs[p->pairs[i]].src == hub)
-			edge[ne++] = p->pairs[i];
-	if (ne < 2)
-		return 0;
+	ne = ne < ORDER_EDGES ? ne : ORDER_EDGES;
 	size_t from = count > ORDER_STEPS + 2 ? (count - ORDER_STEPS) / 2 : 1;
 	size_t to = from + ORDER_STEPS < count - 1 ? from + ORDER_STEPS : count - 1;
-	size_t steps = to - from, ng = 0;
+	size_t steps = to - from, ng = 0, rank[ORDER_EDGES], by[ORDER_EDGES];
 	edge_step *x = malloc(steps * ne * sizeof(*x));
-	double *gap = malloc(steps * ne * sizeof(double)), share = 0, bin_s = 0;
-	int doubling = 0;
+	double *gap = malloc(steps * ne * sizeof(double));
+	int turn = 0;
 	if (!x || !gap) {
 		free(x);
 		free(gap);
@@ -750,14 +748,14 @@ int dmls_pattern_doubling_rank(dmls_pattern *p, const dmls_stats *st, const doub
 	}
 	for (size_t e = 0; e < ne; e++) {
 		const dmls_series *s = &st->pairs[edge[e]].series;
+		double bin_s = (double)s->bin_ns * 1e-9;
 		double off_s = (double)(s->t0_ns - st->t0_ns) * 1e-9;
-		bin_s = (double)s->bin_ns * 1e-9; /* every pair series has the same bins */
 		for (size_t k = from; k < to; k++)
 			x[(k - from) * ne + e] =
 				edge_in(s, (int64_t)floor((bounds_s[k] - off_s) / bin_s),
 					(int64_t)floor((bounds_s[k + 1] - off_s) / bin_s));
 	}
-	if (!fixed_order(x, steps, ne, rank, &share))
+	if (!fixed_order(x, steps, ne, rank, share))
 		goto out;
 	for (size_t e = 0; e < ne; e++)
 		by[rank[e]] = e;
@@ -767,12 +765,27 @@ int dmls_pattern_doubling_rank(dmls_pattern *p, const dmls_stats *st, const doub
 			if (!isnan(a->at) && !isnan(b->at))
 				gap[ng++] = (double)(b->first - a->last - 1);
 		}
-	doubling = ng > 0 && dmls_median(gap, ng) >= 1;
+	turn = ng > 0 && dmls_median(gap, ng) >= 1;
 out:
 	free(x);
 	free(gap);
-	if (!doubling)
+	return turn;
+}
+
+int dmls_pattern_doubling_rank(dmls_pattern *p, const dmls_stats *st, const double *bounds_s,
+			       size_t count)
+{
+	if (!p->partial || p->kind != DMLS_PAT_STAR || p->nobserved != 1 || p->nhubs != 1 ||
+	    p->hubs[0] != p->observed[0])
 		return 0;
+	size_t hub = p->hubs[0], ne = 0, edge[ORDER_EDGES];
+	for (size_t i = 0; i < p->npairs && ne < ORDER_EDGES; i++)
+		if (st->pairs[p->pairs[i]].src == hub)
+			edge[ne++] = p->pairs[i];
+	double share;
+	int turn = dmls_edges_in_turn(st, edge, ne, bounds_s, count, &share);
+	if (turn <= 0)
+		return turn;
 	p->kind = DMLS_PAT_BUTTERFLY;
 	p->doubling = 1;
 	p->partners = ne;
