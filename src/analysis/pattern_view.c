@@ -725,6 +725,12 @@ static int fixed_order(const edge_step *x, size_t steps, size_t ne, size_t *rank
 			if ((double)most / (double)told < *share)
 				*share = (double)most / (double)told;
 		}
+	unsigned char seen[ORDER_EDGES] = {0}; /* no cycle: the places are 0..ne-1 */
+	for (size_t e = 0; e < ne; e++) {
+		if (rank[e] >= ne || seen[rank[e]])
+			return 0;
+		seen[rank[e]] = 1;
+	}
 	return 1;
 }
 
