@@ -108,8 +108,16 @@ typedef struct dmls_pattern {
 				* either job) */
 	int doubling;          /* butterfly by recursive doubling: the whole
 				* vector, S, to each partner in turn */
+	double hub_or_clique;  /* partial, one sender fanning out evenly, which
+				* neither a star's hub nor a clique's rank: the
+				* share of its edges' steps in two like bursts;
+				* else 0 */
 	size_t partners;       /* partial, one rank of a doubling butterfly
 				* seen alone: the partners it sends to; else 0 */
+	double extra_step_bytes; /* butterfly, N not a power of two: what an
+				* extra rank sends its core rank a step (its
+				* whole vector, S), the mean over the extras of
+				* the median per iteration; NAN when not known */
 	size_t extra;          /* butterfly of 3 from a hub: the extra rank (it
 				* hands its whole vector, S, to the hub); else
 				* SIZE_MAX */
@@ -354,7 +362,8 @@ void dmls_pattern_tree_root(dmls_pattern *p, const dmls_stats *st, const double 
 			    size_t count, double end_s);
 /* A star seen from its hub alone that is a clique's rank (each spoke gets
  * two bursts a step, not one), iterations bounds_s[0..count): 1 when p is
- * now a clique, 0 when it stands, -1 (memory). */
+ * now a clique (or, between the two, unknown with p->hub_or_clique set), 0
+ * when it stands, -1 (memory). */
 int dmls_pattern_clique_rank(dmls_pattern *p, const dmls_stats *st, const double *bounds_s,
 			     size_t count);
 /* A star seen from its hub alone that is a rank of a recursive-doubling

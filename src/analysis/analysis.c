@@ -22,9 +22,13 @@
  *                    extras S to their core rank and back -> S = observed
  *                    / (p log2 p + 2r) (every rank's sending)
  *   butterfly, N not a power of two (r = N - p extra ranks hand their
- *                    vector to a core rank and get the result back, S each
- *                    way; the p core ranks 2(p-1)/p S each): the job sends
- *                    2(N-1) S per iteration -> S = observed / (2(N-1))
+ *                    vector to a core rank and get the result back; the p
+ *                    core ranks 2(p-1)/p S each): S = what an extra sends
+ *                    its core rank per iteration (pattern.extra_step_bytes;
+ *                    it gets S back from MPICH, 1.5 S from Open MPI's
+ *                    Rabenseifner, which swaps halves with it first), else
+ *                    the job's 2(N-1) S per iteration (MPICH) -> S =
+ *                    observed / (2(N-1))
  *   tree             reduce to the root, then broadcast down the same tree:
  *                    S on each of the N-1 edges each way, so a node sends S
  *                    per tree edge it has (b differs per node) and the job
@@ -104,7 +108,11 @@ static void gradient_size(dmls_analysis *a, const dmls_stats *st)
 		return;
 	}
 	if (p->kind == DMLS_PAT_BUTTERFLY && (p->ranks & (p->ranks - 1))) {
-		if (!p->partial && isfinite(a->observed_iter_bytes)) { /* needs every rank */
+		if (!p->partial && isfinite(p->extra_step_bytes)) { /* an extra's vector */
+			a->gradient_bytes = p->extra_step_bytes;
+			if (isfinite(a->observed_iter_bytes))
+				a->expected_iter_bytes = a->observed_iter_bytes;
+		} else if (!p->partial && isfinite(a->observed_iter_bytes)) { /* needs every rank */
 			a->gradient_bytes = a->observed_iter_bytes / (2 * (n - 1));
 			a->expected_iter_bytes = a->observed_iter_bytes;
 		}

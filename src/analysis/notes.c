@@ -93,11 +93,14 @@ static void notes_view(dmls_analysis *a, const dmls_stats *st)
 		dmls_note(a, "one sender to many, each at a clock of its own (an asynchronous server, "
 			"a gossiping or pair-averaging rank, or a host in two jobs): kind, period "
 			"and S unknown");
+	else if (p->hub_or_clique > 0)
+		dmls_note(a, "one rank fans out evenly, two like bursts a step to a peer in %.0f %% "
+			"of steps: a clique's rank or a star's hub, not told apart; kind and S "
+			"unknown", 100 * p->hub_or_clique);
 	else if (p->partners > 0)
-		dmls_note(a, "one rank seen sending to its %zu partners in turn, in the same order "
-			"every step: a rank of a recursive-doubling butterfly, S = its bytes per "
-			"iteration / %zu (a server sending to its workers in a fixed order would look "
-			"the same)", p->partners, p->partners);
+		dmls_note(a, "one rank sends to its %zu partners in turn, in one order every step: a "
+			"recursive-doubling rank (or a server serving in a fixed order); S = bytes a "
+			"step / %zu", p->partners, p->partners);
 	else if (p->kind == DMLS_PAT_STAR && isfinite(a->server_bytes))
 		dmls_note(a, "star seen from its hub only: S = the hub's bytes per iteration / %zu "
 			"workers", p->ranks - p->nhubs);

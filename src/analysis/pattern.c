@@ -136,9 +136,12 @@ static void classify(dmls_pattern *p, const dmls_graph *g, size_t *tmp)
 	int doubling = 0;
 	p->doubling = 0;
 	p->partners = 0;
+	p->hub_or_clique = 0;
 	if ((c = dmls_shape_butterfly(g, &doubling)) > 0) {
 		p->kind = DMLS_PAT_BUTTERFLY;
 		p->doubling = doubling;
+	} else if (n == 3 && (c = dmls_shape_clique(g)) > 0) {
+		p->kind = DMLS_PAT_CLIQUE; /* every pair both ways: no ring's shape */
 	} else if ((c = dmls_shape_ring(g, tmp)) > 0) {
 		p->kind = DMLS_PAT_RING;
 		for (size_t i = 0; i < n; i++)
@@ -170,6 +173,7 @@ int dmls_pattern_find(dmls_pattern *p, const dmls_stats *st, dmls_error *err)
 	size_t njobs;
 	memset(p, 0, sizeof(*p));
 	p->extra = SIZE_MAX;
+	p->extra_step_bytes = NAN;
 	int rc = dmls_jobs_split(&jobs, &njobs, st, err);
 	if (rc == 0 && njobs == 0)
 		for (size_t k = 0; k < st->npairs; k++)
@@ -185,6 +189,7 @@ int dmls_pattern_find_job(dmls_pattern *p, const dmls_stats *st, const dmls_job_
 {
 	memset(p, 0, sizeof(*p));
 	p->extra = SIZE_MAX;
+	p->extra_step_bytes = NAN;
 	p->components = njobs;
 	dmls_graph g = {0};
 	size_t n = job->n, *tmp = NULL;
@@ -227,6 +232,28 @@ static double pair_median(const dmls_pair *pr, const dmls_stats *st, const doubl
 	return dmls_median(v, count - 1);
 }
 
+/* A butterfly of N not a power of two, on g of bytes per iteration: the
+ * mean of what each extra rank (one data peer, both ways) sends its core
+ * rank, its whole vector, S, whatever it gets back (Open MPI's
+ * Rabenseifner sends it S/2 and then the result, 1.5 S; MPICH S).  NAN
+ * otherwise. */
+static double extra_step_bytes(const dmls_pattern *p, const dmls_graph *g)
+{
+	size_t n = g->n, k = 0;
+	double sum = 0;
+	if (p->kind != DMLS_PAT_BUTTERFLY || p->doubling || !(n & (n - 1)))
+		return NAN;
+	for (size_t u = 0; u < n; u++) {
+		size_t deg = 0, m = n;
+		for (size_t v = 0; v < n; v++)
+			if (v != u && g_uedge(g, u, v))
+				deg++, m = v;
+		if (deg == 1 && g_edge(g, u, m))
+			sum += g_w(g, u, m), k++;
+	}
+	return k ? sum / (double)k : NAN;
+}
+
 int dmls_pattern_refine(dmls_pattern *p, const dmls_stats *st, const double *starts_s,
 			size_t count)
 {
@@ -259,6 +286,7 @@ int dmls_pattern_refine(dmls_pattern *p, const dmls_stats *st, const double *sta
 			for (size_t i = 0; i < n * n; i++)
 				q.edges += g.e[i];
 			classify(&q, &g, tmp);
+			q.extra_step_bytes = extra_step_bytes(&q, &g);
 		}
 		if (q.hubs && q.order && q.kind != DMLS_PAT_UNKNOWN) {
 			free(p->hubs);

@@ -104,13 +104,28 @@ static void butterfly_iter(dmls_stats *st, int64_t t, int iter)
 }
 
 /* N = 6, not a power of two (MPICH): hosts 1 and 3 hand their vector to 2
- * and 4 and get the result back; the core 2, 4, 5, 6 runs the butterfly. */
+ * and 4 and get the result back; the core 2, 4, 5, 6 runs the butterfly.
+ * Open MPI's Rabenseifner (g_ompi): an extra and its core rank first swap
+ * halves (S/2 each way), the extra sends back its half reduced (S/2), and
+ * gets the result (S): S one way, 1.5 S the other. */
+static int g_ompi;
+
 static void butterfly6_iter(dmls_stats *st, int64_t t, int iter)
 {
 	(void)iter;
 	static const int core[4] = {2, 4, 5, 6};
-	int64_t end = synth_send(st, t, 1, 2, S_BYTES);
-	end = synth_send(st, t, 3, 4, S_BYTES);
+	int64_t end;
+	if (g_ompi) {
+		synth_send(st, t, 1, 2, S_BYTES / 2);
+		synth_send(st, t, 2, 1, S_BYTES / 2);
+		synth_send(st, t, 3, 4, S_BYTES / 2);
+		end = synth_send(st, t, 4, 3, S_BYTES / 2);
+		synth_send(st, end + 50000, 1, 2, S_BYTES / 2);
+		end = synth_send(st, end + 50000, 3, 4, S_BYTES / 2);
+	} else {
+		end = synth_send(st, t, 1, 2, S_BYTES);
+		end = synth_send(st, t, 3, 4, S_BYTES);
+	}
 	t = end + 50000;
 	for (int phase = 0; phase < 2; phase++) {
 		uint64_t part = S_BYTES / 2;
@@ -401,16 +416,22 @@ static void test_butterfly_doubling(void **state)
 	}
 }
 
-/* S from all the job's bytes: 2(N-1) S per iteration */
+/* S from what an extra rank sends its core rank a step, MPICH's and Open
+ * MPI's way; Open MPI's sends the job 11 S a step, not 2(N-1) S, and S
+ * from all the job's bytes was 10 % over (the testbed's Open MPI
+ * all-reduce of 5 ranks: +6.3 %). */
 static void test_butterfly_six(void **state)
 {
 	(void)state;
-	dmls_stats st;
-	dmls_stats_init(&st, 0);
-	run_job(&st, SYNTH_T0, butterfly6_iter, 20, 0.03);
-	dmls_analysis *a = check_job(&st, DMLS_PAT_BUTTERFLY, 6, (double)S_BYTES);
-	dmls_analysis_free(a);
-	dmls_stats_release(&st);
+	for (g_ompi = 0; g_ompi < 2; g_ompi++) {
+		dmls_stats st;
+		dmls_stats_init(&st, 0);
+		run_job(&st, SYNTH_T0, butterfly6_iter, 20, 0.03);
+		dmls_analysis *a = check_job(&st, DMLS_PAT_BUTTERFLY, 6, (double)S_BYTES);
+		dmls_analysis_free(a);
+		dmls_stats_release(&st);
+	}
+	g_ompi = 0;
 }
 
 static void test_hierarchical(void **state)
