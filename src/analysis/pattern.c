@@ -232,12 +232,12 @@ static double pair_median(const dmls_pair *pr, const dmls_stats *st, const doubl
 	return dmls_median(v, count - 1);
 }
 
-/* A butterfly of N not a power of two, on g of bytes per iteration: the
- * mean of what each extra rank (one data peer, both ways) sends its core
- * rank, its whole vector, S, whatever it gets back (Open MPI's
- * Rabenseifner sends it S/2 and then the result, 1.5 S; MPICH S).  NAN
- * otherwise. */
-static double extra_step_bytes(const dmls_pattern *p, const dmls_graph *g)
+/* A butterfly of N not a power of two, on g of wire bytes per iteration:
+ * the mean of what each extra rank (one data peer, both ways) sends its
+ * core rank, its whole vector, S, whatever it gets back (Open MPI's
+ * Rabenseifner sends it S/2 and then the result, 1.5 S; MPICH S), as
+ * payload (the pair's payload share of its wire bytes).  NAN otherwise. */
+static double extra_step_bytes(const dmls_pattern *p, const dmls_graph *g, const dmls_stats *st)
 {
 	size_t n = g->n, k = 0;
 	double sum = 0;
@@ -248,8 +248,13 @@ static double extra_step_bytes(const dmls_pattern *p, const dmls_graph *g)
 		for (size_t v = 0; v < n; v++)
 			if (v != u && g_uedge(g, u, v))
 				deg++, m = v;
-		if (deg == 1 && g_edge(g, u, m))
-			sum += g_w(g, u, m), k++;
+		long pr = deg == 1 && g_edge(g, u, m)
+				  ? dmls_stats_find_pair(st, (uint32_t)g->node[u], (uint32_t)g->node[m])
+				  : -1;
+		if (pr >= 0 && st->pairs[pr].wire_bytes > 0)
+			sum += g_w(g, u, m) * (double)st->pairs[pr].payload_bytes /
+			       (double)st->pairs[pr].wire_bytes,
+				k++;
 	}
 	return k ? sum / (double)k : NAN;
 }
@@ -286,7 +291,7 @@ int dmls_pattern_refine(dmls_pattern *p, const dmls_stats *st, const double *sta
 			for (size_t i = 0; i < n * n; i++)
 				q.edges += g.e[i];
 			classify(&q, &g, tmp);
-			q.extra_step_bytes = extra_step_bytes(&q, &g);
+			q.extra_step_bytes = extra_step_bytes(&q, &g, st);
 		}
 		if (q.hubs && q.order && q.kind != DMLS_PAT_UNKNOWN) {
 			free(p->hubs);
