@@ -22,6 +22,11 @@
 #  - Pair averaging of 3 ranks over torch RPC (tests/data/async3-pairavg.
 #    tar.xz): the same 72 % of pairs busy a step; it was a ring (a clique
 #    once 3 ranks with every pair both ways were one).  It is pairwise.
+#  - Synchronous pair averaging of 5 ranks over Gloo (tests/data/
+#    man5-pairwise.tar.xz, a round-robin tournament, 150 steps): one rank
+#    has a bye each step, so each rank's own clock broke and the job was
+#    "asynchronous" with no period or count.  Its steps are steady and the
+#    byes come in turn: synchronous, 0.065 s, every step.
 set -u
 NAME=odd_ranks
 . "$SRCDIR/tests/integration/lib/fixture.sh"
@@ -31,6 +36,8 @@ fixture_unpack async3-gossip.tar.xz
 fixture_analyze "$tmp/async3-gossip" gossip
 fixture_unpack async3-pairavg.tar.xz
 fixture_analyze "$tmp/async3-pairavg" pairavg
+fixture_unpack man5-pairwise.tar.xz
+fixture_analyze "$tmp/man5-pairwise" byes
 fixture_analyze "$run" rab
 fixture_analyze "$tmp/man3-clique" clique
 for w in 0 1 2; do
@@ -70,6 +77,15 @@ for name in ("gossip", "pairavg"):
         fails.append("%s: %s, hubs %s (want pairwise, no server)" % (run, g["pattern"]["kind"], g["pattern"]["hubs"]))
     if not near(g["model"]["gradient_bytes"], truth(run)["gradient_bytes"]):
         fails.append("%s: S %s" % (run, g["model"]["gradient_bytes"]))
+b, t = load("byes"), truth("man5-pairwise")
+it = b["iterations"]
+if b["pattern"]["kind"] != "pairwise" or it["mode"] != "synchronous":
+    fails.append("man5-pairwise: %s, %s (want pairwise, synchronous)" % (b["pattern"]["kind"], it["mode"]))
+if it["count"] is None or abs(it["count"] - t["steps"]) > 1:
+    fails.append("man5-pairwise: %s iterations (want %d)" % (it["count"], t["steps"]))
+step = (t["step_times"][-1] - t["step_times"][0]) / (len(t["step_times"]) - 1)
+if it["period_s"] is None or abs(it["period_s"] / step - 1) > 0.03:
+    fails.append("man5-pairwise: period %s (want %.4f)" % (it["period_s"], step))
 for f in fails:
     print("odd_ranks: FAIL:", f)
 print("odd_ranks:", "FAIL" if fails else "ok")
