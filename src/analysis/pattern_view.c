@@ -675,7 +675,11 @@ int dmls_pattern_clique_rank(dmls_pattern *p, const dmls_stats *st, const double
  * least ORDER_SEEN of the steps tell them apart and ORDER_SHARE of those
  * put the same one first; the rank waits when the median quiet time
  * between one edge's bytes and the next one's, over the steps and the
- * edges in that order, is at least one bin.  Such edges also keep one
+ * edges in that order, is at least one bin, and at most ORDER_REST of the
+ * median pause from a step's last edge to the next step's first: the
+ * doubling ranks waited 0.08-0.30 of that pause, where a rank of pair
+ * averaging on a round-robin schedule with byes (one partner a step, in
+ * turn: the same order) waits a whole step, 0.48-1.3 of it.  Such edges also keep one
  * clock (clock_view.c, one_at_a_time): rank 0 of 8 waited 11-44 ms, and
  * its edges' offsets spread like two jobs' clocks.
  */
@@ -683,6 +687,7 @@ int dmls_pattern_clique_rank(dmls_pattern *p, const dmls_stats *st, const double
 #define ORDER_EDGES 16
 #define ORDER_SHARE 0.9
 #define ORDER_SEEN 0.5
+#define ORDER_REST 0.4
 
 typedef struct {
 	double at;           /* mean bin (fractional); NAN: no bytes */
@@ -759,11 +764,13 @@ int dmls_edges_in_turn(const dmls_stats *st, const size_t *edge, size_t ne,
 	size_t to = from + ORDER_STEPS < count - 1 ? from + ORDER_STEPS : count - 1;
 	size_t steps = to - from, ng = 0, rank[ORDER_EDGES], by[ORDER_EDGES];
 	edge_step *x = malloc(steps * ne * sizeof(*x));
-	double *gap = malloc(steps * ne * sizeof(double));
+	double *gap = malloc(steps * ne * sizeof(double)), *rest = malloc(steps * sizeof(double));
+	size_t nr = 0;
 	int turn = 0;
-	if (!x || !gap) {
+	if (!x || !gap || !rest) {
 		free(x);
 		free(gap);
+		free(rest);
 		return -1;
 	}
 	for (size_t e = 0; e < ne; e++) {
@@ -785,10 +792,17 @@ int dmls_edges_in_turn(const dmls_stats *st, const size_t *edge, size_t ne,
 			if (!isnan(a->at) && !isnan(b->at))
 				gap[ng++] = (double)(b->first - a->last - 1);
 		}
-	turn = ng > 0 && dmls_median(gap, ng) >= 1;
+	for (size_t k = 0; k + 1 < steps; k++) { /* from a step's last edge to the next's first */
+		const edge_step *a = &x[k * ne + by[ne - 1]], *b = &x[(k + 1) * ne + by[0]];
+		if (!isnan(a->at) && !isnan(b->at))
+			rest[nr++] = (double)(b->first - a->last - 1);
+	}
+	double wait = ng ? dmls_median(gap, ng) : NAN, pause = nr ? dmls_median(rest, nr) : NAN;
+	turn = wait >= 1 && wait <= ORDER_REST * pause;
 out:
 	free(x);
 	free(gap);
+	free(rest);
 	return turn;
 }
 
