@@ -40,8 +40,10 @@ int dmls_connections_check(dmls_analysis *a, const dmls_stats *st, const dmls_jo
 /* Does one sender serve its data edges edge[0..ne) (pair indexes; the
  * first 16) in turn: in the middle steps of bounds_s[0..count), every two
  * in the same order in 90 % of the steps that tell them apart, waiting
- * between one and the next (pattern_view.c)?  1 (*share: the least share
- * of steps in order), 0, or -1 when out of memory. */
+ * between one and the next (pattern_view.c)?  1 within a step (the wait
+ * short beside the pause between steps), 2 one a step (a wait as long as
+ * a step: each step found spans several), 0 not in turn (*share: the
+ * least share of steps in order), or -1 when out of memory. */
 int dmls_edges_in_turn(const dmls_stats *st, const size_t *edge, size_t ne,
 		       const double *bounds_s, size_t count, double *share);
 

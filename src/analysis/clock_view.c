@@ -243,15 +243,20 @@ static int one_at_a_time(const dmls_analysis *a, const dmls_stats *st)
 	if (ns < 2)
 		goto out;
 	r = dmls_median(cnt, it->count - 1) < (double)ns;
-	if (!r && clocks_apart(st, hub, pk, ns)) {
-		/* edges served in turn, the same order every step, keep one clock */
+	int apart = !r && clocks_apart(st, hub, pk, ns);
+	if (!r && (apart || p->kind == DMLS_PAT_STAR)) {
+		/* edges served in turn within a step keep one clock; a star's
+		 * hub serving one spoke a step in turn (a rank of pair averaging
+		 * on a round-robin schedule, its clock broken only at its byes,
+		 * spans several steps) serves them one at a time */
 		size_t *edge = malloc(ns * sizeof(size_t)), ne = 0;
 		double share;
 		for (size_t j = 0; edge && j < ns; j++)
 			if (pk[j] >= 0)
 				edge[ne++] = (size_t)pk[j];
-		r = !edge || dmls_edges_in_turn(st, edge, ne, it->bounds_s, it->count, &share) != 1;
+		int turn = edge ? dmls_edges_in_turn(st, edge, ne, it->bounds_s, it->count, &share) : -1;
 		free(edge);
+		r = turn < 0 || (apart && turn != 1) || (p->kind == DMLS_PAT_STAR && turn == 2);
 	}
 out:
 	free(pk);

@@ -679,9 +679,11 @@ int dmls_pattern_clique_rank(dmls_pattern *p, const dmls_stats *st, const double
  * median pause from a step's last edge to the next step's first: the
  * doubling ranks waited 0.08-0.30 of that pause, where a rank of pair
  * averaging on a round-robin schedule with byes (one partner a step, in
- * turn: the same order) waits a whole step, 0.48-1.3 of it.  Such edges also keep one
- * clock (clock_view.c, one_at_a_time): rank 0 of 8 waited 11-44 ms, and
- * its edges' offsets spread like two jobs' clocks.
+ * turn: the same order) waits a whole step, 0.43-1.35 of it: its clock,
+ * broken only at its byes, spans N steps.  Edges in turn within a step keep
+ * one clock (clock_view.c, one_at_a_time): rank 0 of 8 waited 11-44 ms,
+ * and its edges' offsets spread like two jobs' clocks.  A star's hub seen
+ * alone that serves one spoke a step in turn serves one at a time.
  */
 #define ORDER_STEPS 64
 #define ORDER_EDGES 16
@@ -798,7 +800,7 @@ int dmls_edges_in_turn(const dmls_stats *st, const size_t *edge, size_t ne,
 			rest[nr++] = (double)(b->first - a->last - 1);
 	}
 	double wait = ng ? dmls_median(gap, ng) : NAN, pause = nr ? dmls_median(rest, nr) : NAN;
-	turn = wait >= 1 && wait <= ORDER_REST * pause;
+	turn = !(wait >= 1) ? 0 : wait <= ORDER_REST * pause ? 1 : 2;
 out:
 	free(x);
 	free(gap);
@@ -818,8 +820,8 @@ int dmls_pattern_doubling_rank(dmls_pattern *p, const dmls_stats *st, const doub
 			edge[ne++] = p->pairs[i];
 	double share;
 	int turn = dmls_edges_in_turn(st, edge, ne, bounds_s, count, &share);
-	if (turn <= 0)
-		return turn;
+	if (turn != 1)
+		return turn < 0 ? -1 : 0;
 	p->kind = DMLS_PAT_BUTTERFLY;
 	p->doubling = 1;
 	p->partners = ne;

@@ -26,7 +26,10 @@
 #    man5-pairwise.tar.xz, a round-robin tournament, 150 steps): one rank
 #    has a bye each step, so each rank's own clock broke and the job was
 #    "asynchronous" with no period or count.  Its steps are steady and the
-#    byes come in turn: synchronous, 0.065 s, every step.
+#    byes come in turn: synchronous, 0.065 s, every step.  Each rank's
+#    file alone: its clock, broken only at its byes, spans 5 steps, and
+#    rank 1's was a star of 29 "steps" of 0.325 s.  It serves one partner a
+#    step, in turn: one at a time, kind, period and count withheld.
 set -u
 NAME=odd_ranks
 . "$SRCDIR/tests/integration/lib/fixture.sh"
@@ -38,6 +41,9 @@ fixture_unpack async3-pairavg.tar.xz
 fixture_analyze "$tmp/async3-pairavg" pairavg
 fixture_unpack man5-pairwise.tar.xz
 fixture_analyze "$tmp/man5-pairwise" byes
+for w in 0 1 2 3 4; do
+	fixture_analyze "$tmp/man5-pairwise/worker-$w-tcpdump.pcap" "byes$w"
+done
 fixture_analyze "$run" rab
 fixture_analyze "$tmp/man3-clique" clique
 for w in 0 1 2; do
@@ -86,6 +92,11 @@ if it["count"] is None or abs(it["count"] - t["steps"]) > 1:
 step = (t["step_times"][-1] - t["step_times"][0]) / (len(t["step_times"]) - 1)
 if it["period_s"] is None or abs(it["period_s"] / step - 1) > 0.03:
     fails.append("man5-pairwise: period %s (want %.4f)" % (it["period_s"], step))
+for w in range(5):
+    r = load("byes%d" % w)
+    got = (r["pattern"]["kind"], r["iterations"]["count"], r["iterations"]["period_s"])
+    if got[0] != "pairwise" and (got[1] is not None or got[2] is not None):
+        fails.append("man5-pairwise worker-%d: %s, %s steps of %s s (want them withheld)" % ((w,) + got))
 for f in fails:
     print("odd_ranks: FAIL:", f)
 print("odd_ranks:", "FAIL" if fails else "ok")
