@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,14 +27,18 @@ static int copy_files(dmls_job *job, const dmls_input *in)
  * Reading and decoding can run in a second thread: the reader fills
  * batches of decoded packets in a ring; the sinks take them in order, so
  * the counts are the same packet for packet as in one thread.  It is the
- * default only where reading is the larger half: a compressed capture
- * (inflating costs more than the sinks) or a stream of unknown size.  On
- * a plain file the handoff costs more CPU than it saves time: 1.2 M
- * packets of an hour's job took 0.18 s in one thread and 0.16-0.19 s in
- * two, but 0.17 CPU-seconds against 0.25-0.30 (2 cores; the same file
- * gzipped: 0.29 s against 0.21-0.25 s).  A batch of 4096 packets: at
- * 1024, handing batches over cost another 0.05 CPU-seconds there.
+ * default where two CPUs are free and the input is worth a thread: a
+ * compressed capture, a stream of unknown size, or at least
+ * THREAD_MIN_BYTES of files.  Reading and decoding are about 40 % of the
+ * pass, the sinks 60 %, so the pass takes the sinks' time alone and the
+ * handoff costs 5-10 % more CPU (2 cores, medians of 11 runs: 2 M packets
+ * of real runs back to back 391 -> 336 ms, an hour's job of 1.2 M packets
+ * 265 -> 175 ms, 2 M SYNs 386 -> 267 ms, ten minutes of the job (20 MB)
+ * 58 -> 49 ms; the 1.6 MB bundled sample 6 -> 7 ms, where starting the
+ * thread costs what it saves).  A batch of 4096 packets: 1024 and 256
+ * were no faster, and handing batches over cost more CPU.
  */
+#define THREAD_MIN_BYTES (8u << 20)
 #define BATCH 4096
 #define NBATCH 4
 
@@ -140,6 +145,15 @@ static int count_here(dmls_job *job, const dmls_job_opts *opts, dmls_input *in)
 	return 0;
 }
 
+/* The CPUs this process may run on. */
+static int cpus_free(void)
+{
+	cpu_set_t set;
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return 1;
+	return CPU_COUNT(&set);
+}
+
 static int read_packets(dmls_job *job, const dmls_job_opts *opts, dmls_error *err)
 {
 	dmls_input *in;
@@ -154,7 +168,9 @@ static int read_packets(dmls_job *job, const dmls_job_opts *opts, dmls_error *er
 	for (size_t i = 0; i < dmls_input_nfiles(in); i++)
 		compressed |= dmls_input_get_file(in, i)->compression != NULL;
 	int counted = 1;
-	if (opts->threads == 2 || (opts->threads == 0 && (total == 0 || compressed)))
+	if (opts->threads == 2 ||
+	    (opts->threads == 0 && cpus_free() >= 2 &&
+	     (total == 0 || compressed || total >= THREAD_MIN_BYTES)))
 		counted = count_threaded(job, opts, in);
 	if (counted > 0)
 		counted = count_here(job, opts, in);

@@ -3,8 +3,10 @@
 # compressed captures) changes nothing: the same JSON, the same exit code and
 # the same error line as one thread (--threads 1), on a whole capture, a
 # run folder of several captures, a capture truncated in a record and one
-# whose record header is corrupt halfway; and a bad --threads is a usage
-# error (exit 2).  input.files[].compression says gzip, or null.
+# whose record header is corrupt halfway; the default (two threads on two
+# CPUs for a plain file of 8 MiB or more) on such a file, whole and cut in
+# a record; and a bad --threads is a usage error (exit 2).
+# input.files[].compression says gzip, or null.
 set -u
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 fail=0
@@ -24,6 +26,26 @@ while off < half:
 struct.pack_into("<I", b, off + 8, 1 << 31)
 open(sys.argv[1], "wb").write(bytes(b))
 PY
+
+# a plain file past the default's threshold, and the same cut in a record
+"$DMLSCOPE" generate --pattern ring --workers 4 --gradient-bytes 4MB --iterations 20 \
+	--snaplen 96 -o "$tmp/big.pcap" >/dev/null 2>&1 || { echo "FAIL generate: exit $?"; fail=1; }
+big=$(stat -c %s "$tmp/big.pcap")
+[ "$big" -ge $((8 << 20)) ] || { echo "FAIL big.pcap: $big bytes, want 8 MiB or more"; fail=1; }
+head -c $((big * 2 / 3)) "$tmp/big.pcap" >"$tmp/bigcut.pcap"
+for input in "$tmp/big.pcap" "$tmp/bigcut.pcap"; do
+	"$DMLSCOPE" analyze "$input" --threads 1 --quiet --json "$tmp/1.json" 2>"$tmp/1.err"
+	rc1=$?
+	"$DMLSCOPE" analyze "$input" --quiet --json "$tmp/0.json" 2>"$tmp/0.err"
+	rc0=$?
+	name=${input#"$tmp"/}
+	if [ "$rc1" -ne "$rc0" ] || ! cmp -s "$tmp/1.json" "$tmp/0.json" ||
+		! cmp -s "$tmp/1.err" "$tmp/0.err" || [ ! -s "$tmp/1.json" ]; then
+		echo "FAIL $name: the default differs from one thread (exit $rc0, $rc1)"; fail=1
+	else
+		echo "ok $name (default): exit $rc0, $(wc -c <"$tmp/0.json") bytes of JSON"
+	fi
+done
 
 for input in "$cap" "$run" "$tmp/truncated.pcap" "$tmp/corrupt.pcap" "$tmp/whole.pcap.gz"; do
 	"$DMLSCOPE" analyze "$input" --threads 1 --quiet --json "$tmp/1.json" 2>"$tmp/1.err"
