@@ -29,9 +29,9 @@ typedef struct dmls_job_opts {
 	void (*progress)(void *ctx, uint64_t done_bytes, uint64_t total_bytes, uint64_t packets);
 	void *progress_ctx;
 	/* 1: read, decode and count in one thread; 2: reading and decoding
-	 * in a second thread; 0 (the default): 2 where two CPUs are free and
-	 * the input is compressed, of unknown size or of 8 MiB or more, else
-	 * 1 (job.c says why). */
+	 * in a second thread; 0 (the default): 2 where the process may run
+	 * on two CPUs and the input is compressed, of unknown size or of
+	 * 8 MiB or more, else 1 (job.c says why). */
 	int threads;
 	unsigned decode_flags; /* dmls_decode_ex's: DMLS_DECODE_OUTER, or 0 */
 } dmls_job_opts;

@@ -27,8 +27,8 @@ static int copy_files(dmls_job *job, const dmls_input *in)
  * Reading and decoding can run in a second thread: the reader fills
  * batches of decoded packets in a ring; the sinks take them in order, so
  * the counts are the same packet for packet as in one thread.  It is the
- * default where two CPUs are free and the input is worth a thread: a
- * compressed capture, a stream of unknown size, or at least
+ * default where the process may run on two CPUs and the input is worth
+ * a thread: a compressed capture, a stream of unknown size, or at least
  * THREAD_MIN_BYTES of files.  Reading and decoding are about 40 % of the
  * pass, the sinks 60 %, so the pass takes the sinks' time alone and the
  * handoff costs 5-10 % more CPU (2 cores, medians of 11 runs: 2 M packets
@@ -146,7 +146,7 @@ static int count_here(dmls_job *job, const dmls_job_opts *opts, dmls_input *in)
 }
 
 /* The CPUs this process may run on. */
-static int cpus_free(void)
+static int cpus_allowed(void)
 {
 	cpu_set_t set;
 	if (sched_getaffinity(0, sizeof(set), &set))
@@ -169,7 +169,7 @@ static int read_packets(dmls_job *job, const dmls_job_opts *opts, dmls_error *er
 		compressed |= dmls_input_get_file(in, i)->compression != NULL;
 	int counted = 1;
 	if (opts->threads == 2 ||
-	    (opts->threads == 0 && cpus_free() >= 2 &&
+	    (opts->threads == 0 && cpus_allowed() >= 2 &&
 	     (total == 0 || compressed || total >= THREAD_MIN_BYTES)))
 		counted = count_threaded(job, opts, in);
 	if (counted > 0)
