@@ -414,6 +414,14 @@ int dmls_iterations_find_at(dmls_iterations *it, const dmls_stats *st, const siz
  * not need: mode.c makes one per rank. */
 int dmls_iterations_find_clock(dmls_iterations *it, const dmls_stats *st, size_t h,
 			       const size_t *pairs, size_t np, dmls_error *err);
+/* The clocks of hosts h[0..n) into its[0..n): each dmls_iterations_find_clock
+ * over the host's own pairs among pairs[0..np) (those it sends on; its whole
+ * sending when it has none or pairs is NULL).  They are independent, so with
+ * st->analysis_threads >= 2 a second thread makes some of them; the results
+ * are the same.  0, or the first failing host's error (nothing is left to
+ * release then). */
+int dmls_iterations_find_clocks(dmls_iterations *its, const dmls_stats *st, const size_t *h,
+				size_t n, const size_t *pairs, size_t np, dmls_error *err);
 /* Forget the first iteration (a parameter server's initial model pull seen
  * from the server alone) and recompute the period. */
 void dmls_iterations_drop_first(dmls_iterations *it);

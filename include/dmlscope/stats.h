@@ -248,6 +248,7 @@ typedef struct dmls_stats {
 
 	/* results of dmls_stats_finish */
 	int finished;
+	int analysis_threads;      /* the analysis may use 2 (job.c); 0 or 1: one */
 	dmls_burst burst_total;    /* total wire bytes, 100 us bins */
 	uint64_t peak_bin_wire_bytes; /* largest total_wire bin */
 	uint64_t flow_p50_bytes, flow_p90_bytes, flow_p99_bytes, flow_max_bytes;

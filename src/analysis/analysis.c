@@ -213,12 +213,18 @@ static int stage_shape(stage_ctx *c, dmls_error *err)
 #define RECLOCK_LONGER 1.5
 #define RECLOCK_TIME 1.1
 
+/* Whether a rank's clock has 4 steps or more. */
+static int clocked(const dmls_iterations *ri)
+{
+	return ri->count >= 4 && isfinite(ri->period_s) && ri->period_s > 0;
+}
+
 /* The clock of rank h, when it has 4 steps or more: 1, else 0, or -1. */
 static int rank_clock(dmls_iterations *ri, const dmls_stats *st, size_t h, dmls_error *err)
 {
 	if (dmls_iterations_find_clock(ri, st, h, NULL, 0, err))
 		return -1;
-	if (ri->count >= 4 && isfinite(ri->period_s) && ri->period_s > 0)
+	if (clocked(ri))
 		return 1;
 	dmls_iterations_release(ri);
 	return 0;
@@ -270,18 +276,21 @@ static int reclock_by_ranks(stage_ctx *c, dmls_error *err)
 		free(who);
 		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
 	}
-	int rc = 0;
+	dmls_iterations *its = malloc(n * sizeof(*its));
+	int rc = its && dmls_iterations_find_clocks(its, c->st, r, n, NULL, 0, err) == 0
+			 ? 0
+			 : -1;
+	if (!its)
+		dmls_fail(err, DMLS_ENOMEM, "out of memory");
 	for (size_t i = 0; i < n && rc == 0; i++) {
-		dmls_iterations ri;
-		int got = rank_clock(&ri, c->st, r[i], err);
-		if (got > 0) {
+		if (clocked(&its[i])) {
 			who[nper] = r[i];
-			cnt[nper] = (double)ri.count;
-			per[nper++] = ri.period_s;
-			dmls_iterations_release(&ri);
+			cnt[nper] = (double)its[i].count;
+			per[nper++] = its[i].period_s;
 		}
-		rc = got < 0 ? -1 : 0;
+		dmls_iterations_release(&its[i]);
 	}
+	free(its);
 	memcpy(tmp, per, nper * sizeof(double));
 	double P = rc == 0 && nper ? dmls_median(tmp, nper) : NAN;
 	size_t nc = 0;

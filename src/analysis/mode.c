@@ -152,38 +152,28 @@ void dmls_clock_compare(const double *ref, size_t nr, const double *e, size_t n,
 	free(dev);
 }
 
-/* The clock of host h: its sending alone (pairs[0..np): the job's pairs,
- * of which h's own count; NULL: h's whole sending).  ends points into
- * m->ends. */
-static int rank_clock(dmls_mode *m, const dmls_stats *st, size_t h, const size_t *pairs,
-		      size_t np, size_t *mine, dmls_error *err)
+/* Rank h's clock it (dmls_iterations_find_clocks: its sending alone) into
+ * m->ranks, its ends into m->ends; it is released.  0, or -1 (memory). */
+static int rank_clock(dmls_mode *m, size_t h, dmls_iterations *it, dmls_error *err)
 {
-	dmls_iterations it;
 	dmls_rank_clock *c = &m->ranks[m->nranks];
-	size_t nm = 0;
-	for (size_t k = 0; pairs && k < np; k++)
-		if (st->pairs[pairs[k]].src == h)
-			mine[nm++] = pairs[k];
-	int rc = dmls_iterations_find_clock(&it, st, h, nm ? mine : NULL, nm, err);
-	if (rc)
-		return rc;
 	memset(c, 0, sizeof(*c));
 	c->host = h;
-	c->count = c->nends = it.count;
-	c->period_s = it.period_s; /* the mean: over a span, sync ranks agree */
-	c->bytes_per_exchange = it.bytes_per_worker;
-	if (it.count > 0) {
-		double *e = realloc(m->ends, (m->nends + it.count) * sizeof(double));
+	c->count = c->nends = it->count;
+	c->period_s = it->period_s; /* the mean: over a span, sync ranks agree */
+	c->bytes_per_exchange = it->bytes_per_worker;
+	if (it->count > 0) {
+		double *e = realloc(m->ends, (m->nends + it->count) * sizeof(double));
 		if (!e) {
-			dmls_iterations_release(&it);
+			dmls_iterations_release(it);
 			return dmls_fail(err, DMLS_ENOMEM, "out of memory");
 		}
 		m->ends = e;
-		memcpy(m->ends + m->nends, it.comm_end_s, it.count * sizeof(double));
+		memcpy(m->ends + m->nends, it->comm_end_s, it->count * sizeof(double));
 		c->end_off = m->nends;
-		m->nends += it.count;
+		m->nends += it->count;
 	}
-	dmls_iterations_release(&it);
+	dmls_iterations_release(it);
 	m->nranks++;
 	return 0;
 }
@@ -305,18 +295,16 @@ int dmls_mode_find(dmls_mode *m, const dmls_stats *st, const size_t *ranks, size
 		m->by_request = 1;
 		return decide(m, n, err);
 	}
-	size_t *mine = malloc((np ? np : 1) * sizeof(size_t));
-	if (!mine)
+	dmls_iterations *its = malloc((take ? take : 1) * sizeof(*its));
+	if (!its)
 		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
-	for (size_t i = 0; i < take; i++) {
-		int rc = rank_clock(m, st, ranks[i], pairs, np, mine, err);
-		if (rc) {
-			free(mine);
-			return rc;
-		}
-	}
-	free(mine);
-	return decide(m, n, err);
+	int rc = dmls_iterations_find_clocks(its, st, ranks, take, pairs, np, err);
+	for (size_t i = 0; i < take && rc == 0; i++)
+		if ((rc = rank_clock(m, ranks[i], &its[i], err)))
+			while (++i < take)
+				dmls_iterations_release(&its[i]);
+	free(its);
+	return rc ? rc : decide(m, n, err);
 }
 
 /* The verdict from the clocks in m->ranks (n: the ranks asked for). */

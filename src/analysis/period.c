@@ -20,6 +20,7 @@
  * or 0 when nothing periodic stands out (best candidate below 0.1).
  */
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
@@ -43,13 +44,16 @@
  * power-of-two sizes.  A plan is made on the first buffer of its size and
  * run on any other (fftw_execute_dft: buffers from fftw_alloc share the
  * plan's alignment).  Sizes above 2^KEEP_LOG2 are planned and dropped per
- * dmls_fft.  Not thread-safe, like FFTW's planner itself.
+ * dmls_fft.  FFTW's planner is not thread-safe, so making, keeping and
+ * dropping plans (and their buffers) holds plan_lock; running one
+ * (fftw_execute_dft) is thread-safe (rank_clocks.c runs two at once).
  */
 #define KEEP_LOG2 24
 static struct {
 	fftw_plan fwd;
 	double *tw; /* cos, sin pairs of 2 pi k / m, k = 0..m/4 */
 } kept[KEEP_LOG2 + 1];
+static pthread_mutex_t plan_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static int log2_of(size_t m)
 {
@@ -66,12 +70,19 @@ static void drop_kit(fftw_plan fwd, double *tw)
 	free(tw);
 }
 
-void dmls_fft_release(dmls_fft *f)
+static void release_locked(dmls_fft *f)
 {
 	if (f->m && log2_of(f->m) > KEEP_LOG2)
 		drop_kit(f->fwd, f->tw);
 	fftw_free(f->c);
 	*f = (dmls_fft){0};
+}
+
+void dmls_fft_release(dmls_fft *f)
+{
+	pthread_mutex_lock(&plan_lock);
+	release_locked(f);
+	pthread_mutex_unlock(&plan_lock);
 }
 
 /* cos and sin of 2 pi k / m for k = 0..q (q = m/4): each the product of
@@ -97,17 +108,15 @@ static double *twiddles(size_t m)
 }
 
 /* Plans, twiddles and buffers for m real points (a power of two, >= 4). */
-static int fft_ready(dmls_fft *f, size_t m)
+static int ready_locked(dmls_fft *f, size_t m)
 {
-	if (f->m == m)
-		return 0;
-	dmls_fft_release(f);
+	release_locked(f);
 	if (m > INT32_MAX || m < 4)
 		return -1;
 	size_t h = m / 2;
 	f->c = fftw_alloc_complex(h);
 	if (!f->c)
-		return dmls_fft_release(f), -1;
+		return release_locked(f), -1;
 	int k = log2_of(m);
 	if (k <= KEEP_LOG2 && kept[k].fwd) {
 		f->fwd = kept[k].fwd, f->tw = kept[k].tw;
@@ -120,12 +129,22 @@ static int fft_ready(dmls_fft *f, size_t m)
 	double *tw = twiddles(m);
 	if (!fwd || !tw) {
 		drop_kit(fwd, tw);
-		return dmls_fft_release(f), -1;
+		return release_locked(f), -1;
 	}
 	f->fwd = fwd, f->tw = tw, f->m = m;
 	if (k <= KEEP_LOG2)
 		kept[k].fwd = fwd, kept[k].tw = tw;
 	return 0;
+}
+
+static int fft_ready(dmls_fft *f, size_t m)
+{
+	if (f->m == m)
+		return 0;
+	pthread_mutex_lock(&plan_lock);
+	int rc = ready_locked(f, m);
+	pthread_mutex_unlock(&plan_lock);
+	return rc;
 }
 
 /*

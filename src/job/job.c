@@ -170,8 +170,10 @@ static int read_packets(dmls_job *job, const dmls_job_opts *opts, dmls_error *er
 	int counted = 1;
 	if (opts->threads == 2 ||
 	    (opts->threads == 0 && cpus_allowed() >= 2 &&
-	     (total == 0 || compressed || total >= THREAD_MIN_BYTES)))
+	     (total == 0 || compressed || total >= THREAD_MIN_BYTES))) {
 		counted = count_threaded(job, opts, in);
+		job->stats.analysis_threads = counted == 0 ? 2 : 1; /* rank_clocks.c */
+	}
 	if (counted > 0)
 		counted = count_here(job, opts, in);
 	if (counted < 0) {
