@@ -277,11 +277,9 @@ static int reclock_by_ranks(stage_ctx *c, dmls_error *err)
 		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
 	}
 	dmls_iterations *its = malloc(n * sizeof(*its));
-	int rc = its && dmls_iterations_find_clocks(its, c->st, r, n, NULL, 0, err) == 0
-			 ? 0
-			 : -1;
-	if (!its)
-		dmls_fail(err, DMLS_ENOMEM, "out of memory");
+	int rc = its ? dmls_iterations_find_clocks(its, c->st, r, n, NULL, 0, err)
+		     : dmls_fail(err, DMLS_ENOMEM, "out of memory");
+	rc = rc ? -1 : 0;
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		if (clocked(&its[i])) {
 			who[nper] = r[i];
