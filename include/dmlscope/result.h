@@ -107,8 +107,8 @@ typedef struct dmls_result {
 
 	struct {
 		dmls_result_fold hosts, pairs, flows;
-		double host_bin_s, pair_bin_s, flow_activity_bin_s;
-		int hosts_coarsened, pairs_coarsened; /* series bins widened */
+		double host_bin_s, pair_bin_s, wire_bin_s, flow_activity_bin_s;
+		int hosts_coarsened, pairs_coarsened, wire_coarsened; /* series bins widened */
 		double series_t0_s; /* series' origin, seconds from the first packet */
 	} limits;
 

@@ -22,18 +22,19 @@
  *     one-packet keys go straight to `other`, and a real flow that starts
  *     during a flood is counted from its second packet.
  *   - Series are sparse (series.h) and belong to a class sharing one bin
- *     width (hosts' tx payload and the total payload; pairs and the total
- *     wire bytes; flows' activity; split pairs' connections).  When a class holds more than its
+ *     width (hosts' tx payload; pairs; the total wire bytes; the total
+ *     payload; flows' activity; split pairs' connections).  When a class holds more than its
  *     budget of bins, every series of the class doubles its bin width
  *     (dmls_series_coarsen): resolution is lost, never bytes, and the bin
  *     width in the output says so.  Bursty training traffic (a burst per
  *     step, quiet compute in between) stays at full resolution for hours.
  *   - Burstiness of the total wire bytes at 100 us, and of each of the
  *     first DMLS_HOST_BURST_STREAMS hosts' sent payload at 1 ms, is
- *     computed online (burst.h) and needs no series.
+ *     computed online (burst.h) and needs no series; so is the busiest bin
+ *     of the total wire bytes at --bin (peak_bin_wire_bytes).
  *
  * Time series kept (all in bytes; "payload" = TCP/UDP payload):
- *   total_wire      all packets, wire bytes, pair class (bin_ns, --bin)
+ *   total_wire      all packets, wire bytes, wire class (bin_ns, --bin)
  *   total_payload   all packets, payload bytes, total class (1 ms): a class
  *                   of its own, so that the on/off phases keep 1 ms bins
  *                   long after the hosts' series have coarsened
@@ -139,13 +140,20 @@ typedef struct dmls_flow {
 #define DMLS_DEFAULT_MAX_HOSTS 8192
 #define DMLS_DEFAULT_MAX_FLOWS 131072
 /* Series budgets per class, bytes of bins (4 bytes each; 8 in a series
- * once one of its bins passes 4 GiB) and run headers. */
+ * once one of its bins passes 4 GiB) and run headers.  The pairs' is small
+ * for so many series: the analysis reads a pair's bytes over a step or
+ * more (the pattern, its exchanges, a rank's share), which coarse bins
+ * keep (an hour of a generated 8-host ring gives the same document with
+ * its pairs at 2 ms and at 0.5 s bins), and their 8 MiB, before, was most
+ * of a long capture's memory.  The total wire bytes, a class of their own,
+ * keep the throughput's bins. */
 #define DMLS_HOST_SERIES_BUDGET (8u << 20)
-#define DMLS_PAIR_SERIES_BUDGET (8u << 20)
+#define DMLS_PAIR_SERIES_BUDGET (2u << 20) /* every pair's */
 #define DMLS_FLOW_SERIES_BUDGET (4u << 20)
 #define DMLS_FINE_SERIES_BUDGET (8u << 20) /* mergeable states only */
 #define DMLS_TOTAL_SERIES_BUDGET (8u << 20) /* the total payload alone */
 #define DMLS_CONN_SERIES_BUDGET (4u << 20) /* connections of split pairs */
+#define DMLS_WIRE_SERIES_BUDGET (4u << 20) /* the total wire bytes alone */
 /* A connection (a TCP/UDP flow) whose payload passes this is a data
  * connection of its pair; once a pair has two at once (one sends within
  * DMLS_CONN_AT_ONCE_NS of the other), each of them keeps a series of its
@@ -165,8 +173,8 @@ typedef struct dmls_flow {
  * bins than it can use.  The active span is the time from the first
  * packet to the last with each silence counted as at most
  * DMLS_SERIES_IDLE_NS: a week's pause between two sessions, or one packet
- * stamped years later, costs no resolution.  Pairs (the pattern, the
- * throughput's --bin) and the total payload (on/off phases) keep their
+ * stamped years later, costs no resolution.  Pairs, the total wire bytes
+ * (series.csv; --bin) and the total payload (on/off phases) keep their
  * bins under their budgets alone. */
 #define DMLS_SERIES_SPAN_BINS (1LL << 19)
 #define DMLS_SERIES_IDLE_NS 60000000000LL /* 60 s */
@@ -187,7 +195,7 @@ typedef struct dmls_fold {
 } dmls_fold;
 
 enum { DMLS_CLASS_HOST, DMLS_CLASS_PAIR, DMLS_CLASS_FLOW, DMLS_CLASS_FINE, DMLS_CLASS_TOTAL,
-       DMLS_CLASS_CONN, DMLS_NCLASS };
+       DMLS_CLASS_CONN, DMLS_CLASS_WIRE, DMLS_NCLASS };
 
 /* Series sharing one bin width and one memory budget. */
 typedef struct dmls_series_class {
@@ -204,7 +212,7 @@ typedef struct dmls_series_class {
 } dmls_series_class;
 
 typedef struct dmls_stats {
-	int64_t bin_ns;        /* --bin asked for, default 1 ms (see the pair class) */
+	int64_t bin_ns;        /* --bin asked for, default 1 ms (pair and wire classes) */
 	int64_t t0_ns;         /* origin of every series: the first packet, or
 				* dmls_stats_set_origin */
 	int64_t first_ns, last_ns;
@@ -227,7 +235,7 @@ typedef struct dmls_stats {
 	size_t nflows, flows_cap;
 	dmls_flow *flows;
 
-	dmls_series total_wire;    /* pair class */
+	dmls_series total_wire;    /* wire class */
 	dmls_series total_payload; /* total class */
 	size_t host_bursts;        /* hosts holding a tx_burst */
 	dmls_series_class cls[DMLS_NCLASS];
@@ -240,6 +248,13 @@ typedef struct dmls_stats {
 	uint64_t fine_bytes;       /* its bytes so far */
 	int mergeable;
 	dmls_series fine_series;   /* mergeable only */
+	/* the total wire bytes' open bin at --bin and the busiest closed one,
+	 * online (a late packet joins the open bin); whole while wire_online,
+	 * that is, this state saw every packet itself (not merged, not read
+	 * from a serialized state) */
+	int64_t wire_end;          /* the end of the open bin */
+	uint64_t wire_open_bytes, wire_peak_bytes;
+	int wire_online;
 	unsigned merged;           /* partial states merged into this one */
 	uint32_t file_order;       /* the capture of the next packets: its place
 				    * in the job (set by a reader of parts) */
@@ -250,7 +265,9 @@ typedef struct dmls_stats {
 	int finished;
 	int analysis_threads;      /* the analysis may use 2 (job.c); 0 or 1: one */
 	dmls_burst burst_total;    /* total wire bytes, 100 us bins */
-	uint64_t peak_bin_wire_bytes; /* largest total_wire bin */
+	uint64_t peak_bin_wire_bytes; /* the busiest bin of the total wire bytes */
+	int64_t peak_bin_ns;       /* its width: --bin, or where a merged state's
+				    * series coarsened, that series' bin */
 	uint64_t flow_p50_bytes, flow_p90_bytes, flow_p99_bytes, flow_max_bytes;
 
 	/* indexes (internal) */

@@ -20,8 +20,9 @@ dmls_series *st_class_series(dmls_stats *st, int c, size_t i)
 	case DMLS_CLASS_TOTAL:
 		return i == 0 ? &st->total_payload : NULL;
 	case DMLS_CLASS_PAIR:
-		return i < st->npairs ? &st->pairs[i].series
-		       : i == st->npairs ? &st->total_wire : NULL;
+		return i < st->npairs ? &st->pairs[i].series : NULL;
+	case DMLS_CLASS_WIRE:
+		return i == 0 ? &st->total_wire : NULL;
 	case DMLS_CLASS_FLOW:
 		return i < st->nflows ? &st->flows[i].activity : NULL;
 	case DMLS_CLASS_CONN:

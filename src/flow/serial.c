@@ -390,6 +390,7 @@ static int get_head(rbuf *r, dmls_stats *st, const dmls_stats_limits *lim)
 	for (int i = 0; i < 3; i++)
 		st->batch_folds[i] = GET64(r, "folds");
 	st->merged = GET32(r, "merged");
+	st->wire_online = 0; /* the online peak is not in the stream: the series answer */
 	for (int c = 0; c < DMLS_NCLASS && !r->bad; c++) {
 		dmls_series_class *k = &st->cls[c];
 		int64_t base = GETI64(r, "class bin"), now = GETI64(r, "class bin");
@@ -401,7 +402,7 @@ static int get_head(rbuf *r, dmls_stats *st, const dmls_stats_limits *lim)
 			return 0;
 		k->bin_ns = now, k->coarsened = co;
 	}
-	if (get_series(r, st, DMLS_CLASS_PAIR, &st->total_wire) ||
+	if (get_series(r, st, DMLS_CLASS_WIRE, &st->total_wire) ||
 	    get_series(r, st, DMLS_CLASS_TOTAL, &st->total_payload) ||
 	    get_series(r, st, DMLS_CLASS_FINE, &st->fine_series))
 		return -1;

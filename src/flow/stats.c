@@ -63,8 +63,10 @@ void dmls_stats_init_limits(dmls_stats *st, int64_t bin_ns, const dmls_stats_lim
 	class_init(&st->cls[DMLS_CLASS_FINE], DMLS_FINE_BIN_NS, DMLS_FINE_SERIES_BUDGET);
 	class_init(&st->cls[DMLS_CLASS_TOTAL], DMLS_HOST_BIN_NS, DMLS_TOTAL_SERIES_BUDGET);
 	class_init(&st->cls[DMLS_CLASS_CONN], DMLS_HOST_BIN_NS, DMLS_CONN_SERIES_BUDGET);
+	class_init(&st->cls[DMLS_CLASS_WIRE], st->bin_ns, DMLS_WIRE_SERIES_BUDGET);
 	st->cls[DMLS_CLASS_HOST].span_bins = DMLS_SERIES_SPAN_BINS;
 	st->mergeable = lim && lim->mergeable;
+	st->wire_online = 1;
 	dmls_itable_init(&st->host_idx);
 	dmls_itable_init(&st->pair_idx);
 	dmls_itable_init(&st->flow_idx);
@@ -222,12 +224,14 @@ void dmls_stats_set_origin(dmls_stats *st, int64_t t0_ns)
 	if (st->t0_ns != INT64_MIN)
 		return; /* packets already counted on another origin */
 	st->t0_ns = t0_ns;
-	dmls_series_init(&st->total_wire, t0_ns, st->cls[DMLS_CLASS_PAIR].bin_ns, 0);
+	dmls_series_init(&st->total_wire, t0_ns, st->cls[DMLS_CLASS_WIRE].bin_ns, 0);
 	dmls_series_init(&st->total_payload, t0_ns, st->cls[DMLS_CLASS_TOTAL].bin_ns, 0);
 	dmls_series_init(&st->fine_series, t0_ns, st->cls[DMLS_CLASS_FINE].bin_ns, 0);
 	st->fine_bin = INT64_MIN;
 	st->fine_end = INT64_MIN;
 	st->fine_bytes = 0;
+	st->wire_end = INT64_MIN;
+	st->wire_open_bytes = st->wire_peak_bytes = 0;
 	if (dmls_burst_stream_init(&st->fine, FINE_BIN_NS))
 		st->oom = 1;
 }
@@ -257,10 +261,20 @@ static int totals_merge(dmls_stats *dst, const dmls_stats *src)
 	return 0;
 }
 
-/* series: the total wire bytes (pair class) and payload (total class) */
+/* series: the total wire bytes (wire class) and payload (total class),
+ * and the busiest bin of the wire bytes at --bin, online (stats.h) */
 static int series_add(dmls_stats *st, const dmls_pkt *p)
 {
-	return st_class_add(st, DMLS_CLASS_PAIR, &st->total_wire, p->ts_ns, p->wire_bytes) ||
+	if (p->ts_ns >= st->wire_end) { /* past the open bin (most packets are in it) */
+		int64_t bin_ns = st->cls[DMLS_CLASS_WIRE].base_bin_ns;
+		int64_t d = ts_bin_floor(p->ts_ns - st->t0_ns, bin_ns);
+		if (st->wire_open_bytes > st->wire_peak_bytes)
+			st->wire_peak_bytes = st->wire_open_bytes;
+		st->wire_open_bytes = 0;
+		st->wire_end = st->t0_ns + (d + 1) * bin_ns;
+	}
+	st->wire_open_bytes += p->wire_bytes; /* a late packet joins the open bin */
+	return st_class_add(st, DMLS_CLASS_WIRE, &st->total_wire, p->ts_ns, p->wire_bytes) ||
 			       st_class_add(st, DMLS_CLASS_TOTAL, &st->total_payload, p->ts_ns,
 					    p->payload_bytes)
 		       ? -1
@@ -275,11 +289,24 @@ static void peak_bin(int64_t bin, uint64_t bytes, void *ctx)
 		*peak = bytes;
 }
 
+/* The busiest bin: the series' while it kept --bin (exact whatever the
+ * order of the packets), else the online one at --bin, else (a merged
+ * state whose series coarsened) the series' at its bin. */
 static int series_finish(dmls_stats *st)
 {
+	const dmls_series_class *k = &st->cls[DMLS_CLASS_WIRE];
 	st->peak_bin_wire_bytes = 0;
-	if (st->packets)
-		dmls_series_foreach(&st->total_wire, peak_bin, &st->peak_bin_wire_bytes);
+	st->peak_bin_ns = st->total_wire.bin_ns;
+	if (!st->packets)
+		return 0;
+	if (k->coarsened && st->wire_online) {
+		st->peak_bin_wire_bytes = st->wire_peak_bytes > st->wire_open_bytes
+						  ? st->wire_peak_bytes
+						  : st->wire_open_bytes;
+		st->peak_bin_ns = k->base_bin_ns;
+		return 0;
+	}
+	dmls_series_foreach(&st->total_wire, peak_bin, &st->peak_bin_wire_bytes);
 	return 0;
 }
 
@@ -707,6 +734,7 @@ int dmls_stats_merge(dmls_stats *dst, const dmls_stats *src)
 		if (sinks[i].merge(dst, src))
 			return -1;
 	dst->merged++;
+	dst->wire_online = 0; /* its online peak saw only its own packets */
 	for (int c = 0; c < DMLS_NCLASS; c++) {
 		dst->cls[c].mem_bytes = st_class_mem(dst, c);
 		if (dst->cls[c].mem_bytes > dst->cls[c].trigger_bytes && st_class_coarsen(dst, c))

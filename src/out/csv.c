@@ -122,7 +122,7 @@ static void dense_row(int64_t bin, uint64_t b, void *ctx)
 static void write_series(const dmls_result *res, FILE *fp)
 {
 	const dmls_stats *st = res->stats;
-	series_rows r = {fp, res->limits.series_t0_s, res->throughput.bin_s, "*", "*", 0};
+	series_rows r = {fp, res->limits.series_t0_s, res->limits.wire_bin_s, "*", "*", 0};
 	fprintf(fp, "t_s,src,dst,wire_bytes,bps\n");
 	const dmls_series *tw = &st->total_wire;
 	if (st->packets && dmls_series_span_bins(tw) <= DENSE_MAX_ROWS) {

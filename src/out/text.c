@@ -111,9 +111,12 @@ static void folded(const dmls_result *r, FILE *fp)
 				(long long)t[i].f->folded, t[i].what,
 				dmls_fmt_bytes((double)t[i].f->wire_bytes, a, sizeof(a)),
 				(long long)t[i].f->packets, (long long)t[i].f->cap);
-	if (r->limits.pairs_coarsened || r->limits.hosts_coarsened)
-		fprintf(fp, "series coarsened to stay in memory: pairs %g ms, hosts %g ms bins\n",
-			r->limits.pair_bin_s * 1e3, r->limits.host_bin_s * 1e3);
+	if (r->limits.pairs_coarsened || r->limits.hosts_coarsened || r->limits.wire_coarsened)
+		fprintf(fp,
+			"series coarsened to stay in memory: pairs %g ms, hosts %g ms, total "
+			"%g ms bins\n",
+			r->limits.pair_bin_s * 1e3, r->limits.host_bin_s * 1e3,
+			r->limits.wire_bin_s * 1e3);
 }
 
 static void flows_and_rate(const dmls_result *r, FILE *fp)

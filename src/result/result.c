@@ -57,7 +57,7 @@ static void traffic(dmls_result *r, const dmls_stats *st)
 	r->flows.max = i64(st->flow_max_bytes);
 	r->flows.retransmissions = i64(st->retransmissions);
 
-	double bin_s = (double)st->total_wire.bin_ns / 1e9;
+	double bin_s = (double)st->peak_bin_ns / 1e9;
 	r->throughput.bin_s = bin_s;
 	r->throughput.mean_bps = dur > 0 ? (double)st->wire_bytes * 8.0 / dur : NAN;
 	r->throughput.peak_bps = st->packets ? (double)st->peak_bin_wire_bytes * 8.0 / bin_s : NAN;
@@ -67,9 +67,11 @@ static void traffic(dmls_result *r, const dmls_stats *st)
 	fold(&r->limits.flows, &st->fold_flows, st->max_flows, st->nflows);
 	r->limits.host_bin_s = (double)st->cls[DMLS_CLASS_HOST].bin_ns / 1e9;
 	r->limits.pair_bin_s = (double)st->cls[DMLS_CLASS_PAIR].bin_ns / 1e9;
+	r->limits.wire_bin_s = (double)st->cls[DMLS_CLASS_WIRE].bin_ns / 1e9;
 	r->limits.flow_activity_bin_s = (double)st->cls[DMLS_CLASS_FLOW].bin_ns / 1e9;
 	r->limits.hosts_coarsened = st->cls[DMLS_CLASS_HOST].coarsened != 0;
 	r->limits.pairs_coarsened = st->cls[DMLS_CLASS_PAIR].coarsened != 0;
+	r->limits.wire_coarsened = st->cls[DMLS_CLASS_WIRE].coarsened != 0;
 	r->limits.series_t0_s = st->packets ? (double)(st->t0_ns - st->first_ns) / 1e9 : 0.0;
 
 	r->loss.retransmissions = i64(st->retransmissions);

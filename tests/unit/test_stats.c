@@ -265,8 +265,11 @@ static void test_series_budget(void **state)
 	const dmls_series_class *k = &st.cls[DMLS_CLASS_PAIR];
 	assert_true(k->coarsened >= 1);
 	assert_true(k->mem_bytes <= k->budget_bytes);
-	assert_int_equal(st.total_wire.bin_ns, k->bin_ns);
 	assert_int_equal(st.pairs[0].series.bin_ns, k->bin_ns);
+	const dmls_series_class *w = &st.cls[DMLS_CLASS_WIRE]; /* a class of its own */
+	assert_true(w->coarsened >= 1);
+	assert_true(w->mem_bytes <= w->budget_bytes);
+	assert_int_equal(st.total_wire.bin_ns, w->bin_ns);
 	assert_int_equal(st.total_wire.total, wire);
 	assert_int_equal(st.pairs[0].series.total, wire);
 	assert_true(st.cls[DMLS_CLASS_HOST].mem_bytes <= st.cls[DMLS_CLASS_HOST].budget_bytes);
@@ -288,6 +291,59 @@ static void test_series_budget(void **state)
 	dmls_burst_compute(&coarse, &st.hosts[0].tx_payload, dur);
 	assert_true(coarse.max_window_bytes[1] != coarse.max_window_bytes[1]); /* NAN: below a bin */
 	dmls_stats_release(&st);
+}
+
+/* The busiest bin of the total wire bytes at --bin is found online, so it
+ * stays at --bin after the total wire series coarsened (a packet every 2 ms
+ * at 100 us bins, a run each: past the class' budget in minutes), and
+ * the series answers while it kept --bin (exact for late packets too) or
+ * for a merged state. */
+static void peak_run(dmls_stats *st, int64_t seconds, int mergeable)
+{
+	dmls_stats_limits lim = {.mergeable = mergeable};
+	dmls_stats_init_limits(st, 100000, &lim);
+	for (int64_t t = 0; t < seconds * 1000; t += 2) {
+		dmls_pkt p = mk(t * 1000000LL, 1, 2, 1, 2, (uint32_t)t, 100);
+		assert_int_equal(dmls_stats_add(st, &p), 0);
+		if (t == 60000) { /* three packets within 100 us */
+			p.ts_ns += 40000;
+			assert_int_equal(dmls_stats_add(st, &p), 0);
+			p.ts_ns += 40000;
+			assert_int_equal(dmls_stats_add(st, &p), 0);
+		}
+	}
+}
+
+static void test_peak_online(void **state)
+{
+	(void)state;
+	dmls_stats st;
+	peak_run(&st, 1000, 0);
+	assert_int_equal(dmls_stats_finish(&st), 0);
+	assert_true(st.cls[DMLS_CLASS_WIRE].coarsened >= 1);
+	assert_true(st.total_wire.bin_ns > 100000);
+	assert_int_equal(st.peak_bin_ns, 100000);
+	assert_int_equal(st.peak_bin_wire_bytes, 3 * 154);
+	dmls_stats_release(&st);
+	/* short: the series kept --bin and answers */
+	peak_run(&st, 100, 0);
+	assert_int_equal(dmls_stats_finish(&st), 0);
+	assert_int_equal(st.cls[DMLS_CLASS_WIRE].coarsened, 0);
+	assert_int_equal(st.peak_bin_ns, 100000);
+	assert_int_equal(st.peak_bin_wire_bytes, 3 * 154);
+	dmls_stats_release(&st);
+	/* merged: the series at its bin (its parts' online peaks do not add) */
+	dmls_stats a, b;
+	peak_run(&a, 1000, 1);
+	dmls_stats_init_limits(&b, 100000, &(dmls_stats_limits){.mergeable = 1});
+	dmls_stats_set_origin(&b, a.t0_ns);
+	assert_int_equal(dmls_stats_merge(&b, &a), 0);
+	assert_int_equal(dmls_stats_finish(&b), 0);
+	assert_int_equal(b.peak_bin_ns, b.total_wire.bin_ns);
+	assert_true(b.peak_bin_ns > 100000);
+	assert_true(b.peak_bin_wire_bytes >= 3 * 154);
+	dmls_stats_release(&a);
+	dmls_stats_release(&b);
 }
 
 /* The host class follows the active span: a burst a second for an hour
@@ -406,6 +462,7 @@ int main(void)
 		cmocka_unit_test(test_u64_counters),
 		cmocka_unit_test(test_fold_at_caps),
 		cmocka_unit_test(test_series_budget),
+		cmocka_unit_test(test_peak_online),
 		cmocka_unit_test(test_series_span),
 		cmocka_unit_test(test_host_burst_streams),
 		cmocka_unit_test(test_series_coarsen_merge),
