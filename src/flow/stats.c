@@ -144,9 +144,16 @@ static int seq_track(dmls_flow *f, uint32_t start, uint32_t end, int counts)
 }
 
 /* A TCP segment that carries data (not a reset) is sent again when it
- * starts below the highest sequence end sent. */
+ * starts below the highest sequence end sent.  A SYN opens a connection:
+ * the 5-tuple's sequence starts again from it, so a connection that
+ * reuses the ports of an earlier one (a job restarted, runs back to back)
+ * is judged on its own numbers (Wireshark's "TCP port numbers reused"),
+ * and its data are not all taken for retransmissions of the earlier
+ * one's, as they were when its initial sequence number fell below. */
 static int tcp_retransmission(dmls_flow *f, const dmls_pkt *p)
 {
+	if (p->tcp_flags & DMLS_TCP_SYN)
+		f->seq_valid = 0;
 	uint32_t len = (uint32_t)p->payload_bytes;
 	uint32_t end = p->tcp_seq + len + ((p->tcp_flags & (DMLS_TCP_SYN | DMLS_TCP_FIN)) ? 1 : 0);
 	return seq_track(f, p->tcp_seq, end, len > 0 && !(p->tcp_flags & DMLS_TCP_RST));

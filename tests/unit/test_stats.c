@@ -88,6 +88,36 @@ static void test_retransmission(void **state)
 	dmls_stats_release(&st);
 }
 
+/* A connection that reuses the 5-tuple of an earlier one starts from its
+ * SYN: its data, below the earlier one's numbers, are not retransmissions;
+ * its own segments sent again are.  The same SYN twice changes nothing. */
+static void test_retransmission_ports_reused(void **state)
+{
+	(void)state;
+	dmls_stats st;
+	dmls_stats_init(&st, 0);
+	uint32_t isn[2] = {2000000000u, 1000000000u}; /* the second below the first */
+	int64_t t = 1;
+	for (int conn = 0; conn < 2; conn++) {
+		for (int k = 0; k < 2; k++) { /* the SYN, and the same SYN sent again */
+			dmls_pkt syn = mk(t++, 1, 2, 40000, 29500, isn[conn], 0);
+			syn.tcp_flags = DMLS_TCP_SYN;
+			assert_int_equal(dmls_stats_add(&st, &syn), 0);
+		}
+		for (uint32_t i = 0; i < 100; i++) {
+			dmls_pkt d = mk(t++, 1, 2, 40000, 29500, isn[conn] + 1 + i * 1000, 1000);
+			assert_int_equal(dmls_stats_add(&st, &d), 0);
+		}
+	}
+	assert_int_equal(st.nflows, 1);
+	assert_int_equal(st.retransmissions, 0);
+	dmls_pkt again = mk(t++, 1, 2, 40000, 29500, isn[1] + 1 + 50 * 1000, 1000);
+	assert_int_equal(dmls_stats_add(&st, &again), 0);
+	assert_int_equal(st.retransmissions, 1);
+	assert_int_equal(st.flows[0].retransmissions, 1);
+	dmls_stats_release(&st);
+}
+
 static void test_series_sparse_far_apart(void **state)
 {
 	(void)state;
@@ -458,6 +488,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hosts_pairs_flows),
 		cmocka_unit_test(test_retransmission),
+		cmocka_unit_test(test_retransmission_ports_reused),
 		cmocka_unit_test(test_series_sparse_far_apart),
 		cmocka_unit_test(test_u64_counters),
 		cmocka_unit_test(test_fold_at_caps),
