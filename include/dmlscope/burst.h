@@ -62,9 +62,25 @@ typedef struct dmls_burst_stream {
 /* bin_ns > 0.  0, or -1 when out of memory. */
 int dmls_burst_stream_init(dmls_burst_stream *b, int64_t bin_ns);
 void dmls_burst_stream_release(dmls_burst_stream *b);
-/* One non-empty bin, bins in increasing order (a bin at or before the last
- * one is added to the last one). */
+/* One non-empty bin, bins in increasing order.  A bin at or before the
+ * last one, within the longest window, is added to the last one (packets
+ * a little out of order); one before that (a clock stepped back) starts
+ * every window again from it, so the bytes after the step are not all
+ * piled into one bin. */
 void dmls_burst_stream_push(dmls_burst_stream *b, int64_t bin, double bytes);
+
+/* The open bin of an online count, [end - bin_ns, end), moves on for a
+ * packet at ts at or past its end, and for one from before the longest
+ * window (1 s) before it: a clock stepped back, which the stream then takes
+ * as a new time line.  A packet late by less joins the open bin. */
+#define DMLS_BURST_MAX_TAU_NS 1000000000LL /* dmls_burst_tau_s' last */
+static inline int dmls_open_bin_moves(int64_t ts, int64_t end, int64_t bin_ns)
+{
+	/* end is INT64_MIN only before the first packet, and then ts >= end;
+	 * ts < end: end - ts is exact in 64 unsigned bits */
+	return ts >= end ||
+	       (uint64_t)end - (uint64_t)ts > (uint64_t)(bin_ns + DMLS_BURST_MAX_TAU_NS);
+}
 /* The result, for a span of span_s seconds (<= 0: the bins' own span is
  * unknown here, so PtM is NAN). */
 void dmls_burst_stream_result(const dmls_burst_stream *b, double span_s, dmls_burst *out);

@@ -272,7 +272,7 @@ static int totals_merge(dmls_stats *dst, const dmls_stats *src)
  * and the busiest bin of the wire bytes at --bin, online (stats.h) */
 static int series_add(dmls_stats *st, const dmls_pkt *p)
 {
-	if (p->ts_ns >= st->wire_end) { /* past the open bin (most packets are in it) */
+	if (dmls_open_bin_moves(p->ts_ns, st->wire_end, st->cls[DMLS_CLASS_WIRE].base_bin_ns)) {
 		int64_t bin_ns = st->cls[DMLS_CLASS_WIRE].base_bin_ns;
 		int64_t d = ts_bin_floor(p->ts_ns - st->t0_ns, bin_ns);
 		if (st->wire_open_bytes > st->wire_peak_bytes)
@@ -280,7 +280,7 @@ static int series_add(dmls_stats *st, const dmls_pkt *p)
 		st->wire_open_bytes = 0;
 		st->wire_end = st->t0_ns + (d + 1) * bin_ns;
 	}
-	st->wire_open_bytes += p->wire_bytes; /* a late packet joins the open bin */
+	st->wire_open_bytes += p->wire_bytes; /* a packet a little late joins the open bin */
 	return st_class_add(st, DMLS_CLASS_WIRE, &st->total_wire, p->ts_ns, p->wire_bytes) ||
 			       st_class_add(st, DMLS_CLASS_TOTAL, &st->total_payload, p->ts_ns,
 					    p->payload_bytes)
@@ -329,7 +329,7 @@ static int series_merge(dmls_stats *dst, const dmls_stats *src)
  * (burst.h); a mergeable state also keeps the bins */
 static int burst_add(dmls_stats *st, const dmls_pkt *p)
 {
-	if (p->ts_ns >= st->fine_end) { /* past the open bin (most packets are in it) */
+	if (dmls_open_bin_moves(p->ts_ns, st->fine_end, FINE_BIN_NS)) {
 		int64_t d = ts_bin_floor(p->ts_ns - st->t0_ns, FINE_BIN_NS);
 		if (st->fine_bytes)
 			dmls_burst_stream_push(&st->fine, st->fine_bin, (double)st->fine_bytes);
@@ -337,7 +337,7 @@ static int burst_add(dmls_stats *st, const dmls_pkt *p)
 		st->fine_bytes = 0;
 		st->fine_end = st->t0_ns + (d + 1) * FINE_BIN_NS;
 	}
-	st->fine_bytes += p->wire_bytes; /* a late packet joins the open bin */
+	st->fine_bytes += p->wire_bytes; /* a packet a little late joins the open bin */
 	return st->mergeable ? st_class_add(st, DMLS_CLASS_FINE, &st->fine_series, p->ts_ns,
 					    p->wire_bytes)
 			     : 0;
@@ -503,7 +503,7 @@ int dmls_host_pauses(const dmls_host *h, int64_t min_ns, uint64_t *n)
 /* Bytes at time ts into a host's online burstiness (its open 1 ms bin). */
 static void host_burst_add(dmls_stats *st, dmls_host_burst *b, int64_t ts, uint64_t bytes)
 {
-	if (ts >= b->end) {
+	if (dmls_open_bin_moves(ts, b->end, DMLS_HOST_BIN_NS)) {
 		int64_t d = ts_bin_floor(ts - st->t0_ns, DMLS_HOST_BIN_NS);
 		if (b->bytes) {
 			dmls_burst_stream_push(&b->s, b->bin, (double)b->bytes);
@@ -514,7 +514,7 @@ static void host_burst_add(dmls_stats *st, dmls_host_burst *b, int64_t ts, uint6
 		b->bytes = 0;
 		b->end = st->t0_ns + (d + 1) * DMLS_HOST_BIN_NS;
 	}
-	b->bytes += bytes; /* a late packet joins the open bin */
+	b->bytes += bytes; /* a packet a little late joins the open bin */
 }
 
 /* The sending host's online burstiness (stats.h, dmls_host_burst): made at

@@ -8,7 +8,10 @@
  * the window sum after each push is the sum of a window ending at a
  * non-empty bin, and the largest window sum is reached at such a window.
  * The backlog drains r * bin per bin, also across the empty bins between
- * two pushes (q = max(0, q - r * idle)), as the batch recursion did.
+ * two pushes (q = max(0, q - r * idle)), as the batch recursion did.  A bin
+ * before the last one by more than the longest window (time stepped back)
+ * empties every window and the backlog, and the stream goes on from it:
+ * the maxima so far stay.
  */
 #include "dmlscope/burst.h"
 
@@ -67,6 +70,18 @@ void dmls_burst_stream_push(dmls_burst_stream *b, int64_t bin, double bytes)
 		return;
 	double bin_s = (double)b->bin_ns * 1e-9;
 	size_t mask = b->cap - 1;
+	int64_t maxw = 1;
+	for (int i = 0; i < DMLS_NTAU; i++)
+		maxw = b->w[i] > maxw ? b->w[i] : maxw;
+	if (b->tail > 0 && bin <= b->last_bin && b->last_bin - bin > maxw) {
+		for (int i = 0; i < DMLS_NTAU; i++) { /* a new time line */
+			b->head[i] = b->tail;
+			b->sum[i] = 0;
+		}
+		for (int i = 0; i < DMLS_NRATE; i++)
+			b->q[i] = 0;
+		b->last_bin = bin - 1;
+	}
 	if (b->tail > 0 && bin <= b->last_bin) {
 		/* late: into the last bin, which is inside every window */
 		b->v[(b->tail - 1) & mask] += bytes;

@@ -5,6 +5,9 @@
 # the job is found with its gradient size from the busiest stretch, and
 # notes say that time goes back (by about an hour) and which stretch the
 # iterations come from.  The same capture unshifted has no such note.
+# The burstiness, counted online, starts again after the step: its
+# largest windows and backlogs, and the hosts', are the unshifted
+# capture's (they once piled the hour's bytes into one 100 us bin).
 set -u
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 py=/usr/bin/python3
@@ -52,6 +55,12 @@ if p["kind"] != "ring" or p["ranks"] != 4:
     bad.append("pattern %s/%s" % (p["kind"], p["ranks"]))
 if m["gradient_bytes"] is None or abs(m["gradient_bytes"] / 1e6 - 1) > 0.03:
     bad.append("S %s" % m["gradient_bytes"])
+rb, bb = ring["burstiness"], back["burstiness"]
+for k in ("max_window_bytes", "max_backlog_bytes"):
+    if rb[k] != bb[k]:
+        bad.append("burstiness.%s %s, unshifted %s" % (k, bb[k], rb[k]))
+if [h["max_window_bytes"] for h in rb["hosts"]] != [h["max_window_bytes"] for h in bb["hosts"]]:
+    bad.append("hosts' burstiness differs from the unshifted capture's")
 for b in bad:
     print("clock_step: FAIL: " + b)
 print("clock_step: notes: %s" % back["notes"])

@@ -56,6 +56,33 @@ static void test_backlog_spans_bins(void **state)
 	dmls_series_release(&s);
 }
 
+/* The online stream: a bin a little late joins the last one; one from
+ * before every window (a clock stepped back an hour) starts the windows
+ * again, so the hour's bytes are not piled into one bin.  It piled them
+ * before: 100 us held 60 kB. */
+static void test_stream_time_back(void **state)
+{
+	(void)state;
+	dmls_burst_stream b;
+	assert_int_equal(dmls_burst_stream_init(&b, FINE), 0);
+	int64_t hour = 36000000; /* bins of 100 us */
+	for (int64_t k = 0; k < 10; k++)
+		dmls_burst_stream_push(&b, hour + k, 10000);
+	dmls_burst_stream_push(&b, hour + 5, 1000); /* late by 4 bins: into the last */
+	for (int64_t k = 0; k < 5; k++) /* an hour earlier */
+		dmls_burst_stream_push(&b, k, 10000);
+	dmls_burst r;
+	dmls_burst_stream_result(&b, 1.0, &r);
+	assert_true(fabs(r.max_window_bytes[0] - 11000) < 1e-9);  /* 100 us */
+	assert_true(fabs(r.max_window_bytes[1] - 101000) < 1e-9); /* 1 ms: the first ten */
+	assert_true(fabs(r.max_window_bytes[5] - 101000) < 1e-9); /* 1 s: not across the step */
+	assert_true(fabs(r.mean_bps - 8 * 151000.0) < 1e-6);      /* every byte counted */
+	/* 1 Gbit/s drains 12500 B a bin: 10 kB bins leave no backlog; the late
+	 * kB, added after its bin drained, waits; the hour before adds none */
+	assert_true(fabs(r.max_backlog_bytes[0] - 1000) < 1e-9);
+	dmls_burst_stream_release(&b);
+}
+
 static void test_empty_series(void **state)
 {
 	(void)state;
@@ -157,6 +184,7 @@ int main(void)
 		cmocka_unit_test(test_single_burst), cmocka_unit_test(test_backlog_spans_bins),
 		cmocka_unit_test(test_empty_series), cmocka_unit_test(test_host_series_has_no_100us),
 		cmocka_unit_test(test_phases),       cmocka_unit_test(test_trainlog),
+		cmocka_unit_test(test_stream_time_back),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
