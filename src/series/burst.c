@@ -64,16 +64,23 @@ static void drain(dmls_burst_stream *b, int64_t idle_bins)
 	}
 }
 
+/* A bin at or before the last one (bin <= last_bin), and further back than
+ * the longest window reaches. */
+static int before_every_window(const dmls_burst_stream *b, int64_t bin)
+{
+	int64_t maxw = 1;
+	for (int i = 0; i < DMLS_NTAU; i++)
+		maxw = b->w[i] > maxw ? b->w[i] : maxw;
+	return (uint64_t)b->last_bin - (uint64_t)bin > (uint64_t)maxw; /* exact: bin <= last */
+}
+
 void dmls_burst_stream_push(dmls_burst_stream *b, int64_t bin, double bytes)
 {
 	if (b->oom || bytes <= 0)
 		return;
 	double bin_s = (double)b->bin_ns * 1e-9;
 	size_t mask = b->cap - 1;
-	int64_t maxw = 1;
-	for (int i = 0; i < DMLS_NTAU; i++)
-		maxw = b->w[i] > maxw ? b->w[i] : maxw;
-	if (b->tail > 0 && bin <= b->last_bin && b->last_bin - bin > maxw) {
+	if (b->tail > 0 && bin <= b->last_bin && before_every_window(b, bin)) {
 		for (int i = 0; i < DMLS_NTAU; i++) { /* a new time line */
 			b->head[i] = b->tail;
 			b->sum[i] = 0;
