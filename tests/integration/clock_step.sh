@@ -8,13 +8,15 @@
 # The burstiness, counted online, starts again after the step: its
 # largest windows and backlogs, and the hosts', are the unshifted
 # capture's (they once piled the hour's bytes into one 100 us bin).
+# A copy whose records all carry the first one's time stamp (times lost)
+# is counted whole, with a note that says so.
 set -u
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 py=/usr/bin/python3
 "$DMLSCOPE" generate --pattern ring --workers 4 --gradient-bytes 1MB --iterations 20 \
 	--iteration-time 0.2s --snaplen 100 --seed 3 -o "$tmp/ring.pcap" 2>/dev/null ||
 	{ echo "clock_step: FAIL: generate"; exit 1; }
-$py - "$tmp/ring.pcap" "$tmp/back.pcap" <<'PY'
+$py - "$tmp/ring.pcap" "$tmp/back.pcap" "$tmp/flat.pcap" <<'PY'
 import struct, sys
 b = open(sys.argv[1], "rb").read()
 recs, off = [], 24
@@ -28,16 +30,28 @@ with open(sys.argv[2], "wb") as f:
     f.write(b[:24])
     for i, (ts, frac, cl, ol, d) in enumerate(recs):
         f.write(struct.pack(order + "IIII", ts - (3600 if i >= half else 0), frac, cl, ol) + d)
+with open(sys.argv[3], "wb") as f:
+    f.write(b[:24])
+    for (ts, frac, cl, ol, d) in recs:
+        f.write(struct.pack(order + "IIII", recs[0][0], recs[0][1], cl, ol) + d)
 PY
 fail=0
-for name in ring back; do
+for name in ring back flat; do
 	"$DMLSCOPE" analyze "$tmp/$name.pcap" --quiet --json "$tmp/$name.json" ||
 		{ echo "clock_step: FAIL: analyze $name"; fail=1; }
 done
-$py - "$tmp/ring.json" "$tmp/back.json" <<'PY' || fail=1
+$py - "$tmp/ring.json" "$tmp/back.json" "$tmp/flat.json" <<'PY' || fail=1
 import json, sys
-ring, back = (json.load(open(p)) for p in sys.argv[1:])
+ring, back, flat = (json.load(open(p)) for p in sys.argv[1:])
 bad = []
+one = "carry one time stamp"
+if not any(one in n for n in flat["notes"]):
+    bad.append("no note of one time stamp: %s" % flat["notes"])
+if any(one in n for n in ring["notes"] + back["notes"]):
+    bad.append("a note of one time stamp where times differ")
+for k in ("packets", "wire_bytes"):
+    if flat["input"][k] != ring["input"][k]:
+        bad.append("flat input.%s %s != %s" % (k, flat["input"][k], ring["input"][k]))
 if any("time goes back" in n for n in ring["notes"]):
     bad.append("the unshifted capture says time goes back")
 import re
