@@ -6,6 +6,13 @@
 
 #include "dmlscope/analysis.h"
 
+/* work(arg) in this thread and, where the analysis may use two threads
+ * (st->analysis_threads) and there are n >= 2 items to share, in a second
+ * one at once; returns when both are done.  work takes its items from a
+ * counter in arg and puts each result at its item's place, so the result
+ * does not depend on which thread made what.  (rank_clocks.c) */
+void dmls_work_in_two(const dmls_stats *st, size_t n, void *(*work)(void *), void *arg);
+
 /* Add a note (at most DMLS_MAX_NOTES; the rest are dropped). */
 void dmls_note(dmls_analysis *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The notes about one job (every job gets them). */

@@ -48,7 +48,6 @@
  * two or more (asynchronous, or of unknown mode seen from one rank).
  */
 #include <math.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,7 +145,7 @@ out:
 }
 
 /* The clocks of n series into c[], two at a time where the analysis may
- * use two threads (dmls_stats.analysis_threads, as rank_clocks.c does):
+ * use two threads (dmls_work_in_two, as the ranks' clocks):
  * each reads the stats and makes its own series and transforms, and lands
  * at its own place, so the result does not depend on who made it; on real
  * runs back to back the connections' clocks were 9 % of an analyze.
@@ -171,12 +170,7 @@ static void *clocks_worker(void *arg)
 static int clocks_of(const dmls_stats *st, conn_clock *c, const dmls_series *const *s, size_t n)
 {
 	clocks_work w = {c, s, n, 0, 0};
-	pthread_t tid;
-	int second = st->analysis_threads >= 2 && n >= 2 &&
-		     pthread_create(&tid, NULL, clocks_worker, &w) == 0;
-	clocks_worker(&w);
-	if (second)
-		pthread_join(tid, NULL);
+	dmls_work_in_two(st, n, clocks_worker, &w);
 	return w.failed ? -1 : 0;
 }
 

@@ -8,13 +8,25 @@
  * >= 2 (job.c sets it when the pass ran in two threads) a second thread
  * takes hosts from the same counter; each result lands at its host's
  * place, so the output does not depend on who made it.  period.c's plan
- * cache is the only state the clocks share; it takes a lock.
+ * cache is the only state the clocks share; it takes a lock.  The second
+ * thread's start and join are dmls_work_in_two, which connections.c's
+ * clocks use too.
  */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "dmlscope/analysis.h"
+#include "analysis/analysis_int.h"
+
+void dmls_work_in_two(const dmls_stats *st, size_t n, void *(*work)(void *), void *arg)
+{
+	pthread_t tid;
+	int second = st->analysis_threads >= 2 && n >= 2 &&
+		     pthread_create(&tid, NULL, work, arg) == 0;
+	work(arg);
+	if (second)
+		pthread_join(tid, NULL);
+}
 
 typedef struct clock_work {
 	dmls_iterations *its;
@@ -61,12 +73,7 @@ int dmls_iterations_find_clocks(dmls_iterations *its, const dmls_stats *st, cons
 	}
 	memset(its, 0, n * sizeof(*its));
 	clock_work w = {its, st, h, pairs, n, np, 0, rc, errs};
-	pthread_t tid;
-	int second = st->analysis_threads >= 2 && n >= 2 &&
-		     pthread_create(&tid, NULL, clock_worker, &w) == 0;
-	clock_worker(&w);
-	if (second)
-		pthread_join(tid, NULL);
+	dmls_work_in_two(st, n, clock_worker, &w);
 	int out = 0;
 	for (size_t i = 0; i < n; i++)
 		if (rc[i] && !out) {
