@@ -109,6 +109,9 @@ typedef struct dmls_pair {
 	uint64_t packets, wire_bytes, payload_bytes;
 	int64_t first_ns, last_ns;
 	dmls_series series;    /* wire bytes, bin_ns bins */
+	dmls_series reopens;   /* connections opened anew: SYNs (without ACK)
+				* sent once the pair carried payload, counted
+				* at 1 ms (DMLS_CLASS_REOPEN) */
 	dmls_born born;
 	uint8_t conns;         /* its data connections (DMLS_CONN_MIN_BYTES) at once,
 				* up to 255 */
@@ -154,6 +157,7 @@ typedef struct dmls_flow {
 #define DMLS_TOTAL_SERIES_BUDGET (8u << 20) /* the total payload alone */
 #define DMLS_CONN_SERIES_BUDGET (4u << 20) /* connections of split pairs */
 #define DMLS_WIRE_SERIES_BUDGET (4u << 20) /* the total wire bytes alone */
+#define DMLS_REOPEN_SERIES_BUDGET (1u << 20) /* the pairs' reopened connections */
 /* A connection (a TCP/UDP flow) whose payload passes this is a data
  * connection of its pair; once a pair has two at once (one sends within
  * DMLS_CONN_AT_ONCE_NS of the other), each of them keeps a series of its
@@ -195,7 +199,7 @@ typedef struct dmls_fold {
 } dmls_fold;
 
 enum { DMLS_CLASS_HOST, DMLS_CLASS_PAIR, DMLS_CLASS_FLOW, DMLS_CLASS_FINE, DMLS_CLASS_TOTAL,
-       DMLS_CLASS_CONN, DMLS_CLASS_WIRE, DMLS_NCLASS };
+       DMLS_CLASS_CONN, DMLS_CLASS_WIRE, DMLS_CLASS_REOPEN, DMLS_NCLASS };
 
 /* Series sharing one bin width and one memory budget. */
 typedef struct dmls_series_class {

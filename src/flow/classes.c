@@ -23,6 +23,8 @@ dmls_series *st_class_series(dmls_stats *st, int c, size_t i)
 		return i < st->npairs ? &st->pairs[i].series : NULL;
 	case DMLS_CLASS_WIRE:
 		return i == 0 ? &st->total_wire : NULL;
+	case DMLS_CLASS_REOPEN:
+		return i < st->npairs ? &st->pairs[i].reopens : NULL;
 	case DMLS_CLASS_FLOW:
 		return i < st->nflows ? &st->flows[i].activity : NULL;
 	case DMLS_CLASS_CONN:

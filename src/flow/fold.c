@@ -164,6 +164,7 @@ static void compact_pairs(dmls_stats *st, const uint8_t *keep, const uint32_t *h
 			map[i] = NO_PAIR;
 			st_fold_add(&st->fold_pairs, p->packets, p->wire_bytes, p->payload_bytes);
 			st_class_forget(st, DMLS_CLASS_PAIR, &p->series);
+			st_class_forget(st, DMLS_CLASS_REOPEN, &p->reopens);
 			continue;
 		}
 		if (host_map)

@@ -76,7 +76,8 @@ static int merge_pairs(dmls_stats *dst, const dmls_stats *src, const uint32_t *h
 		if (st_born_less(s->born, d->born))
 			d->born = s->born;
 		if (merge_series(dst, DMLS_CLASS_PAIR, &d->series, d->packets, d->first_ns,
-				 d->wire_bytes, &s->series, s->packets, s->first_ns, s->wire_bytes))
+				 d->wire_bytes, &s->series, s->packets, s->first_ns, s->wire_bytes) ||
+		    dmls_series_merge(&d->reopens, &s->reopens))
 			return -1;
 		d->packets += s->packets;
 		d->wire_bytes += s->wire_bytes;

@@ -161,6 +161,7 @@ static void put_tables(wbuf *w, const dmls_stats *st)
 		PUT64(w, p->last_ns);
 		put_born(w, p->born);
 		put_series(w, &p->series);
+		put_series(w, &p->reopens);
 	}
 	PUT64(w, st->nflows);
 	for (size_t i = 0; i < st->nflows; i++) {
@@ -444,7 +445,7 @@ static int get_hosts(rbuf *r, dmls_stats *st)
 
 static int get_pairs(rbuf *r, dmls_stats *st)
 {
-	uint64_t n = get_count(r, 8 + 7 * 8 + 44, "pairs");
+	uint64_t n = get_count(r, 8 + 7 * 8 + 2 * 44, "pairs");
 	need(r, n <= st->max_pairs, "pairs (more than the cap)");
 	for (uint64_t i = 0; i < n && !r->bad; i++) {
 		uint32_t s = GET32(r, "pair"), d = GET32(r, "pair");
@@ -463,7 +464,8 @@ static int get_pairs(rbuf *r, dmls_stats *st)
 		x->born = get_born(r);
 		need(r, in_span(st, x->first_ns) && in_span(st, x->last_ns) && in_span(st, x->born.ts),
 		     "pair times");
-		if (get_series(r, st, DMLS_CLASS_PAIR, &x->series))
+		if (get_series(r, st, DMLS_CLASS_PAIR, &x->series) ||
+		    get_series(r, st, DMLS_CLASS_REOPEN, &x->reopens))
 			return -1;
 	}
 	return 0;

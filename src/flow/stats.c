@@ -64,6 +64,7 @@ void dmls_stats_init_limits(dmls_stats *st, int64_t bin_ns, const dmls_stats_lim
 	class_init(&st->cls[DMLS_CLASS_TOTAL], DMLS_HOST_BIN_NS, DMLS_TOTAL_SERIES_BUDGET);
 	class_init(&st->cls[DMLS_CLASS_CONN], DMLS_HOST_BIN_NS, DMLS_CONN_SERIES_BUDGET);
 	class_init(&st->cls[DMLS_CLASS_WIRE], st->bin_ns, DMLS_WIRE_SERIES_BUDGET);
+	class_init(&st->cls[DMLS_CLASS_REOPEN], DMLS_HOST_BIN_NS, DMLS_REOPEN_SERIES_BUDGET);
 	st->cls[DMLS_CLASS_HOST].span_bins = DMLS_SERIES_SPAN_BINS;
 	st->mergeable = lim && lim->mergeable;
 	st->wire_online = 1;
@@ -83,8 +84,10 @@ void dmls_stats_release(dmls_stats *st)
 		dmls_series_release(&st->hosts[i].tx_payload);
 		st_host_burst_free(st, &st->hosts[i]);
 	}
-	for (size_t i = 0; i < st->npairs; i++)
+	for (size_t i = 0; i < st->npairs; i++) {
 		dmls_series_release(&st->pairs[i].series);
+		dmls_series_release(&st->pairs[i].reopens);
+	}
 	for (size_t i = 0; i < st->nflows; i++) {
 		dmls_series_release(&st->flows[i].activity);
 		dmls_series_release(&st->flows[i].conn);
@@ -577,6 +580,13 @@ static int tables_add(dmls_stats *st, const dmls_pkt *p)
 	}
 	if (pi >= 0) {
 		dmls_pair *pr = &st->pairs[pi];
+		/* a connection opened between hosts that already exchanged
+		 * data: a run after another, or a job restarted (iterations.c
+		 * tells runs apart by them) */
+		if (p->proto == 6 && (p->tcp_flags & (DMLS_TCP_SYN | DMLS_TCP_ACK)) == DMLS_TCP_SYN &&
+		    pr->payload_bytes > 0 &&
+		    st_class_add(st, DMLS_CLASS_REOPEN, &pr->reopens, p->ts_ns, 1))
+			return -1;
 		pr->packets++;
 		pr->wire_bytes += p->wire_bytes;
 		pr->payload_bytes += p->payload_bytes;

@@ -84,6 +84,7 @@ long st_pair_get(dmls_stats *st, uint32_t src, uint32_t dst)
 	p->last_ns = INT64_MIN;
 	p->born = st_born(st);
 	dmls_series_init(&p->series, st->t0_ns, st->cls[DMLS_CLASS_PAIR].bin_ns, 0);
+	dmls_series_init(&p->reopens, st->t0_ns, st->cls[DMLS_CLASS_REOPEN].bin_ns, 0);
 	return (long)st->npairs++;
 }
 

@@ -3,10 +3,12 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
 
+#include "dmlscope/serial.h"
 #include "dmlscope/stats.h"
 
 static dmls_pkt mk(int64_t ts, int s, int d, uint16_t sp, uint16_t dp, uint32_t seq,
@@ -116,6 +118,71 @@ static void test_retransmission_ports_reused(void **state)
 	assert_int_equal(st.retransmissions, 1);
 	assert_int_equal(st.flows[0].retransmissions, 1);
 	dmls_stats_release(&st);
+}
+
+/* Connections opened anew: a SYN (no ACK) between hosts that already
+ * exchanged payload counts in its pair's reopens, at its time; the first
+ * connection's SYN, a SYN-ACK and a data-less pair's SYN do not.  The
+ * counts survive a blob and a merge (mpirun). */
+static void reopen_run(dmls_stats *st, int mergeable)
+{
+	dmls_stats_init_limits(st, 0, &(dmls_stats_limits){.mergeable = mergeable});
+	int64_t t = 1000000000LL;
+	for (int run = 0; run < 3; run++, t += 5000000000LL) {
+		dmls_pkt syn = mk(t, 1, 2, (uint16_t)(40000 + run), 29500, 7, 0);
+		syn.tcp_flags = DMLS_TCP_SYN;
+		dmls_pkt synack = mk(t + 1000, 2, 1, 29500, (uint16_t)(40000 + run), 9, 0);
+		synack.tcp_flags = DMLS_TCP_SYN | DMLS_TCP_ACK;
+		dmls_pkt scan = mk(t + 2000, 3, 4, 1234, 80, 0, 0); /* never any data */
+		scan.tcp_flags = DMLS_TCP_SYN;
+		assert_int_equal(dmls_stats_add(st, &syn), 0);
+		assert_int_equal(dmls_stats_add(st, &synack), 0);
+		assert_int_equal(dmls_stats_add(st, &scan), 0);
+		for (int i = 0; i < 10; i++) {
+			dmls_pkt d = mk(t + 1000000 * (i + 1), 1, 2, (uint16_t)(40000 + run), 29500,
+					(uint32_t)(8 + i * 1000), 1000);
+			dmls_pkt r = mk(t + 1000000 * (i + 1) + 500, 2, 1, 29500,
+					(uint16_t)(40000 + run), (uint32_t)(10 + i * 1000), 1000);
+			assert_int_equal(dmls_stats_add(st, &d), 0);
+			assert_int_equal(dmls_stats_add(st, &r), 0);
+		}
+	}
+}
+
+static void test_reopens(void **state)
+{
+	(void)state;
+	dmls_stats st;
+	reopen_run(&st, 0);
+	assert_int_equal(dmls_stats_finish(&st), 0);
+	long p12 = dmls_stats_find_pair(&st, 0, 1), p21 = dmls_stats_find_pair(&st, 1, 0);
+	long p34 = dmls_stats_find_pair(&st, 2, 3);
+	assert_true(p12 >= 0 && p21 >= 0 && p34 >= 0);
+	const dmls_series *r = &st.pairs[p12].reopens;
+	assert_int_equal(r->total, 2); /* the second and third runs' SYNs */
+	assert_int_equal(dmls_series_get(r, 5000), 1); /* 1 ms bins from the first packet */
+	assert_int_equal(dmls_series_get(r, 10000), 1);
+	assert_true(dmls_series_empty(&st.pairs[p21].reopens));
+	assert_true(dmls_series_empty(&st.pairs[p34].reopens));
+	dmls_stats_release(&st);
+	/* through a blob, merged into an empty state */
+	dmls_stats a, b, c;
+	reopen_run(&a, 1);
+	uint8_t *buf = NULL;
+	size_t len = 0;
+	assert_int_equal(dmls_stats_serialize(&a, &buf, &len, NULL), 0);
+	assert_int_equal(dmls_stats_deserialize(&b, buf, len, NULL, NULL), 0);
+	dmls_stats_init_limits(&c, 0, &(dmls_stats_limits){.mergeable = 1});
+	assert_int_equal(dmls_stats_merge(&c, &b), 0);
+	assert_int_equal(dmls_stats_finish(&c), 0);
+	p12 = dmls_stats_find_pair(&c, 0, 1);
+	assert_true(p12 >= 0);
+	assert_int_equal(c.pairs[p12].reopens.total, 2);
+	assert_int_equal(dmls_series_get(&c.pairs[p12].reopens, 10000), 1);
+	free(buf);
+	dmls_stats_release(&a);
+	dmls_stats_release(&b);
+	dmls_stats_release(&c);
 }
 
 static void test_series_sparse_far_apart(void **state)
@@ -489,6 +556,7 @@ int main(void)
 		cmocka_unit_test(test_hosts_pairs_flows),
 		cmocka_unit_test(test_retransmission),
 		cmocka_unit_test(test_retransmission_ports_reused),
+		cmocka_unit_test(test_reopens),
 		cmocka_unit_test(test_series_sparse_far_apart),
 		cmocka_unit_test(test_u64_counters),
 		cmocka_unit_test(test_fold_at_caps),
