@@ -117,15 +117,18 @@ typedef struct job_series {
 	dmls_fft fft;        /* the transforms' buffers, one set per search (plans: period.c) */
 	double stretch_share; /* of the bytes, in [from, from + n * factor) (stretch.c) */
 	double idle_gap_s;    /* the longest idle gap left out, 0 when none */
+	size_t runs;          /* the job's runs, the busiest searched (stretch.c) */
 } job_series;
 
-/* The job series: the sum of ser[0..n) (all on one bin grid). */
-static int job_series_build(job_series *js, const dmls_stats *st, const dmls_series *const *ser,
-			    size_t n, uint64_t max_bins)
+/* The job series of the job on hosts[0..nh): the sum of ser[0..n) (all on
+ * one bin grid) over its busiest run and stretch. */
+static int job_series_build(job_series *js, const dmls_stats *st, const size_t *hosts, size_t nh,
+			    const dmls_series *const *ser, size_t n, uint64_t max_bins)
 {
 	int64_t from = INT64_MAX, to = INT64_MIN;
 	memset(js, 0, sizeof(*js));
 	js->stretch_share = 1;
+	js->runs = 1;
 	for (size_t i = 0; i < n; i++) {
 		const dmls_series *s = ser[i];
 		if (dmls_series_empty(s))
@@ -135,10 +138,17 @@ static int job_series_build(job_series *js, const dmls_stats *st, const dmls_ser
 	}
 	if (from > to)
 		return 0;
+	double run_share = dmls_busiest_run(st, hosts, nh, ser, n, &from, &to, &js->runs);
+	if (isnan(run_share))
+		return -1;
+	if (js->runs > 1)
+		js->stretch_share = run_share;
 	int64_t gap = 0;
 	double share = dmls_busiest_stretch(ser, n, &from, &to, &gap);
+	if (isnan(share))
+		return -1;
 	if (gap > 0) {
-		js->stretch_share = share;
+		js->stretch_share *= share;
 		js->idle_gap_s = (double)gap * (double)ser[0]->bin_ns * 1e-9;
 	}
 	/* the fewest series bins a bin that fit max_bins: a long capture's job
@@ -673,6 +683,7 @@ static void iterations_clear(dmls_iterations *it)
 	it->iter_bytes = it->byte_peak = it->acf_at_period = NAN;
 	it->duration_cv = it->regularity = it->bytes_outliers = NAN;
 	it->stretch_share = 1;
+	it->runs = 1;
 	it->unresolved_bin_s = 0;
 	it->on_share = it->pause_every_s = NAN;
 }
@@ -742,7 +753,7 @@ static int build_series(job_series *js, const dmls_stats *st, const size_t *host
 		}
 	}
 	double shares = js->shares;
-	int rc = job_series_build(js, st, ser, n, max_bins); /* clears js */
+	int rc = job_series_build(js, st, hosts, nh, ser, n, max_bins); /* clears js */
 	js->shares = shares;
 	if (from_pairs)
 		js->pairs = pairs, js->npairs = np;
@@ -770,6 +781,7 @@ static int find_core(dmls_iterations *it, const dmls_stats *st, const size_t *ho
 		return 0;
 	it->stretch_share = js.stretch_share;
 	it->idle_gap_s = js.idle_gap_s;
+	it->runs = js.runs;
 	double peak = NAN, T = clock_only ? -1 : acf_period(&js, &peak);
 	if (T > 0) {
 		it->acf_period_s = T * js.bin_s;
@@ -806,6 +818,7 @@ static int find_core(dmls_iterations *it, const dmls_stats *st, const size_t *ho
 		iterations_clear(it);
 		it->stretch_share = js.stretch_share;
 		it->idle_gap_s = js.idle_gap_s;
+		it->runs = js.runs;
 		it->unresolved_bin_s = bin;
 		it->pause_every_s = every;
 		ns = 0;

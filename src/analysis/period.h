@@ -66,11 +66,21 @@ int dmls_steps_lock(const double *e, size_t n, double Pe, const double *f, size_
 
 /* The busiest stretch [*from, *to] of the series ser[0..n) (one bin grid):
  * cut at idle gaps (stretch.c).  Returns the share of the bytes kept (1 when
- * nothing was cut, NAN when out of memory: nothing cut) and the longest gap
+ * nothing was cut, NAN when out of memory) and the longest gap
  * cut in bins (*gap_cut, 0 when none). */
 struct dmls_series;
 double dmls_busiest_stretch(const struct dmls_series *const *ser, size_t n, int64_t *from,
 			    int64_t *to, int64_t *gap_cut);
+
+/* The busiest run [*from, *to] of the job on hosts[0..nh) whose series are
+ * ser[0..n) (one bin grid): runs end where the traffic stops for half a
+ * second or more while the job's hosts open connections anew (stretch.c).
+ * Returns the share of the bytes kept (1 when one run, NAN when out of
+ * memory) and the runs found (*runs). */
+struct dmls_stats;
+double dmls_busiest_run(const struct dmls_stats *st, const size_t *hosts, size_t nh,
+			const struct dmls_series *const *ser, size_t n, int64_t *from, int64_t *to,
+			size_t *runs);
 
 /* The period of requests at t[0..k) (ascending) when kc > k were sent:
  * the span over the number of steps whose period the intervals fit best

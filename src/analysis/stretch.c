@@ -1,21 +1,36 @@
 /*
- * stretch.c - the busiest stretch of a job's traffic (iterations.c).
+ * stretch.c - the part of a job's traffic its iterations are searched in
+ * (iterations.c): its busiest run, then the busiest stretch of that.
  *
- * A capture that holds two sessions a week apart (or one packet stamped
- * years later) has no period at the scale of its span: its job series,
- * decimated to fit, would hold a bin per hours.  So the series' runs,
- * merged into disjoint segments, are cut at their longest gap while that
- * gap is idle: IDLE_GAP_S or more, and half the stretch's span or more (a
- * pause for an evaluation or a checkpoint inside a run is not), keeping
- * the side with more bytes, then again.
+ * Runs: a capture may hold several runs of a job one after another on the
+ * same hosts (a sweep, a job restarted, runs replayed back to back).  Their
+ * steps differ, and one period over all of them is a period of nothing (of
+ * the order the runs came in, when they repeat).  A run ends where the
+ * job's traffic stops for RUN_GAP_S or more and the job's hosts open
+ * connections anew in that silence: a SYN between two of them that had
+ * already exchanged data (dmls_pair.reopens).  A pause inside a run (an
+ * evaluation, a checkpoint) keeps its connections, so it splits nothing;
+ * the busiest run, by bytes, is kept.
+ *
+ * Stretches: a capture that holds two sessions a week apart (or one
+ * packet stamped years later) has no period at the scale of its span: its
+ * job series, decimated to fit, would hold a bin per hours.  So the
+ * series' runs, merged into disjoint segments, are cut at their longest
+ * gap while that gap is idle: IDLE_GAP_S or more, and half the stretch's
+ * span or more (a pause for an evaluation or a checkpoint inside a run is
+ * not), keeping the side with more bytes, then again.
  */
 #include <math.h>
 #include <stdlib.h>
 
 #include "analysis/period.h"
 #include "dmlscope/series.h"
+#include "dmlscope/stats.h"
 
 #define IDLE_GAP_S 600.0 /* a gap this long, and half the span, splits sessions */
+#define RUN_GAP_S 0.5    /* a silence this long with connections opened anew ends a run */
+#define RUN_MIN_SEGMENTS 4 /* bursts a run holds at least */
+#define RUN_MIN_SHARE 0.2  /* ... and this share of the bytes of the largest part */
 
 typedef struct stretch {
 	int64_t a, b;  /* bins [a, b) */
@@ -28,6 +43,142 @@ static int cmp_stretch(const void *x, const void *y)
 	return (p->a > q->a) - (p->a < q->a);
 }
 
+/* The runs of ser[0..n) that reach into bins [from, to], merged into
+ * disjoint segments in time order (*k of them); NULL when out of memory. */
+static stretch *segments(const dmls_series *const *ser, size_t n, int64_t from, int64_t to,
+			 size_t *k)
+{
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++)
+		m += ser[i]->nruns;
+	stretch *seg = malloc((m ? m : 1) * sizeof(*seg));
+	if (!seg)
+		return NULL;
+	m = 0;
+	for (size_t i = 0; i < n; i++)
+		for (size_t r = 0; r < ser[i]->nruns; r++) {
+			const dmls_series_run *u = &ser[i]->runs[r];
+			if (u->first > to || u->first + (int64_t)u->len <= from)
+				continue;
+			double b = 0;
+			for (uint32_t j = 0; j < u->len; j++)
+				b += (double)dmls_series_val(ser[i], u->off + j);
+			seg[m++] = (stretch){u->first, u->first + u->len, b};
+		}
+	qsort(seg, m, sizeof(*seg), cmp_stretch);
+	size_t c = 0; /* merge overlapping runs of different series */
+	for (size_t i = 0; i < m; i++) {
+		if (c && seg[i].a <= seg[c - 1].b) {
+			seg[c - 1].b = seg[i].b > seg[c - 1].b ? seg[i].b : seg[c - 1].b;
+			seg[c - 1].bytes += seg[i].bytes;
+		} else {
+			seg[c++] = seg[i];
+		}
+	}
+	*k = c;
+	return seg;
+}
+
+/* 1 when one of rs[0..n) counted a connection opened anew in [a, b) ns. */
+static int reopened(const dmls_series *const *rs, size_t n, int64_t a, int64_t b)
+{
+	for (size_t i = 0; i < n; i++) {
+		const dmls_series *s = rs[i];
+		int64_t ka = (a - s->t0_ns) / s->bin_ns, kb = (b - s->t0_ns) / s->bin_ns + 1;
+		if (ka > s->max_bin || kb <= s->min_bin)
+			continue;
+		if (dmls_series_range(s, ka - 1, kb, NULL) > 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* period.h: [*from, *to] narrowed to the busiest run of the job on hosts
+ * hosts[0..nh); the share of the bytes kept, the runs found. */
+double dmls_busiest_run(const dmls_stats *st, const size_t *hosts, size_t nh,
+			const dmls_series *const *ser, size_t n, int64_t *from, int64_t *to,
+			size_t *runs)
+{
+	*runs = 1;
+	uint8_t *in = calloc(st->nhosts ? st->nhosts : 1, 1);
+	const dmls_series **rs = malloc((st->npairs ? st->npairs : 1) * sizeof(*rs));
+	size_t np = 0, k = 0;
+	if (!in || !rs) {
+		free(in);
+		free(rs);
+		return NAN;
+	}
+	for (size_t h = 0; h < nh; h++)
+		in[hosts[h]] = 1;
+	for (size_t i = 0; i < st->npairs; i++) {
+		const dmls_pair *p = &st->pairs[i];
+		if (in[p->src] && in[p->dst] && !dmls_series_empty(&p->reopens))
+			rs[np++] = &p->reopens;
+	}
+	free(in);
+	stretch *seg = np ? segments(ser, n, *from, *to, &k) : NULL;
+	if (!seg) {
+		free(rs);
+		return np ? NAN : 1;
+	}
+	int64_t bin_ns = ser[0]->bin_ns, t0 = ser[0]->t0_ns;
+	int64_t gap = (int64_t)ceil(RUN_GAP_S * 1e9 / (double)bin_ns);
+	size_t *cut = malloc(3 * (k + 1) * sizeof(*cut)), *rlo = cut + k + 1, *rhi = rlo + k + 1;
+	if (!cut) {
+		free(seg);
+		free(rs);
+		return NAN;
+	}
+	/* The parts: cut at silences with connections opened anew (taken with
+	 * a bin on each side: a handshake shares the bin of its connection's
+	 * first data).  Part p is seg[cut[p], cut[p + 1]), the last ends at k. */
+	size_t nparts = 0;
+	double most = 0, bytes = 0;
+	for (size_t i = 0; i <= k; i++) {
+		if (i == 0 || i == k ||
+		    (seg[i].a - seg[i - 1].b >= gap &&
+		     reopened(rs, np, t0 + (seg[i - 1].b - 1) * bin_ns, t0 + (seg[i].a + 1) * bin_ns))) {
+			most = bytes > most ? bytes : most;
+			if (i < k)
+				cut[nparts++] = i;
+			bytes = 0;
+		}
+		if (i < k)
+			bytes += seg[i].bytes;
+	}
+	/* A part of fewer than RUN_MIN_SEGMENTS bursts, or of less than
+	 * RUN_MIN_SHARE of the largest part's bytes, is not a run: the
+	 * rendezvous before a job's data connections open, a run cut short
+	 * by the capture's end, or a step of a job that opens a connection
+	 * for every step.  With two runs or more, the busiest is searched
+	 * without them; with one, nothing is cut. */
+	size_t nr = 0, best = 0;
+	double best_bytes = -1;
+	for (size_t p = 0; p < nparts; p++) {
+		size_t lo = cut[p], hi = p + 1 < nparts ? cut[p + 1] : k;
+		bytes = 0;
+		for (size_t i = lo; i < hi; i++)
+			bytes += seg[i].bytes;
+		if (hi - lo < RUN_MIN_SEGMENTS || bytes < RUN_MIN_SHARE * most)
+			continue;
+		if (bytes > best_bytes)
+			best_bytes = bytes, best = nr;
+		rlo[nr] = lo, rhi[nr++] = hi;
+	}
+	double total = 0;
+	for (size_t i = 0; i < k; i++)
+		total += seg[i].bytes;
+	if (nr > 1) {
+		*from = seg[rlo[best]].a;
+		*to = seg[rhi[best] - 1].b - 1;
+		*runs = nr;
+	}
+	free(cut);
+	free(seg);
+	free(rs);
+	return nr > 1 && total > 0 ? best_bytes / total : 1;
+}
+
 /* period.h: [*from, *to] narrowed to the busiest stretch; the share of
  * the bytes kept, the longest gap cut (bins). */
 double dmls_busiest_stretch(const dmls_series *const *ser, size_t n, int64_t *from, int64_t *to,
@@ -38,31 +189,10 @@ double dmls_busiest_stretch(const dmls_series *const *ser, size_t n, int64_t *fr
 	*gap_cut = 0;
 	if (*to - *from + 1 <= 2 * idle)
 		return 1;
-	size_t m = 0;
-	for (size_t i = 0; i < n; i++)
-		m += ser[i]->nruns;
-	stretch *seg = malloc((m ? m : 1) * sizeof(*seg));
+	size_t k;
+	stretch *seg = segments(ser, n, *from, *to, &k);
 	if (!seg)
 		return NAN;
-	m = 0;
-	for (size_t i = 0; i < n; i++)
-		for (size_t r = 0; r < ser[i]->nruns; r++) {
-			const dmls_series_run *u = &ser[i]->runs[r];
-			double b = 0;
-			for (uint32_t j = 0; j < u->len; j++)
-				b += (double)dmls_series_val(ser[i], u->off + j);
-			seg[m++] = (stretch){u->first, u->first + u->len, b};
-		}
-	qsort(seg, m, sizeof(*seg), cmp_stretch);
-	size_t k = 0; /* merge overlapping runs of different series */
-	for (size_t i = 0; i < m; i++) {
-		if (k && seg[i].a <= seg[k - 1].b) {
-			seg[k - 1].b = seg[i].b > seg[k - 1].b ? seg[i].b : seg[k - 1].b;
-			seg[k - 1].bytes += seg[i].bytes;
-		} else {
-			seg[k++] = seg[i];
-		}
-	}
 	double total = 0, kept;
 	for (size_t i = 0; i < k; i++)
 		total += seg[i].bytes;

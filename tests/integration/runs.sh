@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# Runs back to back: two or three runs of a job on the same four hosts, a
+# second of silence between them, each opening its connections anew (a SYN
+# between hosts that already exchanged data).  The iterations and the
+# period are the busiest run's, with a note, whether the runs use new ports
+# or replay the same ones.  Three controls split nothing: the same runs
+# whose connections stay open through the silence (a pause for an
+# evaluation), a job that opens a connection for every step, and a
+# rendezvous before the job's own connections.
+set -u
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+fail=0
+py=/usr/bin/python3
+
+# gen.py OUT RUN... with RUN = start_s:step_s:iterations:packets_per_edge:ports:syn
+# (ports: the client ports' base; syn 1 opens the run's connections, 2 opens
+# one for every step)
+cat >"$tmp/gen.py" <<'PY'
+import struct, sys
+out = sys.argv[1]
+runs = [s.split(":") for s in sys.argv[2:]]
+seq = {}
+pkts = []
+def pkt(t, s, d, sport, dport, n, flags):
+    key = (s, d, sport, dport)
+    if flags & 0x02:
+        seq[key] = 1000
+    q = seq.get(key, 0); seq[key] = q + n + (1 if flags & 0x02 else 0)
+    ip = struct.pack(">BBHHHBBH4s4s", 0x45, 0, 40 + n, 1, 0, 64, 6, 0,
+                     bytes([198, 18, 0, s]), bytes([198, 18, 0, d]))
+    tcp = struct.pack(">HHIIBBHHH", sport, dport, q, 0, 0x50, flags, 65535, 0, 0)
+    pkts.append((t, b"\x02" * 6 + b"\x04" * 6 + b"\x08\x00" + ip + tcp, n))
+def handshake(t, r, port):
+    s, d = r + 1, (r + 1) % 4 + 1
+    pkt(t, s, d, port, 29500, 0, 0x02)
+    pkt(t + 1e-5, d, s, 29500, port, 0, 0x12)
+    pkt(t + 2e-5, s, d, port, 29500, 0, 0x10)
+base = 1.7e9
+for t0, step, iters, per_edge, ports, syn in runs:
+    t0, step, iters, per_edge, ports, syn = (float(t0), float(step), int(iters), int(per_edge),
+                                             int(ports), int(syn))
+    for it in range(iters):
+        ts = base + t0 + it * step
+        for r in range(4):
+            port = ports + r + (it * 4 if syn == 2 else 0)
+            if syn == 2 or (syn == 1 and it == 0):
+                handshake(ts - 0.002, r, port)
+        for k in range(per_edge):
+            for r in range(4):
+                port = ports + r + (it * 4 if syn == 2 else 0)
+                pkt(ts + k * 0.0005 + r * 1e-5, r + 1, (r + 1) % 4 + 1, port, 29500, 1400, 0x18)
+pkts.sort(key=lambda p: p[0])
+with open(out, "wb") as f:
+    f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
+    for t, data, n in pkts:
+        sec = int(t); us = int(round((t - sec) * 1e6))
+        f.write(struct.pack("<IIII", sec, us, len(data), len(data) + n) + data)
+PY
+# check JSON COUNT PERIOD_S RUNS (0: no runs note)
+check() {
+	$py - "$@" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); it = d["iterations"]
+count, period, runs = int(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
+note = [n for n in d["notes"] if "runs back to back" in n]
+got = int(note[0].split()[0]) if note else 0
+ok = (it["count"] == count and it["period_s"] is not None and
+      abs(it["period_s"] - period) <= 0.01 * period and got == runs)
+print(("ok  " if ok else "FAIL"), sys.argv[1].split("/")[-1], "count", it["count"], "of", count,
+      "period", it["period_s"], "of", period, "runs noted", got, "of", runs)
+sys.exit(0 if ok else 1)
+PY
+}
+run() { # NAME COUNT PERIOD RUNS RUN...
+	local name=$1 count=$2 period=$3 runs=$4
+	shift 4
+	$py "$tmp/gen.py" "$tmp/$name.pcap" "$@"
+	"$DMLSCOPE" analyze "$tmp/$name.pcap" --quiet --json "$tmp/$name.json" ||
+		{ echo "FAIL $name: exit $?"; fail=1; return; }
+	check "$tmp/$name.json" "$count" "$period" "$runs" || fail=1
+}
+
+# 30 steps of 0.2 s, a second of silence, 12 heavier steps of 0.5 s: new ports
+run fresh 12 0.5 2 0:0.2:30:20:40000:1 7:0.5:12:80:41000:1
+# the same ports again (a run replayed), and a third run like the first
+run replay 12 0.5 3 0:0.2:30:20:40000:1 7:0.5:12:80:40000:1 14.5:0.2:30:20:40000:1
+# controls: connections kept through the silence; a connection every step
+# (0.6 s steps, each a burst and a silence with a new connection)
+$py "$tmp/gen.py" "$tmp/kept.pcap" 0:0.2:30:20:40000:1 7:0.5:12:80:40000:0
+"$DMLSCOPE" analyze "$tmp/kept.pcap" --quiet --json "$tmp/kept.json" ||
+	{ echo "FAIL kept: exit $?"; fail=1; }
+$py - "$tmp/kept.json" <<'PY' || fail=1
+import json, sys
+d = json.load(open(sys.argv[1]))
+note = [n for n in d["notes"] if "runs back to back" in n]
+print("ok  " if not note else "FAIL", "kept: connections open through the silence, runs noted:", note)
+sys.exit(1 if note else 0)
+PY
+run per_step 20 0.6 0 0:0.6:20:20:40000:2
+# a rendezvous (5 small exchanges, under a fifth of the job's bytes), a
+# second of silence, then the job's connections: one run, nothing cut
+$py "$tmp/gen.py" "$tmp/rendezvous.pcap" 0:0.1:5:1:40000:1 1.5:0.2:30:20:41000:1
+"$DMLSCOPE" analyze "$tmp/rendezvous.pcap" --quiet --json "$tmp/rendezvous.json" ||
+	{ echo "FAIL rendezvous: exit $?"; fail=1; }
+$py - "$tmp/rendezvous.json" <<'PY' || fail=1
+import json, sys
+d = json.load(open(sys.argv[1]))
+note = [n for n in d["notes"] if "runs back to back" in n]
+print("ok  " if not note else "FAIL", "rendezvous: a small part before the job, runs noted:", note)
+sys.exit(1 if note else 0)
+PY
+
+[ $fail = 0 ] && echo "runs: the busiest of runs back to back, a pause or a connection a step splits nothing"
+exit $fail
