@@ -647,6 +647,13 @@ static int stage_burst(stage_ctx *c, dmls_error *err)
 		else
 			dmls_burst_compute(&a->burst_host[i], &h->tx_payload, dur);
 	}
+	if (st->packets >= 2 && st->first_ns == st->last_ns) /* one instant: no rates */
+		for (size_t i = 0; i <= n; i++) {
+			dmls_burst *b = i < n ? &a->burst_host[i] : &a->burst_total;
+			b->mean_bps = NAN;
+			for (size_t t = 0; t < DMLS_NTAU; t++)
+				b->peak_to_mean[t] = NAN;
+		}
 	return 0;
 }
 

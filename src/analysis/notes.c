@@ -203,7 +203,7 @@ void dmls_notes_all(dmls_analysis *a, const dmls_stats *st)
 		     1e3 * a->phases.bin_s);
 	if (st->packets >= 2 && st->first_ns == st->last_ns)
 		dmls_note(a, "all %llu packets carry one time stamp (times lost in a conversion?): "
-			"rates, the peak, phases and burstiness see them as one instant",
+			"rates, the peak and peak-to-mean are null, phases see one instant",
 		     (unsigned long long)st->packets);
 	if (st->t0_ns != INT64_MIN && st->first_ns < st->t0_ns - CLOCK_BACK_NS)
 		dmls_note(a, "time goes back: the earliest packet is %.6g s before the first (a "

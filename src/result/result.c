@@ -60,7 +60,10 @@ static void traffic(dmls_result *r, const dmls_stats *st)
 	double bin_s = (double)st->peak_bin_ns / 1e9;
 	r->throughput.bin_s = bin_s;
 	r->throughput.mean_bps = dur > 0 ? (double)st->wire_bytes * 8.0 / dur : NAN;
-	r->throughput.peak_bps = st->packets ? (double)st->peak_bin_wire_bytes * 8.0 / bin_s : NAN;
+	/* every packet at one instant (times lost): no rate, so no peak */
+	int flat = st->packets >= 2 && st->first_ns == st->last_ns;
+	r->throughput.peak_bps =
+		st->packets && !flat ? (double)st->peak_bin_wire_bytes * 8.0 / bin_s : NAN;
 
 	fold(&r->limits.hosts, &st->fold_hosts, st->max_hosts, st->nhosts);
 	fold(&r->limits.pairs, &st->fold_pairs, st->max_pairs, st->npairs);

@@ -43,10 +43,19 @@ done
 $py - "$tmp/ring.json" "$tmp/back.json" "$tmp/flat.json" <<'PY' || fail=1
 import json, sys
 ring, back, flat = (json.load(open(p)) for p in sys.argv[1:])
+rb = ring["burstiness"]
 bad = []
 one = "carry one time stamp"
 if not any(one in n for n in flat["notes"]):
     bad.append("no note of one time stamp: %s" % flat["notes"])
+fb = flat["burstiness"]
+if flat["throughput"]["peak_bps"] is not None or fb["mean_bps"] is not None or \
+        any(x is not None for x in fb["peak_to_mean"]) or \
+        any(x is not None for h in fb["hosts"] for x in h["peak_to_mean"]):
+    bad.append("rates of one instant: peak %s, burstiness mean %s, peak-to-mean %s" %
+               (flat["throughput"]["peak_bps"], fb["mean_bps"], fb["peak_to_mean"]))
+if ring["throughput"]["peak_bps"] is None or any(x is None for x in rb["peak_to_mean"][:3]):
+    bad.append("the unshifted capture lost its peak or peak-to-mean")
 if any(one in n for n in ring["notes"] + back["notes"]):
     bad.append("a note of one time stamp where times differ")
 for k in ("packets", "wire_bytes"):
@@ -69,7 +78,7 @@ if p["kind"] != "ring" or p["ranks"] != 4:
     bad.append("pattern %s/%s" % (p["kind"], p["ranks"]))
 if m["gradient_bytes"] is None or abs(m["gradient_bytes"] / 1e6 - 1) > 0.03:
     bad.append("S %s" % m["gradient_bytes"])
-rb, bb = ring["burstiness"], back["burstiness"]
+bb = back["burstiness"]
 for k in ("max_window_bytes", "max_backlog_bytes"):
     if rb[k] != bb[k]:
         bad.append("burstiness.%s %s, unshifted %s" % (k, bb[k], rb[k]))
