@@ -296,6 +296,10 @@ if [ "${BENCH_CONCAT:-1}" != 0 ]; then
 	hdr
 	pair "tcpdump -r F -w /dev/null" "$real" \
 		"dmlscope analyze F --quiet --json -" "$real" "$dir/real.json" 1.0
+	# the runs told apart: the busiest one's iterations are one run's alone
+	alone=$("$py" bench/runs_alone.py "$dmls" "$dir/real.json" "$real.json")
+	check "iterations of the busiest run (count, period)" "$(sed -n 1p <<<"$alone")" \
+		"one run's own" "$(sed -n 2p <<<"$alone")"
 fi
 
 if [ "${BENCH_FLOOD:-1}" != 0 ]; then
