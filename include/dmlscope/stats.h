@@ -268,6 +268,12 @@ typedef struct dmls_stats {
 	/* results of dmls_stats_finish */
 	int finished;
 	int analysis_threads;      /* the analysis may use 2 (job.c); 0 or 1: one */
+	/* the analysis' window on time, set by it for the job it reads
+	 * (analysis.c): of runs back to back, the busiest (stretch.c), which
+	 * every clock of the job reads; runs 1 and INT64_MIN, INT64_MAX: the
+	 * whole capture */
+	int64_t run_from_ns, run_to_ns; /* [from, to) */
+	size_t runs;
 	dmls_burst burst_total;    /* total wire bytes, 100 us bins */
 	uint64_t peak_bin_wire_bytes; /* the busiest bin of the total wire bytes */
 	int64_t peak_bin_ns;       /* its width: --bin, or where a merged state's

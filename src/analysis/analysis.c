@@ -678,12 +678,21 @@ static int run_stages(dmls_analysis *a, dmls_stats *st, const dmls_trainlog *log
 	size_t nstages = sizeof(stages) / sizeof(stages[0]);
 	if (a->job_id > 0)
 		nstages = SUB_STAGES; /* the rest are the capture's */
-	for (size_t i = 0; i < nstages; i++) {
-		int rc = stages[i](&c, err);
-		if (rc)
-			return rc;
-	}
-	return 0;
+	/* the job's runs back to back: its clocks read the busiest (stretch.c) */
+	size_t nh = job ? job->n : st->nhosts, *all = job ? NULL : malloc((nh ? nh : 1) * sizeof(size_t));
+	if (!job && !all)
+		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
+	for (size_t i = 0; !job && i < nh; i++)
+		all[i] = i;
+	int rc = dmls_job_runs(st, job ? job->hosts : all, nh, &st->run_from_ns, &st->run_to_ns,
+			       &st->runs);
+	free(all);
+	if (rc)
+		rc = dmls_fail(err, DMLS_ENOMEM, "out of memory");
+	for (size_t i = 0; i < nstages && rc == 0; i++)
+		rc = stages[i](&c, err);
+	st->run_from_ns = INT64_MIN, st->run_to_ns = INT64_MAX, st->runs = 1;
+	return rc;
 }
 
 /* The job's own time base: its packets are those between two of its hosts,

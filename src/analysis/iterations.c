@@ -101,6 +101,12 @@
 #define OUTLIER_SHARE 0.25 /* a worker's iteration this far off its median bytes */
 #define LATE_ANCHOR 0.5 /* the period's first end is late when the next follows this soon */
 
+static int64_t floor_div(int64_t a, int64_t b)
+{
+	int64_t q = a / b;
+	return q * b > a ? q - 1 : q;
+}
+
 typedef struct job_series {
 	int64_t from;    /* first bin (of the series' grid) */
 	uint32_t factor; /* series bins per bin */
@@ -120,10 +126,10 @@ typedef struct job_series {
 	size_t runs;          /* the job's runs, the busiest searched (stretch.c) */
 } job_series;
 
-/* The job series of the job on hosts[0..nh): the sum of ser[0..n) (all on
- * one bin grid) over its busiest run and stretch. */
-static int job_series_build(job_series *js, const dmls_stats *st, const size_t *hosts, size_t nh,
-			    const dmls_series *const *ser, size_t n, uint64_t max_bins)
+/* The job series: the sum of ser[0..n) (all on one bin grid) over the
+ * job's busiest run (st->run_*) and its busiest stretch. */
+static int job_series_build(job_series *js, const dmls_stats *st, const dmls_series *const *ser,
+			    size_t n, uint64_t max_bins)
 {
 	int64_t from = INT64_MAX, to = INT64_MIN;
 	memset(js, 0, sizeof(*js));
@@ -138,17 +144,21 @@ static int job_series_build(job_series *js, const dmls_stats *st, const size_t *
 	}
 	if (from > to)
 		return 0;
-	double run_share = dmls_busiest_run(st, hosts, nh, ser, n, &from, &to, &js->runs);
-	if (isnan(run_share))
-		return -1;
-	if (js->runs > 1)
-		js->stretch_share = run_share;
+	if (st->runs > 1) { /* the job's busiest run of runs back to back (analysis.c) */
+		int64_t b = ser[0]->bin_ns, t = ser[0]->t0_ns;
+		int64_t lo = floor_div(st->run_from_ns - t, b), hi = floor_div(st->run_to_ns - 1 - t, b);
+		from = lo > from ? lo : from;
+		to = hi < to ? hi : to;
+		js->runs = st->runs;
+		if (from > to)
+			return 0;
+	}
 	int64_t gap = 0;
 	double share = dmls_busiest_stretch(ser, n, &from, &to, &gap);
 	if (isnan(share))
 		return -1;
 	if (gap > 0) {
-		js->stretch_share *= share;
+		js->stretch_share = share;
 		js->idle_gap_s = (double)gap * (double)ser[0]->bin_ns * 1e-9;
 	}
 	/* the fewest series bins a bin that fit max_bins: a long capture's job
@@ -753,7 +763,7 @@ static int build_series(job_series *js, const dmls_stats *st, const size_t *host
 		}
 	}
 	double shares = js->shares;
-	int rc = job_series_build(js, st, hosts, nh, ser, n, max_bins); /* clears js */
+	int rc = job_series_build(js, st, ser, n, max_bins); /* clears js */
 	js->shares = shares;
 	if (from_pairs)
 		js->pairs = pairs, js->npairs = np;

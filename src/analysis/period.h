@@ -72,15 +72,13 @@ struct dmls_series;
 double dmls_busiest_stretch(const struct dmls_series *const *ser, size_t n, int64_t *from,
 			    int64_t *to, int64_t *gap_cut);
 
-/* The busiest run [*from, *to] of the job on hosts[0..nh) whose series are
- * ser[0..n) (one bin grid): runs end where the traffic stops for half a
- * second or more while the job's hosts open connections anew (stretch.c).
- * Returns the share of the bytes kept (1 when one run, NAN when out of
- * memory) and the runs found (*runs). */
+/* The busiest run of the job on hosts[0..nh), [*from_ns, *to_ns): runs end
+ * where its pairs' traffic stops for half a second or more while its hosts
+ * open connections anew (stretch.c).  With one run, *runs = 1 and the
+ * whole time line (INT64_MIN, INT64_MAX).  0, or -1 when out of memory. */
 struct dmls_stats;
-double dmls_busiest_run(const struct dmls_stats *st, const size_t *hosts, size_t nh,
-			const struct dmls_series *const *ser, size_t n, int64_t *from, int64_t *to,
-			size_t *runs);
+int dmls_job_runs(const struct dmls_stats *st, const size_t *hosts, size_t nh, int64_t *from_ns,
+		  int64_t *to_ns, size_t *runs);
 
 /* The period of requests at t[0..k) (ascending) when kc > k were sent:
  * the span over the number of steps whose period the intervals fit best

@@ -1,16 +1,17 @@
 /*
- * stretch.c - the part of a job's traffic its iterations are searched in
- * (iterations.c): its busiest run, then the busiest stretch of that.
+ * stretch.c - the part of a job's traffic its clocks read: its busiest
+ * run (analysis.c sets it on the stats for the job's stages), then the
+ * busiest stretch of that (iterations.c).
  *
  * Runs: a capture may hold several runs of a job one after another on the
  * same hosts (a sweep, a job restarted, runs replayed back to back).  Their
  * steps differ, and one period over all of them is a period of nothing (of
  * the order the runs came in, when they repeat).  A run ends where the
- * job's traffic stops for RUN_GAP_S or more and the job's hosts open
- * connections anew in that silence: a SYN between two of them that had
- * already exchanged data (dmls_pair.reopens).  A pause inside a run (an
- * evaluation, a checkpoint) keeps its connections, so it splits nothing;
- * the busiest run, by bytes, is kept.
+ * traffic between the job's hosts stops for RUN_GAP_S or more and they
+ * open connections anew in that silence: a SYN between two of them that
+ * had already exchanged data (dmls_pair.reopens).  A pause inside a run
+ * (an evaluation, a checkpoint) keeps its connections, so it splits
+ * nothing; the busiest run, by bytes, is kept.
  *
  * Stretches: a capture that holds two sessions a week apart (or one
  * packet stamped years later) has no period at the scale of its span: its
@@ -30,7 +31,7 @@
 #define IDLE_GAP_S 600.0 /* a gap this long, and half the span, splits sessions */
 #define RUN_GAP_S 0.5    /* a silence this long with connections opened anew ends a run */
 #define RUN_MIN_SEGMENTS 4 /* bursts a run holds at least */
-#define RUN_MIN_SHARE 0.2  /* ... and this share of the bytes of the largest part */
+#define RUN_MIN_SHARE 0.01 /* ... and this share of the bytes of the largest part */
 
 typedef struct stretch {
 	int64_t a, b;  /* bins [a, b) */
@@ -79,7 +80,8 @@ static stretch *segments(const dmls_series *const *ser, size_t n, int64_t from, 
 	return seg;
 }
 
-/* 1 when one of rs[0..n) counted a connection opened anew in [a, b) ns. */
+/* 1 when one of rs[0..n) counted a connection opened anew in [a, b) ns
+ * (give or take a bin of theirs). */
 static int reopened(const dmls_series *const *rs, size_t n, int64_t a, int64_t b)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -93,42 +95,50 @@ static int reopened(const dmls_series *const *rs, size_t n, int64_t a, int64_t b
 	return 0;
 }
 
-/* period.h: [*from, *to] narrowed to the busiest run of the job on hosts
- * hosts[0..nh); the share of the bytes kept, the runs found. */
-double dmls_busiest_run(const dmls_stats *st, const size_t *hosts, size_t nh,
-			const dmls_series *const *ser, size_t n, int64_t *from, int64_t *to,
-			size_t *runs)
+/* period.h: the busiest run of the job on hosts[0..nh), read on the
+ * job's pairs (their wire bytes and reopens): a host's series holds its
+ * traffic with hosts outside the job too (an MPI launcher's, between one
+ * run and the next). */
+int dmls_job_runs(const dmls_stats *st, const size_t *hosts, size_t nh, int64_t *from_ns,
+		  int64_t *to_ns, size_t *runs)
 {
 	*runs = 1;
+	*from_ns = INT64_MIN, *to_ns = INT64_MAX;
 	uint8_t *in = calloc(st->nhosts ? st->nhosts : 1, 1);
-	const dmls_series **rs = malloc((st->npairs ? st->npairs : 1) * sizeof(*rs));
-	size_t np = 0, k = 0;
+	const dmls_series **rs = malloc(2 * (st->npairs ? st->npairs : 1) * sizeof(*rs));
+	const dmls_series **ps = rs ? rs + (st->npairs ? st->npairs : 1) : NULL;
+	size_t nrs = 0, nps = 0, k = 0;
 	if (!in || !rs) {
 		free(in);
 		free(rs);
-		return NAN;
+		return -1;
 	}
 	for (size_t h = 0; h < nh; h++)
 		in[hosts[h]] = 1;
 	for (size_t i = 0; i < st->npairs; i++) {
 		const dmls_pair *p = &st->pairs[i];
-		if (in[p->src] && in[p->dst] && !dmls_series_empty(&p->reopens))
-			rs[np++] = &p->reopens;
+		if (!in[p->src] || !in[p->dst])
+			continue;
+		if (!dmls_series_empty(&p->reopens))
+			rs[nrs++] = &p->reopens;
+		if (!dmls_series_empty(&p->series))
+			ps[nps++] = &p->series;
 	}
 	free(in);
-	stretch *seg = np ? segments(ser, n, *from, *to, &k) : NULL;
-	if (!seg) {
+	if (!nrs || !nps) {
 		free(rs);
-		return np ? NAN : 1;
+		return 0;
 	}
-	int64_t bin_ns = ser[0]->bin_ns, t0 = ser[0]->t0_ns;
-	int64_t gap = (int64_t)ceil(RUN_GAP_S * 1e9 / (double)bin_ns);
-	size_t *cut = malloc(3 * (k + 1) * sizeof(*cut)), *rlo = cut + k + 1, *rhi = rlo + k + 1;
+	int64_t pbin = ps[0]->bin_ns, pt0 = ps[0]->t0_ns;
+	stretch *seg = segments(ps, nps, INT64_MIN, INT64_MAX, &k);
+	size_t *cut = seg ? malloc(3 * (k + 1) * sizeof(*cut)) : NULL;
 	if (!cut) {
 		free(seg);
 		free(rs);
-		return NAN;
+		return -1;
 	}
+	size_t *rlo = cut + k + 1, *rhi = rlo + k + 1;
+	int64_t gap = (int64_t)ceil(RUN_GAP_S * 1e9 / (double)pbin);
 	/* The parts: cut at silences with connections opened anew (taken with
 	 * a bin on each side: a handshake shares the bin of its connection's
 	 * first data).  Part p is seg[cut[p], cut[p + 1]), the last ends at k. */
@@ -137,7 +147,7 @@ double dmls_busiest_run(const dmls_stats *st, const size_t *hosts, size_t nh,
 	for (size_t i = 0; i <= k; i++) {
 		if (i == 0 || i == k ||
 		    (seg[i].a - seg[i - 1].b >= gap &&
-		     reopened(rs, np, t0 + (seg[i - 1].b - 1) * bin_ns, t0 + (seg[i].a + 1) * bin_ns))) {
+		     reopened(rs, nrs, pt0 + (seg[i - 1].b - 1) * pbin, pt0 + (seg[i].a + 1) * pbin))) {
 			most = bytes > most ? bytes : most;
 			if (i < k)
 				cut[nparts++] = i;
@@ -165,18 +175,15 @@ double dmls_busiest_run(const dmls_stats *st, const size_t *hosts, size_t nh,
 			best_bytes = bytes, best = nr;
 		rlo[nr] = lo, rhi[nr++] = hi;
 	}
-	double total = 0;
-	for (size_t i = 0; i < k; i++)
-		total += seg[i].bytes;
 	if (nr > 1) {
-		*from = seg[rlo[best]].a;
-		*to = seg[rhi[best] - 1].b - 1;
+		*from_ns = pt0 + seg[rlo[best]].a * pbin;
+		*to_ns = pt0 + seg[rhi[best] - 1].b * pbin;
 		*runs = nr;
 	}
 	free(cut);
 	free(seg);
 	free(rs);
-	return nr > 1 && total > 0 ? best_bytes / total : 1;
+	return 0;
 }
 
 /* period.h: [*from, *to] narrowed to the busiest stretch; the share of

@@ -47,6 +47,7 @@ void dmls_stats_init_limits(dmls_stats *st, int64_t bin_ns, const dmls_stats_lim
 	st->first_ns = INT64_MAX;
 	st->last_ns = INT64_MIN;
 	st->t0_ns = INT64_MIN; /* set by the first packet */
+	st->run_from_ns = INT64_MIN, st->run_to_ns = INT64_MAX, st->runs = 1;
 	st_reset_cache(st);
 	st->max_hosts = lim && lim->max_hosts ? lim->max_hosts : DMLS_DEFAULT_MAX_HOSTS;
 	st->max_pairs = lim && lim->max_pairs ? lim->max_pairs : 4 * st->max_hosts;
