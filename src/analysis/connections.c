@@ -85,15 +85,25 @@ typedef struct conn_clock {
 } conn_clock;
 
 
-/* The steps of one connection's series by the byte clock; 0, or -1 when
- * out of memory (c->n 0: no steps found). */
-static int clock_of(conn_clock *c, const dmls_series *s)
+/* The steps of one connection's series by the byte clock, in the
+ * analysis' window (st->run_*: the busiest of runs back to back); 0, or -1
+ * when out of memory (c->n 0: no steps found). */
+static int clock_of(conn_clock *c, const dmls_series *s, const dmls_stats *st)
 {
 	memset(c, 0, sizeof(*c));
 	c->period_s = NAN;
 	if (dmls_series_empty(s) || s->bin_ns <= 0)
 		return 0;
-	uint64_t span = (uint64_t)(s->max_bin - s->min_bin) + 1;
+	int64_t lo = s->min_bin, hi = s->max_bin;
+	if (st->runs > 1) {
+		int64_t a = (st->run_from_ns - s->t0_ns) / s->bin_ns;
+		int64_t b = (st->run_to_ns - 1 - s->t0_ns) / s->bin_ns;
+		lo = a > lo ? a : lo;
+		hi = b < hi ? b : hi;
+		if (lo > hi)
+			return 0;
+	}
+	uint64_t span = (uint64_t)(hi - lo) + 1;
 	uint32_t factor = 1;
 	while (span > (uint64_t)factor * CONN_MAX_BINS)
 		factor *= 2;
@@ -103,7 +113,7 @@ static int clock_of(conn_clock *c, const dmls_series *s)
 	int rc = -1;
 	if (!x || !v)
 		goto out;
-	dmls_series_dense(s, s->min_bin, n, factor, x);
+	dmls_series_dense(s, lo, n, factor, x);
 	for (size_t k = 0; k < n; k++)
 		if (x[k] > 0)
 			v[nz++] = x[k];
@@ -130,7 +140,7 @@ static int clock_of(conn_clock *c, const dmls_series *s)
 	}
 	double bin_s = (double)s->bin_ns * factor * 1e-9;
 	for (size_t i = 0; i < ns; i++)
-		c->t[i] = (double)s->min_bin * (double)s->bin_ns * 1e-9 + (double)starts[i] * bin_s;
+		c->t[i] = (double)lo * (double)s->bin_ns * 1e-9 + (double)starts[i] * bin_s;
 	for (size_t i = 0; i + 1 < ns; i++)
 		v[i] = c->t[i + 1] - c->t[i];
 	c->cv = dmls_robust_cv(v, ns - 1);
@@ -152,6 +162,7 @@ out:
  * Every c[i] is set, so each c[i].t may be freed.  0, or -1 when out of
  * memory. */
 typedef struct clocks_work {
+	const dmls_stats *st;
 	conn_clock *c;
 	const dmls_series *const *s;
 	size_t n, next; /* next: the next series to take (atomic) */
@@ -162,14 +173,14 @@ static void *clocks_worker(void *arg)
 {
 	clocks_work *w = arg;
 	for (size_t i; (i = __atomic_fetch_add(&w->next, 1, __ATOMIC_RELAXED)) < w->n;)
-		if (clock_of(&w->c[i], w->s[i]))
+		if (clock_of(&w->c[i], w->s[i], w->st))
 			__atomic_store_n(&w->failed, 1, __ATOMIC_RELAXED);
 	return NULL;
 }
 
 static int clocks_of(const dmls_stats *st, conn_clock *c, const dmls_series *const *s, size_t n)
 {
-	clocks_work w = {c, s, n, 0, 0};
+	clocks_work w = {st, c, s, n, 0, 0};
 	dmls_work_in_two(st, n, clocks_worker, &w);
 	return w.failed ? -1 : 0;
 }
@@ -208,6 +219,18 @@ static int pair_apart(const dmls_stats *st, const size_t *top, size_t i, double 
 	return rc;
 }
 
+/* Of runs back to back, a connection of the busiest: half its life or more
+ * in it (a 5-tuple that every run reuses lives through all of them, and its
+ * bytes are not the run's). */
+static int in_run(const dmls_stats *st, const dmls_flow *fl)
+{
+	if (st->runs <= 1)
+		return 1;
+	int64_t lo = fl->first_ns > st->run_from_ns ? fl->first_ns : st->run_from_ns;
+	int64_t hi = fl->last_ns < st->run_to_ns ? fl->last_ns : st->run_to_ns;
+	return hi > lo && (double)(hi - lo) >= 0.5 * (double)(fl->last_ns - fl->first_ns);
+}
+
 /* The job's data pairs (payload at or over job->thr) as a matrix of its
  * n hosts: payload[s n + d], pidx[] their st->pairs index, conns[] their
  * connections with CONN_SHARE of the pair's payload, and top[2 (s n + d)
@@ -216,11 +239,22 @@ static void pair_matrix(const dmls_stats *st, const dmls_job_scope *job, const s
 			double *payload, size_t *pidx, unsigned *conns, size_t *top)
 {
 	size_t n = job->n;
+	/* of runs back to back, the busiest's pairs (its largest setting the
+	 * cut, as the job's did) and connections */
+	double thr = job->thr, most = 0;
+	for (size_t k = 0; k < st->npairs && st->runs > 1; k++) {
+		const dmls_pair *pr = &st->pairs[k];
+		if (at[pr->src] < n && at[pr->dst] < n && pr->src != pr->dst)
+			most = fmax(most, dmls_pair_payload_in_run(st, pr));
+	}
+	if (st->runs > 1)
+		thr = DMLS_EDGE_FRACTION * most;
 	for (size_t k = 0; k < st->npairs; k++) {
 		const dmls_pair *pr = &st->pairs[k];
 		size_t s = at[pr->src], d = at[pr->dst];
-		if (s < n && d < n && (double)pr->payload_bytes >= job->thr && pr->payload_bytes > 0) {
-			payload[s * n + d] = (double)pr->payload_bytes;
+		double w = s < n && d < n ? dmls_pair_payload_in_run(st, pr) : 0;
+		if (w >= thr && w > 0) {
+			payload[s * n + d] = w;
 			pidx[s * n + d] = k;
 		}
 	}
@@ -230,7 +264,7 @@ static void pair_matrix(const dmls_stats *st, const dmls_job_scope *job, const s
 		const dmls_flow *fl = &st->flows[f];
 		size_t s = at[fl->src], d = at[fl->dst], i = s * n + d;
 		if (s >= n || d >= n || payload[i] <= 0 ||
-		    (double)fl->payload_bytes < CONN_SHARE * payload[i])
+		    (double)fl->payload_bytes < CONN_SHARE * payload[i] || !in_run(st, fl))
 			continue;
 		conns[i]++;
 		size_t *t = &top[2 * i];

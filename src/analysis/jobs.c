@@ -40,6 +40,7 @@
 #include <string.h>
 
 #include "analysis/jobs_int.h"
+#include "analysis/period.h"
 #include "dmlscope/analysis.h"
 
 #define MAX_ROUNDS 64 /* each round takes the largest pair left: ample */
@@ -67,6 +68,8 @@ void dmls_jobs_free(dmls_job_scope *jobs, size_t n)
 
 typedef struct split_ctx {
 	const dmls_stats *st;
+	double *pay;           /* per pair: its payload in the analysis' window
+				* (of runs back to back, the busiest: stretch.c) */
 	unsigned char *used;   /* per pair: in a job */
 	size_t *par;           /* union-find per host */
 	size_t *in_jobs;       /* per host: jobs it is in */
@@ -100,7 +103,7 @@ static int add_job(split_ctx *c, const size_t *h0, size_t n, double thr, double 
 static int cross_pair(const split_ctx *c, size_t k, double thr)
 {
 	const dmls_pair *pr = &c->st->pairs[k];
-	return !c->used[k] && pr->src != pr->dst && (double)pr->payload_bytes >= thr &&
+	return !c->used[k] && pr->src != pr->dst && c->pay[k] >= thr &&
 	       c->in_jobs[pr->src] == 1 && c->in_jobs[pr->dst] == 1 &&
 	       c->job_of[pr->src] != c->job_of[pr->dst];
 }
@@ -139,7 +142,7 @@ static int bridge(split_ctx *c, double thr)
 		if (bridged[a] && bridged[b]) {
 			a = uf_find(jpar, a), b = uf_find(jpar, b);
 			jpar[a > b ? a : b] = a < b ? a : b; /* the first job of a group is its root */
-			c->jobs[a < b ? a : b].payload_bytes += (double)st->pairs[k].payload_bytes;
+			c->jobs[a < b ? a : b].payload_bytes += c->pay[k];
 		}
 	}
 	int rc = 0;
@@ -178,13 +181,13 @@ static long round_once(split_ctx *c, double thr, size_t *start)
 		c->par[i] = i, c->vol[i] = 0;
 	for (size_t k = 0; k < st->npairs; k++) {
 		const dmls_pair *pr = &st->pairs[k];
-		if (!c->used[k] && pr->src != pr->dst && (double)pr->payload_bytes >= thr)
+		if (!c->used[k] && pr->src != pr->dst && c->pay[k] >= thr)
 			c->par[uf_find(c->par, pr->src)] = uf_find(c->par, pr->dst);
 	}
 	for (size_t k = 0; k < st->npairs; k++) {
 		const dmls_pair *pr = &st->pairs[k];
-		if (!c->used[k] && pr->src != pr->dst && (double)pr->payload_bytes >= thr)
-			c->vol[uf_find(c->par, pr->src)] += (double)pr->payload_bytes;
+		if (!c->used[k] && pr->src != pr->dst && c->pay[k] >= thr)
+			c->vol[uf_find(c->par, pr->src)] += c->pay[k];
 	}
 	/* hosts grouped by component (counting sort on the root) */
 	for (size_t i = 0; i <= nh; i++)
@@ -238,20 +241,23 @@ int dmls_jobs_split(dmls_job_scope **out, size_t *nout, const dmls_stats *st, dm
 		       .job_of = malloc((nh ? nh : 1) * sizeof(size_t)),
 		       .cross = malloc(nh ? nh : 1),
 		       .comp = malloc((2 * nh + 1) * sizeof(size_t)),
-		       .vol = malloc((nh ? nh : 1) * sizeof(double))};
+		       .vol = malloc((nh ? nh : 1) * sizeof(double)),
+		       .pay = malloc((np ? np : 1) * sizeof(double))};
 	size_t *mark = malloc((nh + 1) * sizeof(size_t));
 	int rc = 0;
 	if (!c.used || !c.par || !c.in_jobs || !c.job_of || !c.cross || !c.comp || !c.vol ||
-	    !mark) {
+	    !c.pay || !mark) {
 		rc = dmls_fail(err, DMLS_ENOMEM, "out of memory");
 		goto out;
 	}
+	for (size_t k = 0; k < np; k++)
+		c.pay[k] = dmls_pair_payload_in_run(st, &st->pairs[k]);
 	for (int round = 0; round < MAX_ROUNDS; round++) {
 		double m = 0;
 		for (size_t k = 0; k < np; k++) {
 			const dmls_pair *pr = &st->pairs[k];
-			if (!c.used[k] && pr->src != pr->dst && (double)pr->payload_bytes > m)
-				m = (double)pr->payload_bytes;
+			if (!c.used[k] && pr->src != pr->dst && c.pay[k] > m)
+				m = c.pay[k];
 		}
 		if (m < DMLS_MIN_DATA_BYTES)
 			break;
@@ -283,6 +289,7 @@ out:
 	free(c.vol);
 	free(c.job_of);
 	free(c.cross);
+	free(c.pay);
 	free(mark);
 	return rc;
 }

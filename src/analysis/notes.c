@@ -31,11 +31,11 @@ static void notes_iterations(dmls_analysis *a)
 	const dmls_iterations *it = &a->iter;
 	if (it->runs > 1 && it->count > 0)
 		dmls_note(a, "%zu runs back to back (silence, new connections): "
-			"iterations, mode and pattern of the busiest, t = %.3f to %.3f s; jobs, "
+			"iterations, mode and pattern of the busiest, t = %.3f to %.3f s; totals, "
 			"matrix: all runs", it->runs, it->starts_s[0], it->end_s);
 	else if (it->runs > 1)
 		dmls_note(a, "%zu runs back to back (silence, new connections): "
-			"iterations, mode and pattern of the busiest; jobs, matrix: all runs",
+			"iterations, mode and pattern of the busiest; totals, matrix: all runs",
 		     it->runs);
 	if (it->idle_gap_s > 0 && it->count > 0)
 		dmls_note(a, "iterations of the busiest stretch only (t = %.3f to %.3f s, %.0f %% "

@@ -85,20 +85,6 @@ static int sort_by_addr(const dmls_stats *st, size_t *idx, size_t n)
 	return 0;
 }
 
-/* A pair's payload in the analysis' window (st->run_*: the busiest of runs
- * back to back, stretch.c): its wire bytes there times its payload share;
- * all of it without a window. */
-static double payload_in_run(const dmls_stats *st, const dmls_pair *pr)
-{
-	if (st->runs <= 1 || pr->wire_bytes == 0)
-		return (double)pr->payload_bytes;
-	const dmls_series *s = &pr->series;
-	int64_t a = (st->run_from_ns - s->t0_ns) / s->bin_ns;
-	int64_t b = (st->run_to_ns - 1 - s->t0_ns) / s->bin_ns + 1;
-	return dmls_series_range(s, a, b, NULL) * (double)pr->payload_bytes /
-	       (double)pr->wire_bytes;
-}
-
 /* The job's graph: its hosts in address order, pairs between them (in the
  * busiest run of runs back to back, whose largest pair then sets the
  * edges' cut as the job's did). */
@@ -129,14 +115,14 @@ static int build_graph(dmls_graph *g, const dmls_stats *st, const dmls_job_scope
 		for (size_t k = 0; k < st->npairs; k++) {
 			const dmls_pair *pr = &st->pairs[k];
 			if (local[pr->src] < n && local[pr->dst] < n && pr->src != pr->dst)
-				most = fmax(most, payload_in_run(st, pr));
+				most = fmax(most, dmls_pair_payload_in_run(st, pr));
 		}
 		thr = DMLS_EDGE_FRACTION * most;
 	}
 	for (size_t k = 0; k < st->npairs; k++) {
 		const dmls_pair *pr = &st->pairs[k];
 		size_t u = local[pr->src], v = local[pr->dst];
-		double w = payload_in_run(st, pr);
+		double w = dmls_pair_payload_in_run(st, pr);
 		if ((u < n || v < n) && w < thr)
 			*ctrl += w; /* the job's control plane */
 		if (u == n || v == n || u == v)

@@ -80,6 +80,12 @@ struct dmls_stats;
 int dmls_job_runs(const struct dmls_stats *st, const size_t *hosts, size_t nh, int64_t *from_ns,
 		  int64_t *to_ns, size_t *runs);
 
+/* A pair's payload in the analysis' window (st->run_*: the busiest of
+ * runs back to back): its wire bytes there times its payload share; all of
+ * it without a window (stretch.c). */
+struct dmls_pair;
+double dmls_pair_payload_in_run(const struct dmls_stats *st, const struct dmls_pair *pr);
+
 /* The period of requests at t[0..k) (ascending) when kc > k were sent:
  * the span over the number of steps whose period the intervals fit best
  * as whole multiples (mode.c); NAN for an empty span. */

@@ -32,6 +32,8 @@
 #define RUN_GAP_S 0.5    /* a silence this long with connections opened anew ends a run */
 #define RUN_MIN_SEGMENTS 4 /* bursts a run holds at least */
 #define RUN_MIN_SHARE 0.01 /* ... and this share of the bytes of the largest part */
+#define RUN_ON_BYTES 1500  /* a pair's bin under this is silent: acknowledgements,
+			    * a connection's end, a keepalive, a rendezvous message */
 
 typedef struct stretch {
 	int64_t a, b;  /* bins [a, b) */
@@ -44,27 +46,47 @@ static int cmp_stretch(const void *x, const void *y)
 	return (p->a > q->a) - (p->a < q->a);
 }
 
-/* The runs of ser[0..n) that reach into bins [from, to], merged into
- * disjoint segments in time order (*k of them); NULL when out of memory. */
+/* The stretches of bins of ser[0..n) holding at least min_bytes (0: the
+ * series' runs, empty bins joined in them included) that reach into bins
+ * [from, to], merged into disjoint segments in time order (*k of them);
+ * NULL when out of memory. */
 static stretch *segments(const dmls_series *const *ser, size_t n, int64_t from, int64_t to,
-			 size_t *k)
+			 uint64_t min_bytes, size_t *k)
 {
-	size_t m = 0;
+	size_t m = 0, cap = 0;
 	for (size_t i = 0; i < n; i++)
-		m += ser[i]->nruns;
-	stretch *seg = malloc((m ? m : 1) * sizeof(*seg));
+		cap += ser[i]->nruns;
+	stretch *seg = malloc((cap ? cap : 1) * sizeof(*seg));
 	if (!seg)
 		return NULL;
-	m = 0;
+	cap = cap ? cap : 1;
 	for (size_t i = 0; i < n; i++)
 		for (size_t r = 0; r < ser[i]->nruns; r++) {
 			const dmls_series_run *u = &ser[i]->runs[r];
 			if (u->first > to || u->first + (int64_t)u->len <= from)
 				continue;
-			double b = 0;
-			for (uint32_t j = 0; j < u->len; j++)
-				b += (double)dmls_series_val(ser[i], u->off + j);
-			seg[m++] = (stretch){u->first, u->first + u->len, b};
+			int open = 0; /* seg[m - 1] takes the bins that follow */
+			for (uint32_t j = 0; j < u->len; j++) {
+				uint64_t v = dmls_series_val(ser[i], u->off + j);
+				if (min_bytes && v < min_bytes) {
+					open = 0;
+					continue;
+				}
+				if (!open) {
+					if (m == cap) {
+						stretch *g = realloc(seg, 2 * cap * sizeof(*seg));
+						if (!g) {
+							free(seg);
+							return NULL;
+						}
+						seg = g, cap *= 2;
+					}
+					seg[m++] = (stretch){u->first + j, u->first + j, 0};
+					open = 1;
+				}
+				seg[m - 1].b = u->first + j + 1;
+				seg[m - 1].bytes += (double)v;
+			}
 		}
 	qsort(seg, m, sizeof(*seg), cmp_stretch);
 	size_t c = 0; /* merge overlapping runs of different series */
@@ -130,7 +152,7 @@ int dmls_job_runs(const dmls_stats *st, const size_t *hosts, size_t nh, int64_t 
 		return 0;
 	}
 	int64_t pbin = ps[0]->bin_ns, pt0 = ps[0]->t0_ns;
-	stretch *seg = segments(ps, nps, INT64_MIN, INT64_MAX, &k);
+	stretch *seg = segments(ps, nps, INT64_MIN, INT64_MAX, RUN_ON_BYTES, &k);
 	size_t *cut = seg ? malloc(3 * (k + 1) * sizeof(*cut)) : NULL;
 	if (!cut) {
 		free(seg);
@@ -186,6 +208,19 @@ int dmls_job_runs(const dmls_stats *st, const size_t *hosts, size_t nh, int64_t 
 	return 0;
 }
 
+/* period.h: a pair's payload in the analysis' window, its wire bytes
+ * there times its payload share. */
+double dmls_pair_payload_in_run(const dmls_stats *st, const dmls_pair *pr)
+{
+	if (st->runs <= 1 || pr->wire_bytes == 0)
+		return (double)pr->payload_bytes;
+	const dmls_series *s = &pr->series;
+	int64_t a = (st->run_from_ns - s->t0_ns) / s->bin_ns;
+	int64_t b = (st->run_to_ns - 1 - s->t0_ns) / s->bin_ns + 1;
+	return dmls_series_range(s, a, b, NULL) * (double)pr->payload_bytes /
+	       (double)pr->wire_bytes;
+}
+
 /* period.h: [*from, *to] narrowed to the busiest stretch; the share of
  * the bytes kept, the longest gap cut (bins). */
 double dmls_busiest_stretch(const dmls_series *const *ser, size_t n, int64_t *from, int64_t *to,
@@ -197,7 +232,7 @@ double dmls_busiest_stretch(const dmls_series *const *ser, size_t n, int64_t *fr
 	if (*to - *from + 1 <= 2 * idle)
 		return 1;
 	size_t k;
-	stretch *seg = segments(ser, n, *from, *to, &k);
+	stretch *seg = segments(ser, n, *from, *to, 0, &k);
 	if (!seg)
 		return NAN;
 	double total = 0, kept;
