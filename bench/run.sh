@@ -298,7 +298,7 @@ if [ "${BENCH_CONCAT:-1}" != 0 ]; then
 		"dmlscope analyze F --quiet --json -" "$real" "$dir/real.json" 1.0
 	# the runs told apart: the busiest one's iterations are one run's alone
 	alone=$("$py" bench/runs_alone.py "$dmls" "$dir/real.json" "$real.json")
-	check "iterations of the busiest run (count, period)" "$(sed -n 1p <<<"$alone")" \
+	check "busiest run: iterations, period" "$(sed -n 1p <<<"$alone")" \
 		"one run's own" "$(sed -n 2p <<<"$alone")"
 fi
 
