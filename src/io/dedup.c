@@ -24,6 +24,12 @@
  *     flow delivered, or it acknowledges more than the flow acknowledged
  *     (so a pure-ACK flow is taken over too).  That file becomes the owner.
  *     A packet within the coverage is a late copy: a duplicate.
+ * A SYN opens a connection anew on the 5-tuple (a run after another, a
+ * job restarted, on the same ports): from its owner's file, or from
+ * another once the owner stopped, it starts the flow's coverage again at
+ * its own sequence number, in its file.  A SYN the owner sent again
+ * (the same number) or a copy from the other end while the owner is alive
+ * is not a new connection.
  * Sequence numbers compare modulo 2^32 (RFC 793 3.3: a > b iff
  * (int32_t)(a - b) > 0).  Pure ACKs from both ends are the same packet seen
  * twice and follow the same rule.  A hand-over can count the part of the
@@ -365,6 +371,21 @@ static bool tcp_check(dmls_dedup *d, const dmls_pkt *p, uint32_t file)
 	dmls_dedup_flow *f = &d->flows[fi];
 	if (p->ts_ns > f->last_ts)
 		f->last_ts = p->ts_ns;
+	if (p->tcp_flags & DMLS_TCP_SYN) {
+		bool stopped = f->owner == file ||
+			       (f->owner < d->nfiles && d->ended[f->owner]) ||
+			       p->ts_ns - f->owner_ts > d->window_ns;
+		if (stopped && (f->owner != file || p->tcp_seq + 1 != f->hi)) {
+			/* a connection opened anew on the 5-tuple (a run after
+			 * another): its own sequence space, owned by its file */
+			f->owner = file;
+			f->hi = end;
+			f->has_ack = false;
+			f->owner_ts = p->ts_ns;
+			flow_cover(f, p, end);
+			return false;
+		}
+	}
 	if (f->owner != file) {
 		bool stopped = (f->owner < d->nfiles && d->ended[f->owner]) ||
 			       p->ts_ns - f->owner_ts > d->window_ns;

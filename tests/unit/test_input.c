@@ -12,16 +12,25 @@
 #include "io/dedup.h"
 
 /* One Ethernet/IPv4 packet: TCP (or UDP if udp) from host a to host b. */
+static void eth_tcp(dbuf *p, uint8_t a, uint8_t b, uint16_t dport, uint16_t id, uint32_t seq,
+		    uint8_t flags, size_t payload)
+{
+	put_eth(p, 0x0800);
+	put_ipv4(p, 5, (uint16_t)(40 + payload), id, 0x4000, 6, 0x0a000000u | a, 0x0a000000u | b);
+	put_tcp(p, 5000, dport, seq, 0, 5, flags);
+	put(p, NULL, payload);
+}
+
 static void eth_pkt(dbuf *p, uint8_t a, uint8_t b, uint16_t dport, uint16_t id, uint32_t seq,
 		    bool udp)
 {
+	if (!udp) {
+		eth_tcp(p, a, b, dport, id, seq, DMLS_TCP_ACK, 10);
+		return;
+	}
 	put_eth(p, 0x0800);
-	put_ipv4(p, 5, udp ? 28 + 10 : 40 + 10, id, 0x4000, udp ? 17 : 6, 0x0a000000u | a,
-		 0x0a000000u | b);
-	if (udp)
-		put_udp(p, 5000, dport, 18);
-	else
-		put_tcp(p, 5000, dport, seq, 0, 5, DMLS_TCP_ACK);
+	put_ipv4(p, 5, 28 + 10, id, 0x4000, 17, 0x0a000000u | a, 0x0a000000u | b);
+	put_udp(p, 5000, dport, 18);
 	put(p, NULL, 10);
 }
 
@@ -42,6 +51,17 @@ static void cap_add(cap *c, int64_t ms, uint8_t a, uint8_t b, uint16_t dport, ui
 {
 	dbuf p = {0};
 	eth_pkt(&p, a, b, dport, id, seq, udp);
+	pcap_rec(&c->d, (uint32_t)(ms / 1000), (uint32_t)(ms % 1000) * 1000000, p.b,
+		 (uint32_t)p.n, (uint32_t)p.n);
+	dbuf_free(&p);
+}
+
+/* The same, a TCP segment with flags and payload bytes. */
+static void cap_tcp(cap *c, int64_t ms, uint8_t a, uint8_t b, uint32_t seq, uint8_t flags,
+		    size_t payload)
+{
+	dbuf p = {0};
+	eth_tcp(&p, a, b, 29500, 1, seq, flags, payload);
 	pcap_rec(&c->d, (uint32_t)(ms / 1000), (uint32_t)(ms % 1000) * 1000000, p.b,
 		 (uint32_t)p.n, (uint32_t)p.n);
 	dbuf_free(&p);
@@ -169,6 +189,39 @@ static void test_dedup_tcp_same_packets(void **st)
 	assert_int_equal(c->duplicates, 3);
 	assert_int_equal(c->packets, 5);
 	assert_int_equal(dmls_input_get_file(in, 0)->packets, 4);
+	dmls_input_free(in);
+	cap_free(&a);
+	cap_free(&b);
+}
+
+/* A connection opened anew on the same 5-tuple in another file (a run
+ * after another, replayed or restarted on the same ports), its initial
+ * number below the first connection's: its own bytes, no duplicates.  The
+ * other end's copy of a SYN while its owner is alive stays a duplicate. */
+static void test_dedup_tcp_reopened(void **st)
+{
+	cap a, b;
+	cap_begin(&a);
+	cap_begin(&b);
+	cap_tcp(&a, 1000, 1, 2, 5000, DMLS_TCP_SYN, 0);
+	for (uint32_t i = 0; i < 3; i++)
+		cap_tcp(&a, 1010 + i, 1, 2, 5001 + 100 * i, DMLS_TCP_ACK, 100);
+	cap_tcp(&b, 1002, 1, 2, 5000, DMLS_TCP_SYN, 0); /* the other end's copy */
+	cap_tcp(&b, 9000, 1, 2, 700, DMLS_TCP_SYN, 0); /* 8 s later, anew */
+	for (uint32_t i = 0; i < 3; i++)
+		cap_tcp(&b, 9010 + i, 1, 2, 701 + 100 * i, DMLS_TCP_ACK, 100);
+	const char *paths[2] = {cap_end(&a), cap_end(&b)};
+	dmls_input *in;
+	dmls_error err;
+	assert_int_equal(dmls_input_open(&in, paths, 2, NULL, &err), 0);
+	dmls_pkt p;
+	uint64_t pay = 0;
+	while (dmls_input_next(in, &p) == 1)
+		pay += p.payload_bytes;
+	const dmls_input_counts *c = dmls_input_get_counts(in);
+	assert_int_equal(c->duplicates, 1);
+	assert_int_equal(c->packets, 8);
+	assert_int_equal(pay, 600);
 	dmls_input_free(in);
 	cap_free(&a);
 	cap_free(&b);
@@ -654,6 +707,7 @@ int main(void)
 		cmocka_unit_test(test_merge_order),
 		cmocka_unit_test(test_dedup),
 		cmocka_unit_test(test_dedup_tcp_same_packets),
+		cmocka_unit_test(test_dedup_tcp_reopened),
 		cmocka_unit_test(test_dedup_many),
 		cmocka_unit_test(test_dedup_offload),
 		cmocka_unit_test(test_dedup_owner_stops),
