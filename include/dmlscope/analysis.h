@@ -171,9 +171,9 @@ typedef struct dmls_iterations {
 				   * 1, or less when idle gaps (idle_gap_s, the
 				   * longest) cut sessions away (iterations.c) */
 	double idle_gap_s;        /* 0 when nothing was cut */
-	size_t runs;              /* runs of the job one after another (stretch.c):
-				   * 1, or more when only the busiest is searched
-				   * (its share of the bytes: stretch_share) */
+	size_t runs;              /* runs of the job back to back (stretch.c): 1, or
+				   * more when only the busiest is read ... */
+	double run_start_s, run_end_s; /* ... this one (NAN with one run) */
 	double unresolved_bin_s;  /* > 0: the job series' bin (s), too coarse to
 				   * separate iterations (traffic in on_share of
 				   * the bins, or a pause every pause_every_s at

@@ -129,6 +129,8 @@ typedef struct dmls_result {
 		double bytes_spread, bytes_outliers, duration_spread, acf_period_s, acf_peak;
 		double iteration_bytes, byte_acf_peak, acf_at_period, end_s;
 		int64_t count;
+		int64_t runs;           /* runs back to back: 1, or the busiest read ... */
+		double run_start_s, run_end_s; /* ... from here to here (NAN: one run) */
 		const char *source, *method;
 		const char *mode, *mode_evidence; /* dmls_mode_name, the why */
 		double rank_period_spread, step_lock, phase_spread;

@@ -694,6 +694,7 @@ static void iterations_clear(dmls_iterations *it)
 	it->duration_cv = it->regularity = it->bytes_outliers = NAN;
 	it->stretch_share = 1;
 	it->runs = 1;
+	it->run_start_s = it->run_end_s = NAN;
 	it->unresolved_bin_s = 0;
 	it->on_share = it->pause_every_s = NAN;
 }
@@ -771,6 +772,17 @@ static int build_series(job_series *js, const dmls_stats *st, const size_t *host
 	return rc;
 }
 
+/* The runs back to back the job series was cut to, and the busiest's time
+ * (analysis.c, stretch.c). */
+static void run_window(dmls_iterations *it, const dmls_stats *st, const job_series *js)
+{
+	it->runs = js->runs;
+	if (js->runs > 1) {
+		it->run_start_s = (double)(st->run_from_ns - st->t0_ns) * 1e-9;
+		it->run_end_s = (double)(st->run_to_ns - st->t0_ns) * 1e-9;
+	}
+}
+
 /* The iterations; clock_only: a rank's clock (count, periods, ends, bytes),
  * without what only a job's output holds (the time autocorrelation unless
  * the byte clock finds no steps, the regularity). */
@@ -791,7 +803,7 @@ static int find_core(dmls_iterations *it, const dmls_stats *st, const size_t *ho
 		return 0;
 	it->stretch_share = js.stretch_share;
 	it->idle_gap_s = js.idle_gap_s;
-	it->runs = js.runs;
+	run_window(it, st, &js);
 	double peak = NAN, T = clock_only ? -1 : acf_period(&js, &peak);
 	if (T > 0) {
 		it->acf_period_s = T * js.bin_s;
@@ -828,7 +840,7 @@ static int find_core(dmls_iterations *it, const dmls_stats *st, const size_t *ho
 		iterations_clear(it);
 		it->stretch_share = js.stretch_share;
 		it->idle_gap_s = js.idle_gap_s;
-		it->runs = js.runs;
+		run_window(it, st, &js);
 		it->unresolved_bin_s = bin;
 		it->pause_every_s = every;
 		ns = 0;

@@ -126,6 +126,9 @@ static void iterations(dmls_result *r, const dmls_iterations *it)
 	r->iter.byte_acf_peak = it->byte_peak;
 	r->iter.acf_at_period = it->acf_at_period;
 	r->iter.end_s = it->end_s;
+	r->iter.runs = (int64_t)it->runs;
+	r->iter.run_start_s = it->run_start_s;
+	r->iter.run_end_s = it->run_end_s;
 	r->iter.n = it->count;
 	r->iter.nlisted = it->count < DMLS_ITER_LISTED ? it->count : DMLS_ITER_LISTED;
 	r->iter.starts_s = it->starts_s;
@@ -219,14 +222,15 @@ static void analysis(dmls_result *r, const dmls_analysis *a)
 static void unknown(dmls_result *r)
 {
 	r->pattern.ranks = r->pattern.groups = r->pattern.jobs = r->pattern.data_edges = -1;
-	r->pattern.workers = r->iter.count = r->log.steps = -1;
+	r->pattern.workers = r->iter.count = r->iter.runs = r->log.steps = -1;
 	r->pattern.name = NULL;
 	double *nan_fields[] = {
 		&r->pattern.confidence, &r->pattern.control_payload_bytes, &r->iter.period_s,
 		&r->iter.period_median_s, &r->iter.regularity, &r->iter.bytes_per_worker,
 		&r->iter.bytes_spread, &r->iter.bytes_outliers, &r->iter.duration_spread, &r->iter.acf_period_s,
 		&r->iter.acf_peak, &r->iter.iteration_bytes, &r->iter.byte_acf_peak,
-		&r->iter.acf_at_period, &r->iter.end_s, &r->iter.rank_period_spread,
+		&r->iter.acf_at_period, &r->iter.end_s, &r->iter.run_start_s, &r->iter.run_end_s,
+		&r->iter.rank_period_spread,
 		&r->iter.phase_spread, &r->iter.step_lock, &r->model.gradient_bytes,
 		&r->model.expected_iteration_bytes, &r->model.observed_iteration_bytes,
 		&r->model.server_iteration_bytes, &r->burst.mean_bps, &r->burst.ptm_5ms,

@@ -64,10 +64,15 @@ d = json.load(open(sys.argv[1])); it = d["iterations"]
 count, period, runs = int(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
 note = [n for n in d["notes"] if "runs back to back" in n]
 got = int(note[0].split()[0]) if note else 0
+# the keys agree with the note, and the busiest run holds the iterations
+keys = it["runs"] == max(got, 1) and (
+    (it["run_start_s"] is None and it["run_end_s"] is None) if got == 0 else
+    (it["run_start_s"] <= it["starts_s"][0] and it["end_s"] <= it["run_end_s"] + 0.01))
 ok = (it["count"] == count and it["period_s"] is not None and
-      abs(it["period_s"] - period) <= 0.01 * period and got == runs)
+      abs(it["period_s"] - period) <= 0.01 * period and got == runs and keys)
 print(("ok  " if ok else "FAIL"), sys.argv[1].split("/")[-1], "count", it["count"], "of", count,
-      "period", it["period_s"], "of", period, "runs noted", got, "of", runs)
+      "period", it["period_s"], "of", period, "runs noted", got, "of", runs, "keys",
+      it["runs"], it["run_start_s"], it["run_end_s"])
 sys.exit(0 if ok else 1)
 PY
 }
