@@ -260,6 +260,14 @@ typedef struct dmls_trainlog_metrics {
 } dmls_trainlog_metrics;
 
 #define DMLS_MAX_NOTES 8
+
+/* One of a job's runs back to back (stretch.c): when, and its pairs' wire
+ * bytes. */
+typedef struct dmls_run_span {
+	double start_s, end_s; /* from the first packet */
+	double wire_bytes;
+} dmls_run_span;
+#define DMLS_RUNS_LISTED 1024
 #define DMLS_BURST_MAX_HOSTS 64
 typedef struct dmls_analysis {
 	dmls_pattern pattern;
@@ -312,6 +320,10 @@ typedef struct dmls_analysis {
 	dmls_trainlog_metrics log;
 	size_t nnotes;
 	char notes[DMLS_MAX_NOTES][160];
+	/* the job's runs back to back, the first DMLS_RUNS_LISTED (none with
+	 * one run; stretch.c) */
+	size_t nrun_list;
+	dmls_run_span run_list[DMLS_RUNS_LISTED];
 	/* The jobs of the capture (jobs.c).  The top-level analysis is of the
 	 * largest job; jobs[0] is that analysis itself, jobs[1..njobs) the
 	 * other jobs' (owned), each with the stages up to the volume (no

@@ -131,6 +131,8 @@ typedef struct dmls_result {
 		int64_t count;
 		int64_t runs;           /* runs back to back: 1, or the busiest read ... */
 		double run_start_s, run_end_s; /* ... from here to here (NAN: one run) */
+		size_t nrun_list;       /* every run (the first DMLS_RUNS_LISTED) */
+		const dmls_run_span *run_list;
 		const char *source, *method;
 		const char *mode, *mode_evidence; /* dmls_mode_name, the why */
 		double rank_period_spread, step_lock, phase_spread;

@@ -671,8 +671,9 @@ static int (*const stages[])(stage_ctx *, dmls_error *) = {
 #define SUB_STAGES 7 /* shape .. volume: what another job than the top gets */
 
 /* The analysis' window on st (stats.h): the busiest of the runs back to
- * back of job's hosts (NULL: every host's), or the whole capture. */
-static int set_runs(dmls_stats *st, const dmls_job_scope *job, dmls_error *err)
+ * back of job's hosts (NULL: every host's), or the whole capture; a (may
+ * be NULL) lists the runs. */
+static int set_runs(dmls_stats *st, const dmls_job_scope *job, dmls_analysis *a, dmls_error *err)
 {
 	size_t nh = job ? job->n : st->nhosts, *all = NULL;
 	if (!job && !(all = malloc((nh ? nh : 1) * sizeof(size_t))))
@@ -680,7 +681,8 @@ static int set_runs(dmls_stats *st, const dmls_job_scope *job, dmls_error *err)
 	for (size_t i = 0; !job && i < nh; i++)
 		all[i] = i;
 	int rc = dmls_job_runs(st, job ? job->hosts : all, nh, &st->run_from_ns, &st->run_to_ns,
-			       &st->runs);
+			       &st->runs, a ? a->run_list : NULL, DMLS_RUNS_LISTED,
+			       a ? &a->nrun_list : NULL);
 	free(all);
 	return rc ? dmls_fail(err, DMLS_ENOMEM, "out of memory") : 0;
 }
@@ -694,7 +696,7 @@ static int run_stages(dmls_analysis *a, dmls_stats *st, const dmls_trainlog *log
 	if (a->job_id > 0)
 		nstages = SUB_STAGES; /* the rest are the capture's */
 	/* the job's runs back to back: its clocks read the busiest (stretch.c) */
-	int rc = set_runs(st, job, err);
+	int rc = set_runs(st, job, a, err);
 	for (size_t i = 0; i < nstages && rc == 0; i++)
 		rc = stages[i](&c, err);
 	st->run_from_ns = INT64_MIN, st->run_to_ns = INT64_MAX, st->runs = 1;
@@ -925,7 +927,7 @@ int dmls_analysis_run(dmls_analysis **out, dmls_stats *st, const dmls_trainlog *
 	/* runs back to back of the whole capture (every pair silent, then
 	 * connections opened anew): the jobs are the busiest run's; each
 	 * job's own runs are then found for its stages (run_stages) */
-	int rc = set_runs(st, NULL, err);
+	int rc = set_runs(st, NULL, NULL, err);
 	if (rc == 0)
 		rc = dmls_jobs_split(&jobs, &njobs, st, err);
 	st->run_from_ns = INT64_MIN, st->run_to_ns = INT64_MAX, st->runs = 1;

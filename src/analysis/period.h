@@ -75,10 +75,13 @@ double dmls_busiest_stretch(const struct dmls_series *const *ser, size_t n, int6
 /* The busiest run of the job on hosts[0..nh), [*from_ns, *to_ns): runs end
  * where its pairs' traffic stops for half a second or more while its hosts
  * open connections anew (stretch.c).  With one run, *runs = 1 and the
- * whole time line (INT64_MIN, INT64_MAX).  0, or -1 when out of memory. */
+ * whole time line (INT64_MIN, INT64_MAX).  With list (may be NULL), the
+ * first cap runs into it (*nlist; none with one run).  0, or -1 when out of
+ * memory. */
 struct dmls_stats;
+struct dmls_run_span;
 int dmls_job_runs(const struct dmls_stats *st, const size_t *hosts, size_t nh, int64_t *from_ns,
-		  int64_t *to_ns, size_t *runs);
+		  int64_t *to_ns, size_t *runs, struct dmls_run_span *list, size_t cap, size_t *nlist);
 
 /* A pair's payload in the analysis' window (st->run_*: the busiest of
  * runs back to back): its wire bytes there times its payload share; all of

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 
 #include "analysis/period.h"
+#include "dmlscope/analysis.h"
 #include "dmlscope/series.h"
 #include "dmlscope/stats.h"
 
@@ -122,9 +123,11 @@ static int reopened(const dmls_series *const *rs, size_t n, int64_t a, int64_t b
  * traffic with hosts outside the job too (an MPI launcher's, between one
  * run and the next). */
 int dmls_job_runs(const dmls_stats *st, const size_t *hosts, size_t nh, int64_t *from_ns,
-		  int64_t *to_ns, size_t *runs)
+		  int64_t *to_ns, size_t *runs, dmls_run_span *list, size_t cap, size_t *nlist)
 {
 	*runs = 1;
+	if (nlist)
+		*nlist = 0;
 	*from_ns = INT64_MIN, *to_ns = INT64_MAX;
 	uint8_t *in = calloc(st->nhosts ? st->nhosts : 1, 1);
 	const dmls_series **rs = malloc(2 * (st->npairs ? st->npairs : 1) * sizeof(*rs));
@@ -201,6 +204,15 @@ int dmls_job_runs(const dmls_stats *st, const size_t *hosts, size_t nh, int64_t 
 		*from_ns = pt0 + seg[rlo[best]].a * pbin;
 		*to_ns = pt0 + seg[rhi[best] - 1].b * pbin;
 		*runs = nr;
+		for (size_t r = 0; list && r < nr && r < cap; r++) {
+			bytes = 0;
+			for (size_t i = rlo[r]; i < rhi[r]; i++)
+				bytes += seg[i].bytes;
+			list[r] = (dmls_run_span){
+				(double)(pt0 + seg[rlo[r]].a * pbin - st->t0_ns) * 1e-9,
+				(double)(pt0 + seg[rhi[r] - 1].b * pbin - st->t0_ns) * 1e-9, bytes};
+			*nlist = r + 1;
+		}
 	}
 	free(cut);
 	free(seg);

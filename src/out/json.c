@@ -283,6 +283,18 @@ static json_t *rank_clocks(const dmls_result *r)
 	return a;
 }
 
+static json_t *run_times(const dmls_result *r)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < r->iter.nrun_list; i++) {
+		const dmls_run_span *u = &r->iter.run_list[i];
+		json_array_append_new(a, json_pack("{s:o, s:o, s:o}", "start_s", num(u->start_s),
+						   "end_s", num(u->end_s), "wire_bytes",
+						   num(u->wire_bytes)));
+	}
+	return a;
+}
+
 /* Each job: its own part of the document, in the same shape as the top
  * level's sections. */
 static json_t *jobs(const dmls_result *r)
@@ -321,6 +333,7 @@ const dmls_json_list dmls_json_lists[] = {
 	{"iterations.comm_end_s", comm_ends},
 	{"iterations.payload_bytes", iter_bytes},
 	{"iterations.ranks", rank_clocks},
+	{"iterations.run_times", run_times},
 	{"burstiness.timescales_s", timescales},
 	{"burstiness.peak_to_mean", peak_to_mean},
 	{"burstiness.max_window_bytes", max_window},

@@ -197,6 +197,8 @@ const dmls_metric dmls_metrics[] = {
 	 "with runs > 1, the busiest run's start: the iterations, mode and pattern read it"},
 	{"iterations.run_end_s", R, 't', AN, F(iter.run_end_s), "run to",
 	 "with runs > 1, the busiest run's end"},
+	{"iterations.run_times", L, 'o', AN, 0, NULL,
+	 "with runs > 1, each run (the first 1024): start_s, end_s, wire_bytes of the job's pairs"},
 	{"iterations.payload_bytes", L, 'b', AN, 0, NULL,
 	 "payload all job hosts sent in each iteration"},
 	{"model.gradient_bytes", R, 'b', AN, F(model.gradient_bytes), "S",

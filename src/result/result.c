@@ -203,6 +203,8 @@ static void analysis(dmls_result *r, const dmls_analysis *a)
 	r->job.wire_bytes = a->job_wire_bytes;
 	r->iter.mode = dmls_mode_name(a->mode.mode);
 	r->iter.mode_evidence = a->mode.why;
+	r->iter.nrun_list = a->nrun_list;
+	r->iter.run_list = a->run_list;
 	r->iter.rank_period_spread = a->mode.period_spread;
 	r->iter.phase_spread = a->mode.phase_spread;
 	r->iter.step_lock = a->mode.step_lock;

@@ -27,7 +27,7 @@ spec = {
     "throughput.bin_s": num, "throughput.mean_bps": num, "throughput.peak_bps": num,
     "pattern.kind": str, "pattern.ranks": int, "pattern.hubs": list, "pattern.order": list,
     "pattern.confidence": num, "iterations.period_s": num, "iterations.period_median_s": num,
-    "iterations.count": int, "iterations.runs": int, "iterations.regularity": num, "iterations.bytes_per_worker": num,
+    "iterations.count": int, "iterations.runs": int, "iterations.run_times": list, "iterations.regularity": num, "iterations.bytes_per_worker": num,
     "iterations.source": str, "model.gradient_bytes": num, "burstiness.timescales_s": list,
     "burstiness.peak_to_mean": list, "burstiness.max_window_bytes": list,
     "train_log.steps": int, "train_log.mean_step_s": num, "train_log.mb_per_step": num,

@@ -65,9 +65,13 @@ count, period, runs = int(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
 note = [n for n in d["notes"] if "runs back to back" in n]
 got = int(note[0].split()[0]) if note else 0
 # the keys agree with the note, and the busiest run holds the iterations
+times = [(u["start_s"], u["end_s"]) for u in it["run_times"]]
 keys = it["runs"] == max(got, 1) and (
-    (it["run_start_s"] is None and it["run_end_s"] is None) if got == 0 else
-    (it["run_start_s"] <= it["starts_s"][0] and it["end_s"] <= it["run_end_s"] + 0.01))
+    (it["run_start_s"] is None and it["run_end_s"] is None and times == []) if got == 0 else
+    (it["run_start_s"] <= it["starts_s"][0] and it["end_s"] <= it["run_end_s"] + 0.01 and
+     len(times) == got and (it["run_start_s"], it["run_end_s"]) in times and
+     all(a < b for a, b in times) and all(times[i][1] < times[i + 1][0]
+                                           for i in range(len(times) - 1))))
 ok = (it["count"] == count and it["period_s"] is not None and
       abs(it["period_s"] - period) <= 0.01 * period and got == runs and keys)
 print(("ok  " if ok else "FAIL"), sys.argv[1].split("/")[-1], "count", it["count"], "of", count,
