@@ -59,6 +59,15 @@ int dmls_series_add(dmls_series *s, int64_t ts_ns, uint64_t bytes);
 /* Add bytes at bin index k. */
 int dmls_series_add_bin(dmls_series *s, int64_t k, uint64_t bytes);
 
+/* Floor division that rounds toward minus infinity (a bin index). */
+static inline int64_t dmls_floor_div(int64_t a, int64_t b)
+{
+	int64_t q = a / b;
+	if ((a % b != 0) && ((a < 0) != (b < 0)))
+		q--;
+	return q;
+}
+
 /* Value i of the buffer (a run's bin j is value off + j). */
 static inline uint64_t dmls_series_val(const dmls_series *s, size_t i)
 {

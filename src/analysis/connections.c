@@ -95,14 +95,8 @@ static int clock_of(conn_clock *c, const dmls_series *s, const dmls_stats *st)
 	if (dmls_series_empty(s) || s->bin_ns <= 0)
 		return 0;
 	int64_t lo = s->min_bin, hi = s->max_bin;
-	if (st->runs > 1) {
-		int64_t a = (st->run_from_ns - s->t0_ns) / s->bin_ns;
-		int64_t b = (st->run_to_ns - 1 - s->t0_ns) / s->bin_ns;
-		lo = a > lo ? a : lo;
-		hi = b < hi ? b : hi;
-		if (lo > hi)
-			return 0;
-	}
+	if (!dmls_run_bins(st, s, &lo, &hi))
+		return 0;
 	uint64_t span = (uint64_t)(hi - lo) + 1;
 	uint32_t factor = 1;
 	while (span > (uint64_t)factor * CONN_MAX_BINS)
@@ -239,16 +233,8 @@ static void pair_matrix(const dmls_stats *st, const dmls_job_scope *job, const s
 			double *payload, size_t *pidx, unsigned *conns, size_t *top)
 {
 	size_t n = job->n;
-	/* of runs back to back, the busiest's pairs (its largest setting the
-	 * cut, as the job's did) and connections */
-	double thr = job->thr, most = 0;
-	for (size_t k = 0; k < st->npairs && st->runs > 1; k++) {
-		const dmls_pair *pr = &st->pairs[k];
-		if (at[pr->src] < n && at[pr->dst] < n && pr->src != pr->dst)
-			most = fmax(most, dmls_pair_payload_in_run(st, pr));
-	}
-	if (st->runs > 1)
-		thr = DMLS_EDGE_FRACTION * most;
+	/* of runs back to back, the busiest's pairs and connections */
+	double thr = dmls_run_edge_cut(st, at, n, job->thr);
 	for (size_t k = 0; k < st->npairs; k++) {
 		const dmls_pair *pr = &st->pairs[k];
 		size_t s = at[pr->src], d = at[pr->dst];

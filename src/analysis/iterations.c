@@ -101,12 +101,6 @@
 #define OUTLIER_SHARE 0.25 /* a worker's iteration this far off its median bytes */
 #define LATE_ANCHOR 0.5 /* the period's first end is late when the next follows this soon */
 
-static int64_t floor_div(int64_t a, int64_t b)
-{
-	int64_t q = a / b;
-	return q * b > a ? q - 1 : q;
-}
-
 typedef struct job_series {
 	int64_t from;    /* first bin (of the series' grid) */
 	uint32_t factor; /* series bins per bin */
@@ -144,15 +138,9 @@ static int job_series_build(job_series *js, const dmls_stats *st, const dmls_ser
 	}
 	if (from > to)
 		return 0;
-	if (st->runs > 1) { /* the job's busiest run of runs back to back (analysis.c) */
-		int64_t b = ser[0]->bin_ns, t = ser[0]->t0_ns;
-		int64_t lo = floor_div(st->run_from_ns - t, b), hi = floor_div(st->run_to_ns - 1 - t, b);
-		from = lo > from ? lo : from;
-		to = hi < to ? hi : to;
-		js->runs = st->runs;
-		if (from > to)
-			return 0;
-	}
+	js->runs = st->runs; /* the busiest of runs back to back (analysis.c) */
+	if (!dmls_run_bins(st, ser[0], &from, &to))
+		return 0;
 	int64_t gap = 0;
 	double share = dmls_busiest_stretch(ser, n, &from, &to, &gap);
 	if (isnan(share))

@@ -110,15 +110,7 @@ static int build_graph(dmls_graph *g, const dmls_stats *st, const dmls_job_scope
 		local[i] = n;
 	for (size_t u = 0; u < n; u++)
 		local[g->node[u]] = u;
-	double thr = job->thr, most = 0;
-	if (st->runs > 1) {
-		for (size_t k = 0; k < st->npairs; k++) {
-			const dmls_pair *pr = &st->pairs[k];
-			if (local[pr->src] < n && local[pr->dst] < n && pr->src != pr->dst)
-				most = fmax(most, dmls_pair_payload_in_run(st, pr));
-		}
-		thr = DMLS_EDGE_FRACTION * most;
-	}
+	double thr = dmls_run_edge_cut(st, local, n, job->thr);
 	for (size_t k = 0; k < st->npairs; k++) {
 		const dmls_pair *pr = &st->pairs[k];
 		size_t u = local[pr->src], v = local[pr->dst];

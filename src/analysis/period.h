@@ -89,6 +89,14 @@ int dmls_job_runs(const struct dmls_stats *st, const size_t *hosts, size_t nh, i
 struct dmls_pair;
 double dmls_pair_payload_in_run(const struct dmls_stats *st, const struct dmls_pair *pr);
 
+/* [*lo, *hi] (bins of s) narrowed to the analysis' window (st->run_*);
+ * 0 when nothing of it is left (stretch.c). */
+int dmls_run_bins(const struct dmls_stats *st, const struct dmls_series *s, int64_t *lo,
+		  int64_t *hi);
+/* The edge cut of a job (hosts h with at[h] < n) whose cut is thr: in the
+ * analysis' window, DMLS_EDGE_FRACTION of its largest pair there. */
+double dmls_run_edge_cut(const struct dmls_stats *st, const size_t *at, size_t n, double thr);
+
 /* The period of requests at t[0..k) (ascending) when kc > k were sent:
  * the span over the number of steps whose period the intervals fit best
  * as whole multiples (mode.c); NAN for an empty span. */

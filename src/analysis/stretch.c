@@ -220,17 +220,44 @@ int dmls_job_runs(const dmls_stats *st, const size_t *hosts, size_t nh, int64_t 
 	return 0;
 }
 
+/* period.h: [*lo, *hi] narrowed to the analysis' window on s's grid. */
+int dmls_run_bins(const dmls_stats *st, const dmls_series *s, int64_t *lo, int64_t *hi)
+{
+	if (st->runs <= 1)
+		return *lo <= *hi;
+	int64_t a = dmls_floor_div(st->run_from_ns - s->t0_ns, s->bin_ns);
+	int64_t b = dmls_floor_div(st->run_to_ns - 1 - s->t0_ns, s->bin_ns);
+	*lo = a > *lo ? a : *lo;
+	*hi = b < *hi ? b : *hi;
+	return *lo <= *hi;
+}
+
 /* period.h: a pair's payload in the analysis' window, its wire bytes
  * there times its payload share. */
 double dmls_pair_payload_in_run(const dmls_stats *st, const dmls_pair *pr)
 {
 	if (st->runs <= 1 || pr->wire_bytes == 0)
 		return (double)pr->payload_bytes;
-	const dmls_series *s = &pr->series;
-	int64_t a = (st->run_from_ns - s->t0_ns) / s->bin_ns;
-	int64_t b = (st->run_to_ns - 1 - s->t0_ns) / s->bin_ns + 1;
-	return dmls_series_range(s, a, b, NULL) * (double)pr->payload_bytes /
+	int64_t a = INT64_MIN, b = INT64_MAX - 1;
+	if (!dmls_run_bins(st, &pr->series, &a, &b))
+		return 0;
+	return dmls_series_range(&pr->series, a, b + 1, NULL) * (double)pr->payload_bytes /
 	       (double)pr->wire_bytes;
+}
+
+/* period.h: the edge cut of the job whose hosts h have at[h] < n: thr, or
+ * in the analysis' window its largest pair's share DMLS_EDGE_FRACTION. */
+double dmls_run_edge_cut(const dmls_stats *st, const size_t *at, size_t n, double thr)
+{
+	if (st->runs <= 1)
+		return thr;
+	double most = 0;
+	for (size_t k = 0; k < st->npairs; k++) {
+		const dmls_pair *pr = &st->pairs[k];
+		if (at[pr->src] < n && at[pr->dst] < n && pr->src != pr->dst)
+			most = fmax(most, dmls_pair_payload_in_run(st, pr));
+	}
+	return DMLS_EDGE_FRACTION * most;
 }
 
 /* period.h: [*from, *to] narrowed to the busiest stretch; the share of

@@ -39,15 +39,6 @@ void dmls_series_release(dmls_series *s)
 	s->wide = 0;
 }
 
-/* Floor division that rounds toward minus infinity. */
-static int64_t floor_div(int64_t a, int64_t b)
-{
-	int64_t q = a / b;
-	if ((a % b != 0) && ((a < 0) != (b < 0)))
-		q--;
-	return q;
-}
-
 /* Index of the last run with first <= k, or nruns when none. */
 static size_t run_at(const dmls_series *s, int64_t k)
 {
@@ -193,7 +184,7 @@ int dmls_series_add_bin(dmls_series *s, int64_t k, uint64_t bytes)
 
 int dmls_series_add(dmls_series *s, int64_t ts_ns, uint64_t bytes)
 {
-	return dmls_series_add_bin(s, floor_div(ts_ns - s->t0_ns, s->bin_ns), bytes);
+	return dmls_series_add_bin(s, dmls_floor_div(ts_ns - s->t0_ns, s->bin_ns), bytes);
 }
 
 uint64_t dmls_series_get(const dmls_series *s, int64_t k)
@@ -283,7 +274,7 @@ static int add_scaled(dmls_series *dst, const dmls_series *src, int64_t ratio)
 		const dmls_series_run *u = &src->runs[r];
 		/* bin first + j lands in k, at position m within it: no division
 		 * per bin */
-		int64_t k = floor_div(u->first, ratio), m = u->first - k * ratio;
+		int64_t k = dmls_floor_div(u->first, ratio), m = u->first - k * ratio;
 		for (uint32_t j = 0; j < u->len; j++) {
 			uint64_t v = dmls_series_val(src, u->off + j);
 			if (v && !dmls_series_add_fast(dst, k, v) && dmls_series_add_bin(dst, k, v))
@@ -293,7 +284,7 @@ static int add_scaled(dmls_series *dst, const dmls_series *src, int64_t ratio)
 		}
 	}
 	if (!dmls_series_empty(src)) { /* bins of zero bytes still hold traffic */
-		int64_t lo = floor_div(src->min_bin, ratio), hi = floor_div(src->max_bin, ratio);
+		int64_t lo = dmls_floor_div(src->min_bin, ratio), hi = dmls_floor_div(src->max_bin, ratio);
 		dst->min_bin = lo < dst->min_bin ? lo : dst->min_bin;
 		dst->max_bin = hi > dst->max_bin ? hi : dst->max_bin;
 	}

@@ -93,31 +93,29 @@ run() { # NAME COUNT PERIOD RUNS RUN...
 run fresh 12 0.5 2 0:0.2:30:20:40000:1 7:0.5:12:80:41000:1
 # the same ports again (a run replayed), and a third run like the first
 run replay 12 0.5 3 0:0.2:30:20:40000:1 7:0.5:12:80:40000:1 14.5:0.2:30:20:40000:1
+# unsplit NAME WHAT RUN...: no runs noted
+unsplit() {
+	local name=$1 what=$2
+	shift 2
+	$py "$tmp/gen.py" "$tmp/$name.pcap" "$@"
+	"$DMLSCOPE" analyze "$tmp/$name.pcap" --quiet --json "$tmp/$name.json" ||
+		{ echo "FAIL $name: exit $?"; fail=1; return; }
+	$py - "$tmp/$name.json" "$name: $what" <<'PY' || fail=1
+import json, sys
+d = json.load(open(sys.argv[1]))
+note = [n for n in d["notes"] if "runs back to back" in n]
+print("ok  " if not note else "FAIL", sys.argv[2] + ", runs noted:", note)
+sys.exit(1 if note else 0)
+PY
+}
+
 # controls: connections kept through the silence; a connection every step
 # (0.6 s steps, each a burst and a silence with a new connection)
-$py "$tmp/gen.py" "$tmp/kept.pcap" 0:0.2:30:20:40000:1 7:0.5:12:80:40000:0
-"$DMLSCOPE" analyze "$tmp/kept.pcap" --quiet --json "$tmp/kept.json" ||
-	{ echo "FAIL kept: exit $?"; fail=1; }
-$py - "$tmp/kept.json" <<'PY' || fail=1
-import json, sys
-d = json.load(open(sys.argv[1]))
-note = [n for n in d["notes"] if "runs back to back" in n]
-print("ok  " if not note else "FAIL", "kept: connections open through the silence, runs noted:", note)
-sys.exit(1 if note else 0)
-PY
+unsplit kept "connections open through the silence" 0:0.2:30:20:40000:1 7:0.5:12:80:40000:0
 run per_step 20 0.6 0 0:0.6:20:20:40000:2
-# a rendezvous (5 small exchanges, under a fifth of the job's bytes), a
-# second of silence, then the job's connections: one run, nothing cut
-$py "$tmp/gen.py" "$tmp/rendezvous.pcap" 0:0.1:5:1:40000:1 1.5:0.2:30:20:41000:1
-"$DMLSCOPE" analyze "$tmp/rendezvous.pcap" --quiet --json "$tmp/rendezvous.json" ||
-	{ echo "FAIL rendezvous: exit $?"; fail=1; }
-$py - "$tmp/rendezvous.json" <<'PY' || fail=1
-import json, sys
-d = json.load(open(sys.argv[1]))
-note = [n for n in d["notes"] if "runs back to back" in n]
-print("ok  " if not note else "FAIL", "rendezvous: a small part before the job, runs noted:", note)
-sys.exit(1 if note else 0)
-PY
+# a rendezvous (5 small exchanges, under 1 % of the job's bytes), a second
+# of silence, then the job's connections: one run, nothing cut
+unsplit rendezvous "a small part before the job" 0:0.1:5:1:40000:1 1.5:0.2:30:20:41000:1
 
 [ $fail = 0 ] && echo "runs: the busiest of runs back to back, a pause or a connection a step splits nothing"
 exit $fail
