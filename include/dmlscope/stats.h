@@ -109,9 +109,10 @@ typedef struct dmls_pair {
 	uint64_t packets, wire_bytes, payload_bytes;
 	int64_t first_ns, last_ns;
 	dmls_series series;    /* wire bytes, bin_ns bins */
-	dmls_series reopens;   /* connections opened anew: SYNs (without ACK)
-				* sent once the pair carried payload, counted
-				* at 1 ms (DMLS_CLASS_REOPEN) */
+	dmls_series reopens;   /* connections opened anew: SYNs (without ACK),
+				* or RoCEv2 5-tuples' first packets, sent once
+				* the pair carried payload, counted at 1 ms
+				* (DMLS_CLASS_REOPEN) */
 	dmls_born born;
 	uint8_t conns;         /* its data connections (DMLS_CONN_MIN_BYTES) at once,
 				* up to 255 */

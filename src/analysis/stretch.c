@@ -9,7 +9,8 @@
  * the order the runs came in, when they repeat).  A run ends where the
  * traffic between the job's hosts stops for RUN_GAP_S or more and they
  * open connections anew in that silence: a SYN between two of them that
- * had already exchanged data (dmls_pair.reopens).  A pause inside a run
+ * had already exchanged data, or a RoCEv2 5-tuple seen first
+ * (dmls_pair.reopens).  A pause inside a run
  * (an evaluation, a checkpoint) keeps its connections, so it splits
  * nothing; the busiest run, by bytes, is kept.
  *

@@ -582,10 +582,15 @@ static int tables_add(dmls_stats *st, const dmls_pkt *p)
 	if (pi >= 0) {
 		dmls_pair *pr = &st->pairs[pi];
 		/* a connection opened between hosts that already exchanged
-		 * data: a run after another, or a job restarted (iterations.c
-		 * tells runs apart by them) */
-		if (p->proto == 6 && (p->tcp_flags & (DMLS_TCP_SYN | DMLS_TCP_ACK)) == DMLS_TCP_SYN &&
-		    pr->payload_bytes > 0 &&
+		 * data: a run after another, or a job restarted (stretch.c
+		 * tells runs apart by them).  TCP says so by a SYN; RoCEv2 by a
+		 * 5-tuple's first packet (its source port follows the queue
+		 * pairs).  Other UDP says nothing: a request-response protocol
+		 * (DNS, AFS) takes a new port for a new exchange */
+		int opens = p->proto == 6 ? (p->tcp_flags & (DMLS_TCP_SYN | DMLS_TCP_ACK)) ==
+						    DMLS_TCP_SYN
+					  : p->roce && fi >= 0 && st->flows[fi].packets == 0;
+		if (opens && pr->payload_bytes > 0 &&
 		    st_class_add(st, DMLS_CLASS_REOPEN, &pr->reopens, p->ts_ns, 1))
 			return -1;
 		pr->packets++;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs back to back: two or three runs of a job on the same four hosts, a
 # second of silence between them, each opening its connections anew (a SYN
-# between hosts that already exchanged data).  The iterations and the
+# between hosts that already exchanged data; in RoCEv2, a UDP 5-tuple seen
+# first).  The iterations and the
 # period are the busiest run's, with a note, whether the runs use new ports
 # or replay the same ones.  Three controls split nothing: the same runs
 # whose connections stay open through the silence (a pause for an
@@ -12,15 +13,22 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 fail=0
 py=/usr/bin/python3
 
-# gen.py OUT RUN... with RUN = start_s:step_s:iterations:packets_per_edge:ports:syn
+# gen.py OUT RUN... with RUN = start_s:step_s:iterations:packets_per_edge:ports:syn[:udp]
 # (ports: the client ports' base; syn 1 opens the run's connections, 2 opens
-# one for every step)
+# one for every step; udp: RoCEv2 writes, UDP to 4791 from the ports, a
+# queue pair's 5-tuple seen first when its run starts, no handshake)
 cat >"$tmp/gen.py" <<'PY'
 import struct, sys
 out = sys.argv[1]
 runs = [s.split(":") for s in sys.argv[2:]]
 seq = {}
 pkts = []
+def roce(t, s, d, sport, n):
+    bth = struct.pack(">BBHB", 0x0A, 0x40, 0xFFFF, 0) + sport.to_bytes(3, "big") + bytes(4)
+    udp = struct.pack(">HHHH", sport, 4791, 8 + len(bth) + n, 0) + bth
+    ip = struct.pack(">BBHHHBBH4s4s", 0x45, 0, 20 + len(udp) + n, 1, 0, 64, 17, 0,
+                     bytes([198, 18, 0, s]), bytes([198, 18, 0, d]))
+    pkts.append((t, b"\x02" * 6 + b"\x04" * 6 + b"\x08\x00" + ip + udp, n))
 def pkt(t, s, d, sport, dport, n, flags):
     key = (s, d, sport, dport)
     if flags & 0x02:
@@ -36,19 +44,24 @@ def handshake(t, r, port):
     pkt(t + 1e-5, d, s, 29500, port, 0, 0x12)
     pkt(t + 2e-5, s, d, port, 29500, 0, 0x10)
 base = 1.7e9
-for t0, step, iters, per_edge, ports, syn in runs:
-    t0, step, iters, per_edge, ports, syn = (float(t0), float(step), int(iters), int(per_edge),
-                                             int(ports), int(syn))
+for spec in runs:
+    t0, step, iters, per_edge, ports, syn = (float(spec[0]), float(spec[1]), int(spec[2]),
+                                             int(spec[3]), int(spec[4]), int(spec[5]))
+    udp = spec[6:] == ["udp"]
     for it in range(iters):
         ts = base + t0 + it * step
         for r in range(4):
             port = ports + r + (it * 4 if syn == 2 else 0)
-            if syn == 2 or (syn == 1 and it == 0):
+            if not udp and (syn == 2 or (syn == 1 and it == 0)):
                 handshake(ts - 0.002, r, port)
         for k in range(per_edge):
             for r in range(4):
                 port = ports + r + (it * 4 if syn == 2 else 0)
-                pkt(ts + k * 0.0005 + r * 1e-5, r + 1, (r + 1) % 4 + 1, port, 29500, 1400, 0x18)
+                if udp:
+                    roce(ts + k * 0.0005 + r * 1e-5, r + 1, (r + 1) % 4 + 1, port, 1400)
+                else:
+                    pkt(ts + k * 0.0005 + r * 1e-5, r + 1, (r + 1) % 4 + 1, port, 29500, 1400,
+                        0x18)
 pkts.sort(key=lambda p: p[0])
 with open(out, "wb") as f:
     f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
@@ -109,9 +122,14 @@ sys.exit(1 if note else 0)
 PY
 }
 
+# RoCEv2 runs: no handshake, the second run's queue pairs on new source ports
+run roce 12 0.5 2 0:0.2:30:20:40000:1:udp 7:0.5:12:80:41000:1:udp
+
 # controls: connections kept through the silence; a connection every step
 # (0.6 s steps, each a burst and a silence with a new connection)
 unsplit kept "connections open through the silence" 0:0.2:30:20:40000:1 7:0.5:12:80:40000:0
+unsplit roce_kept "queue pairs kept through the silence" 0:0.2:30:20:40000:1:udp \
+	7:0.5:12:80:40000:1:udp
 run per_step 20 0.6 0 0:0.6:20:20:40000:2
 # a rendezvous (5 small exchanges, under 1 % of the job's bytes), a second
 # of silence, then the job's connections: one run, nothing cut
