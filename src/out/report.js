@@ -366,7 +366,8 @@
 		var s = section("Loss and retransmissions",
 				"TCP segments sent again (a data segment that starts below the highest " +
 				"sequence already sent on its flow, as Wireshark's " +
-				"`tcp.analysis.retransmission`): per host, with their share of the " +
+				"`tcp.analysis.retransmission`), and RoCEv2 requests sent again (a " +
+				"PSN below the next one on its queue pair): per host, with their share of the " +
 				"packets it sent, and the flows that retransmitted most.");
 		if (!l || !l.hosts.length) {
 			el("p", "meta", "No retransmission: no loss or timeout on the path.", s);

@@ -24,9 +24,11 @@ runs = [s.split(":") for s in sys.argv[2:]]
 seq = {}
 pkts = []
 def roce(t, s, d, sport, n):
-    bth = struct.pack(">BBHB", 0x0A, 0x40, 0xFFFF, 0) + sport.to_bytes(3, "big") + bytes(4)
+    psn = seq[(s, d, sport)] = seq.get((s, d, sport), -1) + 1  # the queue pair's next
+    bth = struct.pack(">BBHB", 0x0A, 0x40, 0xFFFF, 0) + sport.to_bytes(3, "big") + \
+        bytes([0x80]) + (psn & 0xFFFFFF).to_bytes(3, "big")
     udp = struct.pack(">HHHH", sport, 4791, 8 + len(bth) + n, 0) + bth
-    ip = struct.pack(">BBHHHBBH4s4s", 0x45, 0, 20 + len(udp) + n, 1, 0, 64, 17, 0,
+    ip = struct.pack(">BBHHHBBH4s4s", 0x45, 0, 20 + len(udp) + n, psn & 0xFFFF, 0, 64, 17, 0,
                      bytes([198, 18, 0, s]), bytes([198, 18, 0, d]))
     pkts.append((t, b"\x02" * 6 + b"\x04" * 6 + b"\x08\x00" + ip + udp, n))
 def pkt(t, s, d, sport, dport, n, flags):
