@@ -29,10 +29,10 @@ void dmls_analysis_note_input(dmls_analysis *a, const char *text)
 static void notes_iterations(dmls_analysis *a)
 {
 	const dmls_iterations *it = &a->iter;
-	if (it->runs > 1 && it->count > 0)
+	if (it->runs > 1 && isfinite(it->run_start_s) && isfinite(it->run_end_s))
 		dmls_note(a, "%zu runs back to back (silence, new connections): "
 			"iterations, mode and pattern of the busiest, t = %.3f to %.3f s; totals, "
-			"matrix: all runs", it->runs, it->starts_s[0], it->end_s);
+			"matrix: all runs", it->runs, it->run_start_s, it->run_end_s);
 	else if (it->runs > 1)
 		dmls_note(a, "%zu runs back to back (silence, new connections): "
 			"iterations, mode and pattern of the busiest; totals, matrix: all runs",

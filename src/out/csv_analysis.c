@@ -10,6 +10,10 @@
  *                    (every job of the capture; hosts space-separated)
  *   ranks.csv        job,addr,period_s,count,bytes_per_exchange (each rank's
  *                    own clock, iterations.ranks)
+ *   runs.csv         job,run,start_s,end_s,wire_bytes,busiest (each job's
+ *                    runs back to back, iterations.run_times: no row for a
+ *                    job of one run; busiest 1 for the run the iterations
+ *                    read)
  * scope is "total" (wire bytes, 100 us bins) or a host address (its sent
  * payload, 1 ms bins).  Unknown values are empty fields.
  */
@@ -124,7 +128,23 @@ static int jobs_csv(const dmls_result *r, const char *dir, dmls_error *err)
 			fprintf(fp, "%zu,", c->count);
 			num(fp, c->bytes_per_exchange, "\n");
 		}
-	return close_out(fp, dir, "ranks.csv", err);
+	rc = close_out(fp, dir, "ranks.csv", err);
+	if (rc || !(fp = dmls_open_out(dir, "runs.csv", err)))
+		return rc ? rc : (err ? err->status : DMLS_EIO);
+	fprintf(fp, "job,run,start_s,end_s,wire_bytes,busiest\n");
+	for (size_t j = 0; j < r->njobs; j++) {
+		const dmls_result *jr = &r->jobs[j];
+		for (size_t i = 0; i < jr->iter.nrun_list; i++) {
+			const dmls_run_span *u = &jr->iter.run_list[i];
+			fprintf(fp, "%zu,%zu,", j, i);
+			num(fp, u->start_s, ",");
+			num(fp, u->end_s, ",");
+			num(fp, u->wire_bytes, ",");
+			fprintf(fp, "%d\n", u->start_s == jr->iter.run_start_s &&
+						   u->end_s == jr->iter.run_end_s);
+		}
+	}
+	return close_out(fp, dir, "runs.csv", err);
 }
 
 int dmls_render_csv_analysis(const dmls_result *r, const char *dir, dmls_error *err)

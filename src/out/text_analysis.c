@@ -76,6 +76,25 @@ static void async_text(const dmls_result *r, FILE *fp)
 	fprintf(fp, "  gradient size S %s\n", mb(r->model.gradient_bytes, b2, sizeof(b2)));
 }
 
+/* Runs back to back: each one's time and bytes, the busiest marked (the
+ * first DMLS_RUNS_SHOWN; runs.csv lists them all). */
+#define DMLS_RUNS_SHOWN 8
+static void runs_text(const dmls_result *r, FILE *fp)
+{
+	char b1[32];
+	size_t n = r->iter.nrun_list;
+	for (size_t i = 0; i < n && i < DMLS_RUNS_SHOWN; i++) {
+		const dmls_run_span *u = &r->iter.run_list[i];
+		fprintf(fp, "  run %zu: t = %.3f to %.3f s, %s on the wire%s\n", i + 1, u->start_s,
+			u->end_s, mb(u->wire_bytes, b1, sizeof(b1)),
+			u->start_s == r->iter.run_start_s && u->end_s == r->iter.run_end_s
+				? " (busiest: the iterations')"
+				: "");
+	}
+	if (n > DMLS_RUNS_SHOWN)
+		fprintf(fp, "  ... %zu more runs (all of them in runs.csv)\n", n - DMLS_RUNS_SHOWN);
+}
+
 static void iterations_text(const dmls_result *r, FILE *fp)
 {
 	char b1[32], b2[32];
@@ -100,6 +119,7 @@ static void iterations_text(const dmls_result *r, FILE *fp)
 		mb(r->iter.bytes_per_worker, b1, sizeof(b1)),
 		isfinite(r->iter.bytes_spread) ? 100 * r->iter.bytes_spread : 0.0,
 		mb(r->model.gradient_bytes, b2, sizeof(b2)));
+	runs_text(r, fp);
 	if (r->job.id == 0) /* once, under the top level's job */
 		fprintf(fp, "  (regularity = mean of autocorrelation at the period, 1 - CV of "
 			    "iteration\n   durations, 1 - CV of bytes per iteration; CV = 1.4826 MAD / "

@@ -18,6 +18,7 @@ series = pd.read_csv(f"{d}/series.csv")
 act = pd.read_csv(f"{d}/flow_activity.csv")
 jobs = pd.read_csv(f"{d}/jobs.csv")
 ranks = pd.read_csv(f"{d}/ranks.csv")
+runs = pd.read_csv(f"{d}/runs.csv")
 wire = doc["input"]["wire_bytes"]
 checks = [
     ("hosts.csv tx sums to the total", hosts.tx_wire_bytes.sum(), wire),
@@ -33,6 +34,8 @@ checks = [
     ("jobs.csv job 0's period", jobs.period_s.iloc[0], doc["iterations"]["period_s"]),
     ("ranks.csv rows = each job's rank clocks", len(ranks),
      sum(len(j["iterations"]["ranks"]) for j in doc["jobs"])),
+    ("runs.csv rows = each job's run_times", len(runs),
+     sum(len(j["iterations"]["run_times"]) for j in doc["jobs"])),
     ("series peak = throughput.peak_bps", series[series.src == "*"].bps.max(),
      doc["throughput"]["peak_bps"]),
     # the aggregate is dense (zeros included), so its mean is the mean

@@ -87,11 +87,19 @@ keys = it["runs"] == max(got, 1) and (
      len(times) == got and (it["run_start_s"], it["run_end_s"]) in times and
      all(a < b for a, b in times) and all(times[i][1] < times[i + 1][0]
                                            for i in range(len(times) - 1))))
+# runs.csv: the top level job's rows are run_times, the busiest marked
+rows = [l.strip().split(",") for l in open(sys.argv[5])][1:]
+csv = ([(float(r[2]), float(r[3]), float(r[4]), r[5]) for r in rows if r[0] == "0"] ==
+       [(u["start_s"], u["end_s"], u["wire_bytes"],
+         "1" if (u["start_s"], u["end_s"]) == (it["run_start_s"], it["run_end_s"]) else "0")
+        for u in it["run_times"]])
+# the note names the busiest run's span, as the keys do
+span = got == 0 or "t = %.3f to %.3f s" % (it["run_start_s"], it["run_end_s"]) in note[0]
 ok = (it["count"] == count and it["period_s"] is not None and
-      abs(it["period_s"] - period) <= 0.01 * period and got == runs and keys)
+      abs(it["period_s"] - period) <= 0.01 * period and got == runs and keys and csv and span)
 print(("ok  " if ok else "FAIL"), sys.argv[1].split("/")[-1], "count", it["count"], "of", count,
       "period", it["period_s"], "of", period, "runs noted", got, "of", runs, "keys",
-      it["runs"], it["run_start_s"], it["run_end_s"])
+      it["runs"], it["run_start_s"], it["run_end_s"], "runs.csv", csv, "note's span", span)
 sys.exit(0 if ok else 1)
 PY
 }
@@ -99,9 +107,9 @@ run() { # NAME COUNT PERIOD RUNS RUN...
 	local name=$1 count=$2 period=$3 runs=$4
 	shift 4
 	$py "$tmp/gen.py" "$tmp/$name.pcap" "$@"
-	"$DMLSCOPE" analyze "$tmp/$name.pcap" --quiet --json "$tmp/$name.json" ||
+	"$DMLSCOPE" analyze "$tmp/$name.pcap" --quiet --json "$tmp/$name.json" --csv "$tmp/$name" ||
 		{ echo "FAIL $name: exit $?"; fail=1; return; }
-	check "$tmp/$name.json" "$count" "$period" "$runs" || fail=1
+	check "$tmp/$name.json" "$count" "$period" "$runs" "$tmp/$name/runs.csv" || fail=1
 }
 
 # 30 steps of 0.2 s, a second of silence, 12 heavier steps of 0.5 s: new ports
