@@ -261,11 +261,12 @@ typedef struct dmls_trainlog_metrics {
 
 #define DMLS_MAX_NOTES 8
 
-/* One of a job's runs back to back (stretch.c): when, and its pairs' wire
- * bytes. */
+/* One of a job's runs back to back (stretch.c): when, its pairs' wire
+ * bytes, and whether it is the busiest (the one the analysis reads). */
 typedef struct dmls_run_span {
 	double start_s, end_s; /* from the first packet */
 	double wire_bytes;
+	int busiest;
 } dmls_run_span;
 #define DMLS_RUNS_LISTED 1024
 #define DMLS_BURST_MAX_HOSTS 64

@@ -211,7 +211,8 @@ int dmls_job_runs(const dmls_stats *st, const size_t *hosts, size_t nh, int64_t 
 				bytes += seg[i].bytes;
 			list[r] = (dmls_run_span){
 				(double)(pt0 + seg[rlo[r]].a * pbin - st->t0_ns) * 1e-9,
-				(double)(pt0 + seg[rhi[r] - 1].b * pbin - st->t0_ns) * 1e-9, bytes};
+				(double)(pt0 + seg[rhi[r] - 1].b * pbin - st->t0_ns) * 1e-9, bytes,
+				r == best};
 			*nlist = r + 1;
 		}
 	}

@@ -140,8 +140,7 @@ static int jobs_csv(const dmls_result *r, const char *dir, dmls_error *err)
 			num(fp, u->start_s, ",");
 			num(fp, u->end_s, ",");
 			num(fp, u->wire_bytes, ",");
-			fprintf(fp, "%d\n", u->start_s == jr->iter.run_start_s &&
-						   u->end_s == jr->iter.run_end_s);
+			fprintf(fp, "%d\n", u->busiest ? 1 : 0);
 		}
 	}
 	return close_out(fp, dir, "runs.csv", err);

@@ -288,9 +288,10 @@ static json_t *run_times(const dmls_result *r)
 	json_t *a = json_array();
 	for (size_t i = 0; i < r->iter.nrun_list; i++) {
 		const dmls_run_span *u = &r->iter.run_list[i];
-		json_array_append_new(a, json_pack("{s:o, s:o, s:o}", "start_s", num(u->start_s),
-						   "end_s", num(u->end_s), "wire_bytes",
-						   num(u->wire_bytes)));
+		json_array_append_new(a, json_pack("{s:o, s:o, s:o, s:b}", "start_s",
+						   num(u->start_s), "end_s", num(u->end_s),
+						   "wire_bytes", num(u->wire_bytes), "busiest",
+						   u->busiest));
 	}
 	return a;
 }

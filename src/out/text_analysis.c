@@ -83,16 +83,17 @@ static void runs_text(const dmls_result *r, FILE *fp)
 {
 	char b1[32];
 	size_t n = r->iter.nrun_list;
+	if (n == 0)
+		return;
+	fprintf(fp, "runs back to back: %lld, the iterations from the busiest\n",
+		(long long)r->iter.runs);
 	for (size_t i = 0; i < n && i < DMLS_RUNS_SHOWN; i++) {
 		const dmls_run_span *u = &r->iter.run_list[i];
 		fprintf(fp, "  run %zu: t = %.3f to %.3f s, %s on the wire%s\n", i + 1, u->start_s,
-			u->end_s, mb(u->wire_bytes, b1, sizeof(b1)),
-			u->start_s == r->iter.run_start_s && u->end_s == r->iter.run_end_s
-				? " (busiest: the iterations')"
-				: "");
+			u->end_s, mb(u->wire_bytes, b1, sizeof(b1)), u->busiest ? " (busiest)" : "");
 	}
 	if (n > DMLS_RUNS_SHOWN)
-		fprintf(fp, "  ... %zu more runs (all of them in runs.csv)\n", n - DMLS_RUNS_SHOWN);
+		fprintf(fp, "  ... %zu more (all of them in runs.csv)\n", n - DMLS_RUNS_SHOWN);
 }
 
 static void iterations_text(const dmls_result *r, FILE *fp)
@@ -119,7 +120,6 @@ static void iterations_text(const dmls_result *r, FILE *fp)
 		mb(r->iter.bytes_per_worker, b1, sizeof(b1)),
 		isfinite(r->iter.bytes_spread) ? 100 * r->iter.bytes_spread : 0.0,
 		mb(r->model.gradient_bytes, b2, sizeof(b2)));
-	runs_text(r, fp);
 	if (r->job.id == 0) /* once, under the top level's job */
 		fprintf(fp, "  (regularity = mean of autocorrelation at the period, 1 - CV of "
 			    "iteration\n   durations, 1 - CV of bytes per iteration; CV = 1.4826 MAD / "
@@ -154,6 +154,7 @@ static void jobs_text(const dmls_result *r, FILE *fp)
 			mb(jr->job.wire_bytes, b1, sizeof(b1)));
 		pattern_text(jr, fp);
 		iterations_text(jr, fp);
+		runs_text(jr, fp);
 		for (size_t i = 0; i < jr->nnotes; i++)
 			fprintf(fp, "note: %s\n", jr->notes[i]);
 	}
@@ -163,6 +164,7 @@ void dmls_render_text_analysis(const dmls_result *r, FILE *fp)
 {
 	pattern_text(r, fp);
 	iterations_text(r, fp);
+	runs_text(r, fp);
 	burst_text(r, fp);
 	char err[32] = "no error: no steady step", mb[32] = "no MB per step";
 	if (r->has_log && isfinite(r->log.period_error))

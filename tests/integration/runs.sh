@@ -90,9 +90,11 @@ keys = it["runs"] == max(got, 1) and (
 # runs.csv: the top level job's rows are run_times, the busiest marked
 rows = [l.strip().split(",") for l in open(sys.argv[5])][1:]
 csv = ([(float(r[2]), float(r[3]), float(r[4]), r[5]) for r in rows if r[0] == "0"] ==
-       [(u["start_s"], u["end_s"], u["wire_bytes"],
-         "1" if (u["start_s"], u["end_s"]) == (it["run_start_s"], it["run_end_s"]) else "0")
-        for u in it["run_times"]])
+       [(u["start_s"], u["end_s"], u["wire_bytes"], "1" if u["busiest"] else "0")
+        for u in it["run_times"]] and
+       [u["busiest"] for u in it["run_times"]].count(True) == (1 if got else 0) and
+       all((u["start_s"], u["end_s"]) == (it["run_start_s"], it["run_end_s"])
+           for u in it["run_times"] if u["busiest"]))
 # the note names the busiest run's span, as the keys do
 span = got == 0 or "t = %.3f to %.3f s" % (it["run_start_s"], it["run_end_s"]) in note[0]
 ok = (it["count"] == count and it["period_s"] is not None and
