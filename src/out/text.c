@@ -133,7 +133,7 @@ static void flows_and_rate(const dmls_result *r, FILE *fp)
 						 : "n/a",
 		dmls_fmt_bps(r->throughput.peak_bps, d, sizeof(d)), r->throughput.bin_s * 1e3);
 	if (r->flows.retransmissions)
-		fprintf(fp, "retransmissions: %lld (TCP segments, RoCEv2 requests)\n",
+		fprintf(fp, "retransmissions: %lld packets sent again\n",
 			(long long)r->flows.retransmissions);
 	folded(r, fp);
 }
