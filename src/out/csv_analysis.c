@@ -128,9 +128,14 @@ static int jobs_csv(const dmls_result *r, const char *dir, dmls_error *err)
 			fprintf(fp, "%zu,", c->count);
 			num(fp, c->bytes_per_exchange, "\n");
 		}
-	rc = close_out(fp, dir, "ranks.csv", err);
-	if (rc || !(fp = dmls_open_out(dir, "runs.csv", err)))
-		return rc ? rc : (err ? err->status : DMLS_EIO);
+	return close_out(fp, dir, "ranks.csv", err);
+}
+
+static int runs_csv(const dmls_result *r, const char *dir, dmls_error *err)
+{
+	FILE *fp = dmls_open_out(dir, "runs.csv", err);
+	if (!fp)
+		return err ? err->status : DMLS_EIO;
 	fprintf(fp, "job,run,start_s,end_s,wire_bytes,busiest\n");
 	for (size_t j = 0; j < r->njobs; j++) {
 		const dmls_result *jr = &r->jobs[j];
@@ -150,5 +155,6 @@ int dmls_render_csv_analysis(const dmls_result *r, const char *dir, dmls_error *
 {
 	int rc = iterations_csv(r, dir, err);
 	rc = rc ? rc : burst_csv(r, dir, err);
-	return rc ? rc : jobs_csv(r, dir, err);
+	rc = rc ? rc : jobs_csv(r, dir, err);
+	return rc ? rc : runs_csv(r, dir, err);
 }
