@@ -8,14 +8,18 @@
  * growing buffer, of 32-bit values until a bin passes 4 GiB (a 1 ms bin
  * would need 34 Tbit/s), then of 64-bit ones (`wide`: the whole buffer is
  * widened once).  A burst of traffic costs its bins (4 bytes each) plus one
- * run header (16 bytes), so memory follows the bins that hold traffic: never the
+ * run header (8 bytes: its first value and its first bin, 32 bits from the
+ * series' base), so memory follows the bins that hold traffic: never the
  * packets, never the span of the capture (a clock that jumps by years costs
- * one more run, not years of bins).  Bin indexes are signed: a packet before
- * t0 (out of order input) still lands.
+ * one more run, not years of bins: its headers then take 12 bytes).  Bin
+ * indexes are signed: a packet before t0 (out of order input) still lands.
+ * A bin of no bytes counts in the range holding traffic (min_bin, max_bin)
+ * but takes no room.
  *
  * Data arrive in time order almost always: the last run is then extended in
  * place, in O(1).  A bin elsewhere is found by binary search over the runs,
- * and a new run is inserted there (rare: out-of-order input).
+ * and a new run is inserted there, the values after it moved up by one
+ * (rare: out-of-order input; merges build a new series in order).
  *
  * Ownership: dmls_series_init/dmls_series_release; the struct is the
  * caller's, the buffers are the series'.
@@ -26,10 +30,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* A run, as dmls_series_run_get gives it (the series stores it packed). */
 typedef struct dmls_series_run {
 	int64_t first;       /* first bin */
-	uint32_t off;        /* index of its first value in v */
-	uint32_t len;        /* bins */
+	size_t off;          /* index of its first value */
+	size_t len;          /* bins */
 } dmls_series_run;
 
 typedef struct dmls_series {
@@ -43,12 +48,39 @@ typedef struct dmls_series {
 		void *v;
 	};
 	size_t nv, vcap;
-	dmls_series_run *runs; /* sorted by first, disjoint */
+	/* Runs, sorted by first bin and disjoint; their values are in v in
+	 * the same order, so run r's are [roff[r], roff[r + 1]) (the last's end
+	 * at nv).  A run's first bin is base + rel[r] while every run's fits
+	 * 32 bits from base; a series whose runs are further apart (a clock
+	 * that jumps by years) holds them as first[r] (far). */
+	uint32_t *roff;
+	union {
+		uint32_t *rel;
+		int64_t *first;
+	};
+	int64_t base;
+	int far;
 	size_t nruns, rcap;
 	size_t last;         /* index of the run hit last (fast path) */
 	int64_t min_bin, max_bin; /* range holding traffic; min > max when empty */
 	uint64_t total;      /* sum of all bins */
 } dmls_series;
+
+/* Run r's first bin, first value and number of bins. */
+static inline int64_t dmls_series_run_first(const dmls_series *s, size_t r)
+{
+	return s->far ? s->first[r] : s->base + (int64_t)s->rel[r];
+}
+
+static inline size_t dmls_series_run_len(const dmls_series *s, size_t r)
+{
+	return (r + 1 < s->nruns ? s->roff[r + 1] : s->nv) - s->roff[r];
+}
+
+static inline dmls_series_run dmls_series_run_get(const dmls_series *s, size_t r)
+{
+	return (dmls_series_run){dmls_series_run_first(s, r), s->roff[r], dmls_series_run_len(s, r)};
+}
 
 /* join_bins: 0 for the default (4). */
 void dmls_series_init(dmls_series *s, int64_t t0_ns, int64_t bin_ns, uint32_t join_bins);
@@ -76,24 +108,22 @@ static inline uint64_t dmls_series_val(const dmls_series *s, size_t i)
 
 /* Room for n more values.  0, or -1 when out of memory. */
 int dmls_series_reserve(dmls_series *s, size_t n);
-/* Append value x after the last (room reserved): 0, or -1 when out of
- * memory (widening the buffer for it). */
-int dmls_series_append_value(dmls_series *s, uint64_t x);
 
 /* The fast path of dmls_series_add_bin: bin k inside the run hit last, or
- * just past it when that run ends the series and its buffer has room (the
- * way time-ordered traffic arrives).  Allocates nothing.  Returns 1 when
+ * just past it when that run ends the series, its buffer has room and the
+ * bin has bytes (the way time-ordered traffic arrives).  Allocates nothing.  Returns 1 when
  * done, 0 when the caller must call dmls_series_add_bin. */
 static inline int dmls_series_add_fast(dmls_series *s, int64_t k, uint64_t bytes)
 {
-	if (s->last >= s->nruns)
+	size_t r = s->last;
+	if (r >= s->nruns)
 		return 0;
-	dmls_series_run *u = &s->runs[s->last];
-	uint64_t j = (uint64_t)(k - u->first);
-	if (j >= u->len) {
-		uint64_t add = j - u->len + 1;
-		if (add > s->join || s->last + 1 != s->nruns || u->off + u->len != s->nv ||
-		    s->nv + add > s->vcap || j >= UINT32_MAX)
+	uint64_t j = (uint64_t)(k - dmls_series_run_first(s, r));
+	size_t len = dmls_series_run_len(s, r);
+	if (j >= len) {
+		uint64_t add = j - len + 1;
+		if (add > s->join || r + 1 != s->nruns || s->nv + add > s->vcap ||
+		    j >= UINT32_MAX || !bytes)
 			return 0;
 		for (uint64_t z = 0; z < add; z++)
 			if (s->wide)
@@ -101,11 +131,10 @@ static inline int dmls_series_add_fast(dmls_series *s, int64_t k, uint64_t bytes
 			else
 				s->v32[s->nv + z] = 0;
 		s->nv += add;
-		u->len += (uint32_t)add;
 		if (k > s->max_bin)
 			s->max_bin = k;
 	}
-	size_t i = u->off + (size_t)j;
+	size_t i = s->roff[r] + (size_t)j;
 	if (s->wide) {
 		s->v64[i] += bytes;
 	} else {

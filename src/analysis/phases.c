@@ -93,12 +93,12 @@ static void walk(void *ctx, dmls_rank_emit emit, void *sel)
 	uint64_t v = 0;
 	int open = 0;
 	for (size_t r = 0; r < s->nruns; r++) {
-		const dmls_series_run *u = &s->runs[r];
-		for (uint32_t j = 0; j < u->len; j++) {
-			uint64_t x = dmls_series_val(s, u->off + j);
+		dmls_series_run u = dmls_series_run_get(s, r);
+		for (size_t j = 0; j < u.len; j++) {
+			uint64_t x = dmls_series_val(s, u.off + j);
 			if (!x)
 				continue;
-			int64_t b = u->first + j;
+			int64_t b = u.first + (int64_t)j;
 			int64_t kk = b >= 0 ? b / w->factor : -((-b + w->factor - 1) / w->factor);
 			if (open && kk == k) {
 				v += x;

@@ -64,12 +64,12 @@ static stretch *segments(const dmls_series *const *ser, size_t n, int64_t from, 
 	cap = cap ? cap : 1;
 	for (size_t i = 0; i < n; i++)
 		for (size_t r = 0; r < ser[i]->nruns; r++) {
-			const dmls_series_run *u = &ser[i]->runs[r];
-			if (u->first > to || u->first + (int64_t)u->len <= from)
+			dmls_series_run u = dmls_series_run_get(ser[i], r);
+			if (u.first > to || u.first + (int64_t)u.len <= from)
 				continue;
 			int open = 0; /* seg[m - 1] takes the bins that follow */
-			for (uint32_t j = 0; j < u->len; j++) {
-				uint64_t v = dmls_series_val(ser[i], u->off + j);
+			for (size_t j = 0; j < u.len; j++) {
+				uint64_t v = dmls_series_val(ser[i], u.off + j);
 				if (min_bytes && v < min_bytes) {
 					open = 0;
 					continue;
@@ -83,10 +83,10 @@ static stretch *segments(const dmls_series *const *ser, size_t n, int64_t from, 
 						}
 						seg = g, cap *= 2;
 					}
-					seg[m++] = (stretch){u->first + j, u->first + j, 0};
+					seg[m++] = (stretch){u.first + (int64_t)j, u.first + (int64_t)j, 0};
 					open = 1;
 				}
-				seg[m - 1].b = u->first + j + 1;
+				seg[m - 1].b = u.first + (int64_t)j + 1;
 				seg[m - 1].bytes += (double)v;
 			}
 		}

@@ -15,7 +15,6 @@
 #include <string.h>
 
 #include "flow/stats_int.h"
-#include "util/grow.h"
 
 static const char magic[8] = {'D', 'M', 'L', 'S', 'S', 'T', 'A', 'T'};
 #define HEADER_BYTES 24
@@ -86,10 +85,11 @@ static void put_series(wbuf *w, const dmls_series *s)
 	PUT64(w, s->total);
 	PUT64(w, s->nruns);
 	for (size_t r = 0; r < s->nruns; r++) {
-		PUT64(w, s->runs[r].first);
-		PUT32(w, s->runs[r].len);
-		for (uint32_t j = 0; j < s->runs[r].len; j++)
-			put(w, dmls_series_val(s, s->runs[r].off + j), s->wide ? 8 : 4);
+		dmls_series_run u = dmls_series_run_get(s, r);
+		PUT64(w, u.first);
+		PUT32(w, (uint32_t)u.len);
+		for (size_t j = 0; j < u.len; j++)
+			put(w, dmls_series_val(s, u.off + j), s->wide ? 8 : 4);
 	}
 }
 
@@ -316,9 +316,10 @@ static int get_series(rbuf *r, dmls_stats *st, int c, dmls_series *s)
 		return 0;
 	uint64_t nruns = get_count(r, 12 + vw, "series runs");
 	if (!need(r, bin == st->cls[c].bin_ns && join > 0 && join < (1u << 20), "series bin") ||
-	    !need(r, (lo <= hi) == (nruns > 0) && (nruns > 0 || (lo == INT64_MAX && hi == INT64_MIN)),
-		  "series range") ||
-	    !need(r, !nruns || (bin_in_span(st, bin, lo) && bin_in_span(st, bin, hi)),
+	    /* empty, or a range holding traffic (of bins of no bytes alone:
+	     * no runs) */
+	    !need(r, lo <= hi || (lo == INT64_MAX && hi == INT64_MIN && !nruns), "series range") ||
+	    !need(r, lo > hi || (bin_in_span(st, bin, lo) && bin_in_span(st, bin, hi)),
 		  "series range (outside the packets' span)"))
 		return 0;
 	dmls_series_init(s, st->t0_ns, bin, join);
@@ -333,14 +334,11 @@ static int get_series(rbuf *r, dmls_stats *st, int c, dmls_series *s)
 				     s->nv + len < UINT32_MAX,
 			  "series run"))
 			return 0;
-		if (dmls_grow((void **)&s->runs, &s->rcap, s->nruns, sizeof(*s->runs), 4))
-			return -1;
 		if (dmls_series_reserve(s, (size_t)len))
 			return -1;
-		s->runs[s->nruns++] = (dmls_series_run){first, (uint32_t)s->nv, (uint32_t)len};
 		for (uint64_t j = 0; j < len; j++) {
 			uint64_t x = get(r, (int)vw, "series value");
-			if (dmls_series_append_value(s, x))
+			if (dmls_series_add_bin(s, first + (int64_t)j, x))
 				return -1;
 			sum += x;
 		}

@@ -1,18 +1,19 @@
 /*
  * series.c - sparse time series of byte counts in runs of bins (series.h).
  *
- * Runs are sorted by their first bin and disjoint; their values live in one
- * buffer v, each run a contiguous slice.  Only the run whose slice ends the
- * buffer can grow in place, and in time-ordered input that is the run being
- * written, so almost every packet costs a comparison and an addition.  A
- * bin outside every run starts a new one (its slice appended to v, its
- * header inserted in order); a bin up to `join` past the end of the last
- * run extends it with zeros, which costs less than a run header.  Values
- * are 32-bit until one would pass UINT32_MAX: the buffer is then widened
- * to 64 bits once (widen), for good.
+ * Runs are sorted by their first bin and disjoint, and their values lie in
+ * one buffer v in the same order, so a run's header is its first value's
+ * index and its first bin (32 bits from the series' base; 64 bits once two
+ * runs are further apart than that: `far`), its length the distance to the
+ * next run's values.  Time-ordered input writes the last run, whose values
+ * end the buffer: almost every packet costs a comparison and an addition.
+ * A bin up to `join` past the end of a run extends it with zeros (they cost
+ * less than a run header); a bin outside every run starts a new one.  Both
+ * move the values after them up, which in time-ordered input are none.
+ * Values are 32-bit until one would pass UINT32_MAX: the buffer is then
+ * widened to 64 bits once (widen), for good.
  */
 #include "dmlscope/series.h"
-#include "util/grow.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -32,23 +33,26 @@ void dmls_series_init(dmls_series *s, int64_t t0_ns, int64_t bin_ns, uint32_t jo
 void dmls_series_release(dmls_series *s)
 {
 	free(s->v);
-	free(s->runs);
+	free(s->roff);
+	free(s->rel); /* or first: one pointer */
 	s->v = NULL;
-	s->runs = NULL;
+	s->roff = NULL;
+	s->rel = NULL;
 	s->nv = s->vcap = s->nruns = s->rcap = 0;
-	s->wide = 0;
+	s->wide = s->far = 0;
 }
 
 /* Index of the last run with first <= k, or nruns when none. */
 static size_t run_at(const dmls_series *s, int64_t k)
 {
-	if (s->last < s->nruns && s->runs[s->last].first <= k &&
-	    (s->last + 1 == s->nruns || s->runs[s->last + 1].first > k))
-		return s->last;
+	size_t r = s->last;
+	if (r < s->nruns && dmls_series_run_first(s, r) <= k &&
+	    (r + 1 == s->nruns || dmls_series_run_first(s, r + 1) > k))
+		return r;
 	size_t lo = 0, hi = s->nruns; /* first run with first > k */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (s->runs[mid].first <= k)
+		if (dmls_series_run_first(s, mid) <= k)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -59,6 +63,11 @@ static size_t run_at(const dmls_series *s, int64_t k)
 static size_t value_bytes(const dmls_series *s)
 {
 	return s->wide ? sizeof(uint64_t) : sizeof(uint32_t);
+}
+
+static size_t header_bytes(const dmls_series *s)
+{
+	return sizeof(uint32_t) + (s->far ? sizeof(int64_t) : sizeof(uint32_t));
 }
 
 int dmls_series_reserve(dmls_series *s, size_t n)
@@ -111,57 +120,114 @@ static int add_value(dmls_series *s, size_t i, uint64_t bytes)
 	return 0;
 }
 
-int dmls_series_append_value(dmls_series *s, uint64_t x)
+/* Room for one more run header: 0, or -1 when out of memory. */
+static int grow_runs(dmls_series *s)
 {
-	if (s->nv >= s->vcap || (!s->wide && x > UINT32_MAX && widen(s)))
+	if (s->nruns < s->rcap)
+		return 0;
+	size_t cap = s->rcap ? 2 * s->rcap : 4;
+	uint32_t *o = realloc(s->roff, cap * sizeof(*o));
+	if (!o)
 		return -1;
-	if (s->wide)
-		s->v64[s->nv++] = x;
-	else
-		s->v32[s->nv++] = (uint32_t)x;
+	s->roff = o; /* larger than rcap says until the first bins follow */
+	void *f = realloc(s->rel, cap * (s->far ? sizeof(int64_t) : sizeof(uint32_t)));
+	if (!f)
+		return -1;
+	s->rel = f;
+	s->rcap = cap;
 	return 0;
 }
 
-/* Extend run r (its slice ends v) to hold bin k. */
+/* Make bin k a possible run start: rebase the 32-bit headers below it, or
+ * make them 64-bit.  0, or -1 when out of memory (nothing changed). */
+static int reach(dmls_series *s, int64_t k)
+{
+	if (s->far)
+		return 0;
+	if (!s->nruns) {
+		s->base = k;
+		return 0;
+	}
+	uint64_t top = s->rel[s->nruns - 1];
+	if (k >= s->base && (uint64_t)(k - s->base) <= UINT32_MAX)
+		return 0;
+	if (k < s->base && (uint64_t)(s->base - k) <= UINT32_MAX - top) {
+		uint32_t d = (uint32_t)(s->base - k);
+		for (size_t r = 0; r < s->nruns; r++)
+			s->rel[r] += d;
+		s->base = k;
+		return 0;
+	}
+	int64_t *f = malloc((s->rcap ? s->rcap : 1) * sizeof(*f));
+	if (!f)
+		return -1;
+	for (size_t r = 0; r < s->nruns; r++)
+		f[r] = s->base + (int64_t)s->rel[r];
+	free(s->rel);
+	s->first = f;
+	s->far = 1;
+	return 0;
+}
+
+/* n zero values at index at, the runs from run `from` on moved up by n. */
+static int open_values(dmls_series *s, size_t from, size_t at, size_t n)
+{
+	if (dmls_series_reserve(s, n))
+		return -1;
+	size_t vb = value_bytes(s);
+	char *v = s->v;
+	memmove(v + (at + n) * vb, v + at * vb, (s->nv - at) * vb);
+	memset(v + at * vb, 0, n * vb);
+	s->nv += n;
+	for (size_t j = from; j < s->nruns; j++)
+		s->roff[j] += (uint32_t)n;
+	return 0;
+}
+
+/* Extend run r to hold bin k (past its end, before the next run). */
 static int extend(dmls_series *s, size_t r, int64_t k)
 {
-	dmls_series_run *u = &s->runs[r];
-	size_t add = (size_t)(k - (u->first + u->len)) + 1;
-	if (dmls_series_reserve(s, add))
-		return -1;
-	memset((char *)s->v + s->nv * value_bytes(s), 0, add * value_bytes(s));
-	s->nv += add;
-	s->runs[r].len += (uint32_t)add;
-	return 0;
+	size_t len = dmls_series_run_len(s, r);
+	size_t add = (size_t)(k - dmls_series_run_first(s, r)) + 1 - len;
+	return open_values(s, r + 1, s->roff[r] + len, add);
 }
 
 /* A new run holding bin k, inserted at index r. */
 static int insert_run(dmls_series *s, size_t r, int64_t k)
 {
-	if (dmls_grow((void **)&s->runs, &s->rcap, s->nruns, sizeof(*s->runs), 4) ||
-	    dmls_series_reserve(s, 1))
+	if (reach(s, k) || grow_runs(s))
 		return -1;
-	memmove(&s->runs[r + 1], &s->runs[r], (s->nruns - r) * sizeof(*s->runs));
-	s->runs[r] = (dmls_series_run){k, (uint32_t)s->nv, 1};
-	if (dmls_series_append_value(s, 0))
+	size_t at = r < s->nruns ? s->roff[r] : s->nv;
+	if (open_values(s, r, at, 1))
 		return -1;
+	size_t hb = s->far ? sizeof(int64_t) : sizeof(uint32_t);
+	memmove(&s->roff[r + 1], &s->roff[r], (s->nruns - r) * sizeof(*s->roff));
+	memmove((char *)s->rel + (r + 1) * hb, (char *)s->rel + r * hb, (s->nruns - r) * hb);
+	s->roff[r] = (uint32_t)at;
+	if (s->far)
+		s->first[r] = k;
+	else
+		s->rel[r] = (uint32_t)(k - s->base);
 	s->nruns++;
 	return 0;
 }
 
 int dmls_series_add_bin(dmls_series *s, int64_t k, uint64_t bytes)
 {
+	if (!bytes) { /* in the range holding traffic, in no run */
+		s->min_bin = k < s->min_bin ? k : s->min_bin;
+		s->max_bin = k > s->max_bin ? k : s->max_bin;
+		return 0;
+	}
 	if (dmls_series_add_fast(s, k, bytes))
 		return 0;
 	size_t r = run_at(s, k);
 	if (r < s->nruns) {
-		dmls_series_run *u = &s->runs[r];
-		int64_t end = u->first + u->len;
+		int64_t first = dmls_series_run_first(s, r);
+		int64_t end = first + (int64_t)dmls_series_run_len(s, r);
 		if (k >= end) {
-			int tail = u->off + u->len == s->nv;
-			int room = r + 1 == s->nruns || s->runs[r + 1].first > k;
-			if (tail && room && k - end < (int64_t)s->join &&
-			    (uint64_t)(k - u->first) < UINT32_MAX) {
+			int room = r + 1 == s->nruns || dmls_series_run_first(s, r + 1) > k;
+			if (room && k - end < (int64_t)s->join && (uint64_t)(k - first) < UINT32_MAX) {
 				if (extend(s, r, k))
 					return -1;
 			} else if (insert_run(s, ++r, k)) {
@@ -172,7 +238,7 @@ int dmls_series_add_bin(dmls_series *s, int64_t k, uint64_t bytes)
 		return -1;
 	}
 	s->last = r;
-	if (add_value(s, s->runs[r].off + (size_t)(k - s->runs[r].first), bytes))
+	if (add_value(s, s->roff[r] + (size_t)(k - dmls_series_run_first(s, r)), bytes))
 		return -1;
 	if (k < s->min_bin)
 		s->min_bin = k;
@@ -190,9 +256,10 @@ int dmls_series_add(dmls_series *s, int64_t ts_ns, uint64_t bytes)
 uint64_t dmls_series_get(const dmls_series *s, int64_t k)
 {
 	size_t r = run_at(s, k);
-	if (r >= s->nruns || k >= s->runs[r].first + s->runs[r].len)
+	if (r >= s->nruns)
 		return 0;
-	return dmls_series_val(s, s->runs[r].off + (size_t)(k - s->runs[r].first));
+	uint64_t j = (uint64_t)(k - dmls_series_run_first(s, r));
+	return j < dmls_series_run_len(s, r) ? dmls_series_val(s, s->roff[r] + (size_t)j) : 0;
 }
 
 int dmls_series_empty(const dmls_series *s)
@@ -205,17 +272,20 @@ int64_t dmls_series_span_bins(const dmls_series *s)
 	return dmls_series_empty(s) ? 0 : s->max_bin - s->min_bin + 1;
 }
 
-/* Calls fn for every non-zero bin of [a, b) in order. */
+/* Runs body for every non-zero bin k (value val) of [a, b), in order. */
 #define FOR_RANGE(s, a, b, k, val, body)                                                      \
 	do {                                                                                  \
 		size_t r_ = run_at((s), (a));                                                 \
 		r_ = r_ >= (s)->nruns ? 0 : r_;                                               \
-		for (; r_ < (s)->nruns && (s)->runs[r_].first < (b); r_++) {                  \
-			const dmls_series_run *u_ = &(s)->runs[r_];                           \
-			int64_t lo_ = u_->first > (a) ? u_->first : (a);                      \
-			int64_t hi_ = u_->first + u_->len < (b) ? u_->first + u_->len : (b);  \
+		for (; r_ < (s)->nruns; r_++) {                                               \
+			dmls_series_run u_ = dmls_series_run_get((s), r_);                    \
+			if (u_.first >= (b))                                                  \
+				break;                                                        \
+			int64_t end_ = u_.first + (int64_t)u_.len;                            \
+			int64_t lo_ = u_.first > (a) ? u_.first : (a);                        \
+			int64_t hi_ = end_ < (b) ? end_ : (b);                                \
 			for (int64_t k = lo_; k < hi_; k++) {                                 \
-				uint64_t val = dmls_series_val((s), u_->off + (size_t)(k - u_->first)); \
+				uint64_t val = dmls_series_val((s), u_.off + (size_t)(k - u_.first)); \
 				if (val) {                                                    \
 					body;                                                 \
 				}                                                             \
@@ -254,49 +324,87 @@ void dmls_series_dense(const dmls_series *s, int64_t from, size_t n, uint32_t fa
 void dmls_series_foreach(const dmls_series *s, dmls_series_visit_fn fn, void *ctx)
 {
 	for (size_t r = 0; r < s->nruns; r++) {
-		const dmls_series_run *u = &s->runs[r];
-		for (uint32_t j = 0; j < u->len; j++)
-			if (dmls_series_val(s, u->off + j))
-				fn(u->first + j, dmls_series_val(s, u->off + j), ctx);
+		dmls_series_run u = dmls_series_run_get(s, r);
+		for (size_t j = 0; j < u.len; j++)
+			if (dmls_series_val(s, u.off + j))
+				fn(u.first + (int64_t)j, dmls_series_val(s, u.off + j), ctx);
 	}
 }
 
 size_t dmls_series_mem_bytes(const dmls_series *s)
 {
-	return s->vcap * value_bytes(s) + s->rcap * sizeof(*s->runs);
+	return s->vcap * value_bytes(s) + s->rcap * header_bytes(s);
 }
 
-/* Add src's non-zero bins into dst, bin k of src landing in bin
- * floor(k / ratio); the range holding traffic follows. */
-static int add_scaled(dmls_series *dst, const dmls_series *src, int64_t ratio)
+/* Walks a series' non-zero bins in order, bin k as bin floor(k / ratio). */
+typedef struct bin_walk {
+	const dmls_series *s;
+	int64_t ratio;
+	size_t r, j;
+	dmls_series_run u;
+	int64_t bin;  /* the bin at hand, its value; INT64_MAX past the last */
+	uint64_t val;
+} bin_walk;
+
+static void walk_next(bin_walk *w)
 {
-	for (size_t r = 0; r < src->nruns; r++) {
-		const dmls_series_run *u = &src->runs[r];
-		/* bin first + j lands in k, at position m within it: no division
-		 * per bin */
-		int64_t k = dmls_floor_div(u->first, ratio), m = u->first - k * ratio;
-		for (uint32_t j = 0; j < u->len; j++) {
-			uint64_t v = dmls_series_val(src, u->off + j);
-			if (v && !dmls_series_add_fast(dst, k, v) && dmls_series_add_bin(dst, k, v))
-				return -1;
-			if (++m == ratio)
-				m = 0, k++;
+	for (;;) {
+		if (w->j >= w->u.len) {
+			if (w->r >= w->s->nruns) {
+				w->bin = INT64_MAX;
+				return;
+			}
+			w->u = dmls_series_run_get(w->s, w->r++);
+			w->j = 0;
+		}
+		uint64_t v = dmls_series_val(w->s, w->u.off + w->j);
+		int64_t k = w->u.first + (int64_t)w->j++;
+		if (v) {
+			w->bin = w->ratio == 1 ? k : dmls_floor_div(k, w->ratio);
+			w->val = v;
+			return;
 		}
 	}
-	if (!dmls_series_empty(src)) { /* bins of zero bytes still hold traffic */
-		int64_t lo = dmls_floor_div(src->min_bin, ratio), hi = dmls_floor_div(src->max_bin, ratio);
-		dst->min_bin = lo < dst->min_bin ? lo : dst->min_bin;
-		dst->max_bin = hi > dst->max_bin ? hi : dst->max_bin;
+}
+
+static void walk_start(bin_walk *w, const dmls_series *s, int64_t ratio)
+{
+	*w = (bin_walk){.s = s, .ratio = ratio};
+	walk_next(w);
+}
+
+/* Add the non-zero bins of a and of b (b's bin k landing in floor(k /
+ * ratio)) into t, in order; the range holding traffic follows both. */
+static int add_both(dmls_series *t, const dmls_series *a, const dmls_series *b, int64_t ratio)
+{
+	bin_walk wa, wb;
+	walk_start(&wa, a, 1);
+	walk_start(&wb, b, ratio);
+	while (wa.bin != INT64_MAX || wb.bin != INT64_MAX) {
+		bin_walk *w = wa.bin <= wb.bin ? &wa : &wb;
+		if (!dmls_series_add_fast(t, w->bin, w->val) && dmls_series_add_bin(t, w->bin, w->val))
+			return -1;
+		walk_next(w);
 	}
+	const dmls_series *s[2] = {a, b};
+	int64_t q[2] = {1, ratio};
+	for (int i = 0; i < 2; i++) /* bins of zero bytes still hold traffic */
+		if (!dmls_series_empty(s[i])) {
+			int64_t lo = dmls_floor_div(s[i]->min_bin, q[i]);
+			int64_t hi = dmls_floor_div(s[i]->max_bin, q[i]);
+			t->min_bin = lo < t->min_bin ? lo : t->min_bin;
+			t->max_bin = hi > t->max_bin ? hi : t->max_bin;
+		}
 	return 0;
 }
 
 int dmls_series_coarsen(dmls_series *s)
 {
-	dmls_series t;
+	dmls_series t, none;
 	dmls_series_init(&t, s->t0_ns, s->bin_ns * 2, s->join);
+	dmls_series_init(&none, s->t0_ns, s->bin_ns * 2, s->join);
 	/* room for the halved runs at once: bins are added in order, in place */
-	if (dmls_series_reserve(&t, s->nv / 2 + s->nruns + 1) || add_scaled(&t, s, 2)) {
+	if (dmls_series_reserve(&t, s->nv / 2 + s->nruns + 1) || add_both(&t, &none, s, 2)) {
 		dmls_series_release(&t);
 		return -1;
 	}
@@ -309,5 +417,13 @@ int dmls_series_merge(dmls_series *dst, const dmls_series *src)
 {
 	if (dst->t0_ns != src->t0_ns || src->bin_ns <= 0 || dst->bin_ns % src->bin_ns)
 		return -1;
-	return add_scaled(dst, src, dst->bin_ns / src->bin_ns);
+	dmls_series t;
+	dmls_series_init(&t, dst->t0_ns, dst->bin_ns, dst->join);
+	if (add_both(&t, dst, src, dst->bin_ns / src->bin_ns)) {
+		dmls_series_release(&t);
+		return -1;
+	}
+	dmls_series_release(dst);
+	*dst = t;
+	return 0;
 }

@@ -294,6 +294,75 @@ static uint64_t rng(void) /* xorshift64 (Marsaglia 2003) */
 	return rng_state;
 }
 
+/* Bins added in any order (late ones, ones before every run, ones years
+ * away, bins of no bytes) read back as a plain table of them says, through
+ * get, range, foreach, merge and coarsen; the run headers take 8 bytes
+ * until runs are more than 2^32 bins apart (`far`: then 12). */
+#define MODEL_BINS 512
+static uint64_t model_bins[MODEL_BINS];
+static int64_t model_at(int64_t k) /* the model's slot of bin k, or -1 */
+{
+	int64_t far = (int64_t)1 << 40;
+	if (k >= -64 && k < 384)
+		return k + 64;
+	return k >= far && k < far + 64 ? k - far + 448 : -1;
+}
+
+static void model_check(const dmls_series *s, int64_t ratio)
+{
+	uint64_t total = 0;
+	for (int i = 0; i < MODEL_BINS; i++) {
+		int64_t k = i < 448 ? i - 64 : ((int64_t)1 << 40) + i - 448;
+		int64_t c = dmls_floor_div(k, ratio);
+		uint64_t want = 0;
+		for (int64_t j = c * ratio; j < (c + 1) * ratio; j++)
+			want += model_at(j) >= 0 ? model_bins[model_at(j)] : 0;
+		assert_true(dmls_series_get(s, c) == want);
+		assert_true(dmls_series_range(s, c, c + 1, NULL) == (double)want);
+		total += model_bins[i];
+	}
+	assert_true(s->total == total);
+	sum_bins_total = 0;
+	dmls_series_foreach(s, sum_bins, NULL);
+	assert_true(sum_bins_total == total);
+	for (size_t r = 0; r + 1 < s->nruns; r++) /* sorted, disjoint, values in order */
+		assert_true(dmls_series_run_first(s, r) + (int64_t)dmls_series_run_len(s, r) <=
+				    dmls_series_run_first(s, r + 1) &&
+			    s->roff[r] < s->roff[r + 1]);
+}
+
+static void test_series_any_order(void **state)
+{
+	(void)state;
+	for (int round = 0; round < 20; round++) {
+		dmls_series s, a, b;
+		dmls_series_init(&s, 0, 1000, 0);
+		dmls_series_init(&a, 0, 1000, 0);
+		dmls_series_init(&b, 0, 1000, 0);
+		memset(model_bins, 0, sizeof(model_bins));
+		int far = round % 4 == 3;
+		for (int i = 0; i < 600; i++) {
+			int slot = (int)(rng() % (far ? MODEL_BINS : 448));
+			int64_t k = slot < 448 ? slot - 64 : ((int64_t)1 << 40) + slot - 448;
+			uint64_t x = rng() % 4 ? rng() % 1000 : 0;
+			model_bins[slot] += x;
+			assert_int_equal(dmls_series_add_bin(&s, k, x), 0);
+			assert_int_equal(dmls_series_add_bin(i % 2 ? &a : &b, k, x), 0);
+		}
+		assert_int_equal(s.far, far);
+		size_t header = far ? 12 : 8;
+		assert_true(dmls_series_mem_bytes(&s) == s.vcap * 4 + s.rcap * header);
+		model_check(&s, 1);
+		assert_int_equal(dmls_series_merge(&a, &b), 0); /* two halves: the whole */
+		model_check(&a, 1);
+		assert_int_equal(dmls_series_coarsen(&s), 0);
+		model_check(&s, 2);
+		dmls_series_release(&s);
+		dmls_series_release(&a);
+		dmls_series_release(&b);
+	}
+}
+
 /* A scan: every packet a new flow from a new host, with one heavy flow in
  * the middle of it.  The tables stay at their caps, the heavy hitter stays
  * exact, and every total adds up: kept + folded = all. */
@@ -566,6 +635,7 @@ int main(void)
 		cmocka_unit_test(test_host_burst_streams),
 		cmocka_unit_test(test_series_coarsen_merge),
 		cmocka_unit_test(test_series_wide),
+		cmocka_unit_test(test_series_any_order),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
