@@ -149,10 +149,12 @@ typedef struct dmls_flow {
  * more (the pattern, its exchanges, a rank's share), which coarse bins
  * keep (an hour of a generated 8-host ring gives the same document with
  * its pairs at 2 ms and at 0.5 s bins), and their 8 MiB, before, was most
- * of a long capture's memory.  The total wire bytes, a class of their own,
- * keep the throughput's bins. */
+ * of a long capture's memory.  1.5 MiB holds as many bursts (a run header
+ * and a few bins each) at 8-byte run headers as 2 MiB did at 16-byte ones,
+ * so the pairs keep the bins they had over a capture of any length.  The
+ * total wire bytes, a class of their own, keep the throughput's bins. */
 #define DMLS_HOST_SERIES_BUDGET (8u << 20)
-#define DMLS_PAIR_SERIES_BUDGET (2u << 20) /* every pair's */
+#define DMLS_PAIR_SERIES_BUDGET (3u << 19) /* every pair's: 1.5 MiB */
 #define DMLS_FLOW_SERIES_BUDGET (4u << 20)
 #define DMLS_FINE_SERIES_BUDGET (8u << 20) /* mergeable states only */
 #define DMLS_TOTAL_SERIES_BUDGET (8u << 20) /* the total payload alone */
