@@ -61,7 +61,9 @@ typedef struct dmls_series {
 	int64_t base;
 	int far;
 	size_t nruns, rcap;
-	size_t last;         /* index of the run hit last (fast path) */
+	size_t last;         /* index of the run hit last (fast path), */
+	int64_t last_first;  /* its first bin */
+	size_t last_off;     /* and first value */
 	int64_t min_bin, max_bin; /* range holding traffic; min > max when empty */
 	uint64_t total;      /* sum of all bins */
 } dmls_series;
@@ -118,12 +120,11 @@ static inline int dmls_series_add_fast(dmls_series *s, int64_t k, uint64_t bytes
 	size_t r = s->last;
 	if (r >= s->nruns)
 		return 0;
-	uint64_t j = (uint64_t)(k - dmls_series_run_first(s, r));
-	size_t len = dmls_series_run_len(s, r);
+	uint64_t j = (uint64_t)(k - s->last_first);
+	size_t tail = r + 1 == s->nruns, len = (tail ? s->nv : s->roff[r + 1]) - s->last_off;
 	if (j >= len) {
 		uint64_t add = j - len + 1;
-		if (add > s->join || r + 1 != s->nruns || s->nv + add > s->vcap ||
-		    j >= UINT32_MAX || !bytes)
+		if (add > s->join || !tail || s->nv + add > s->vcap || j >= UINT32_MAX || !bytes)
 			return 0;
 		for (uint64_t z = 0; z < add; z++)
 			if (s->wide)
@@ -134,7 +135,7 @@ static inline int dmls_series_add_fast(dmls_series *s, int64_t k, uint64_t bytes
 		if (k > s->max_bin)
 			s->max_bin = k;
 	}
-	size_t i = s->roff[r] + (size_t)j;
+	size_t i = s->last_off + (size_t)j;
 	if (s->wide) {
 		s->v64[i] += bytes;
 	} else {

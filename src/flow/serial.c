@@ -344,7 +344,7 @@ static int get_series(rbuf *r, dmls_stats *st, int c, dmls_series *s)
 		}
 		end = first + (int64_t)len;
 	}
-	s->min_bin = lo, s->max_bin = hi, s->total = total, s->last = 0;
+	s->min_bin = lo, s->max_bin = hi, s->total = total;
 	need(r, sum == total, "series total");
 	return 0;
 }

@@ -222,6 +222,7 @@ int dmls_series_add_bin(dmls_series *s, int64_t k, uint64_t bytes)
 	if (dmls_series_add_fast(s, k, bytes))
 		return 0;
 	size_t r = run_at(s, k);
+	s->last = SIZE_MAX; /* no run hit until this one is (the runs may move) */
 	if (r < s->nruns) {
 		int64_t first = dmls_series_run_first(s, r);
 		int64_t end = first + (int64_t)dmls_series_run_len(s, r);
@@ -237,8 +238,8 @@ int dmls_series_add_bin(dmls_series *s, int64_t k, uint64_t bytes)
 	} else if (insert_run(s, r = 0, k)) {
 		return -1;
 	}
-	s->last = r;
-	if (add_value(s, s->roff[r] + (size_t)(k - dmls_series_run_first(s, r)), bytes))
+	s->last = r, s->last_first = dmls_series_run_first(s, r), s->last_off = s->roff[r];
+	if (add_value(s, s->last_off + (size_t)(k - s->last_first), bytes))
 		return -1;
 	if (k < s->min_bin)
 		s->min_bin = k;
