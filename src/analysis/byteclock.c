@@ -515,7 +515,9 @@ size_t dmls_byteclock_starts(dmls_fft *fft, const double *x, size_t n, double th
 	size_t m = 4096;
 	while (m < 64 * ng && m < ((size_t)1 << 17))
 		m <<= 1;
-	double *h = ng >= 3 && total > 0 ? calloc(m, sizeof(double)) : NULL;
+	/* the histogram in the transform's buffer: its autocorrelation runs in
+	 * place (histogram_lag fills it anew for each) */
+	double *h = ng >= 3 && total > 0 ? dmls_fft_points(fft, m) : NULL;
 	if (!h)
 		goto out;
 	double lag = histogram_lag(fft, g, ng, total, h, m, peak);
@@ -552,6 +554,5 @@ size_t dmls_byteclock_starts(dmls_fft *fft, const double *x, size_t n, double th
 	*B_out = B;
 out:
 	free(g);
-	free(h);
 	return ns;
 }

@@ -167,17 +167,19 @@ static int job_series_build(job_series *js, const dmls_stats *st, const dmls_ser
 }
 
 /*
- * js decimated by f into y[0..m) (calloc'd; NULL when out of memory).  A
+ * js decimated by f into y[0..m) (zeroed first; NULL: calloc'd, and NULL
+ * when out of memory).  A
  * burst shorter than a bin falls in one bin or the next as the period's
  * phase drifts over the bins: a step of 31.25 bins puts bursts 31, 31, 31
  * and 32 bins apart, and the autocorrelation then peaks higher at 4 steps
  * (exactly 125 bins) than at one.  So when f > 1 each bin is spread by a
  * triangle over +-2 bins (1 2 3 2 1): a burst a bin off still overlaps.
  */
-static double *decimated(const job_series *js, size_t f, size_t m)
+static double *decimated(const job_series *js, size_t f, size_t m, double *y)
 {
-	double *y = calloc(m, sizeof(double));
-	if (!y)
+	if (y)
+		memset(y, 0, m * sizeof(double));
+	else if (!(y = calloc(m, sizeof(double))))
 		return NULL;
 	unsigned sh = 0; /* f is a power of two: a shift, not a division a bin */
 	while (((size_t)1 << sh) < f)
@@ -222,11 +224,11 @@ static double acf_period(job_series *js, double *peak)
 {
 	size_t f = acf_factor(js);
 	size_t m = (js->n + f - 1) / f;
-	double *y = decimated(js, f, m);
+	/* in the transform's buffer: the autocorrelation runs in place */
+	double *y = dmls_fft_points(&js->fft, m);
 	if (!y)
 		return 0;
-	double lag = dmls_period_acf(&js->fft, y, m, peak);
-	free(y);
+	double lag = dmls_period_acf(&js->fft, decimated(js, f, m, y), m, peak);
 	return lag * (double)f;
 }
 
@@ -250,7 +252,7 @@ static int merge_halves(const job_series *js, const dmls_stats *st, const size_t
 /* Time autocorrelation (unbiased) of the job series at lag period_s: the
  * biased estimator r(k) = c(k) / c(0) of period.c at the one lag, summed
  * directly (O(n), no transform), times n / (n - k). */
-static double acf_at(const job_series *js, double period_s)
+static double acf_at(job_series *js, double period_s)
 {
 	size_t f = acf_factor(js);
 	while (f > 1 && period_s < ACF_MIN_BINS * js->bin_s * (double)f)
@@ -258,8 +260,10 @@ static double acf_at(const job_series *js, double period_s)
 	size_t m = (js->n + f - 1) / f;
 	double lag = period_s / (js->bin_s * (double)f), v = NAN;
 	size_t k = isfinite(lag) && lag > 0 ? (size_t)llround(lag) : 0;
-	double *y = k > 0 && k < m ? decimated(js, f, m) : NULL;
-	if (y) {
+	double *y = NULL, *own = NULL; /* in the transforms' buffer where it fits */
+	if (k > 0 && k < m && !(y = dmls_fft_scratch(&js->fft, m)))
+		y = own = malloc(m * sizeof(double));
+	if (y && decimated(js, f, m, y)) {
 		double mean = 0, c0 = 0, ck = 0;
 		for (size_t i = 0; i < m; i++)
 			mean += y[i];
@@ -273,7 +277,7 @@ static double acf_at(const job_series *js, double period_s)
 		if (c0 > 0)
 			v = fmin(1.0, ck / c0 * (double)m / (double)(m - k));
 	}
-	free(y);
+	free(own);
 	return v;
 }
 

@@ -184,14 +184,32 @@ static void power_in_place(fftw_complex *c, const double *tw, size_t h)
 	}
 }
 
-/* r[0..n) of x[0..n) in place in f's buffer (as doubles); NULL when out of
- * memory or the series is flat. */
-static const double *autocorr(dmls_fft *f, const double *x, size_t n)
+/* The transform size of an autocorrelation of n points: zero-padded to
+ * 2n or more, a power of two. */
+static size_t acf_size(size_t n)
 {
 	size_t m = 4;
 	while (m < 2 * n)
 		m <<= 1;
-	if (n == 0 || fft_ready(f, m))
+	return m;
+}
+
+double *dmls_fft_points(dmls_fft *f, size_t n)
+{
+	return n && !fft_ready(f, acf_size(n)) ? (double *)f->c : NULL;
+}
+
+double *dmls_fft_scratch(dmls_fft *f, size_t n)
+{
+	return f->c && n <= f->m ? (double *)f->c : NULL; /* m / 2 complex: m doubles */
+}
+
+/* r[0..n) of x[0..n) in place in f's buffer (as doubles; x may be that
+ * buffer, dmls_fft_points); NULL when out of memory or the series is flat. */
+static const double *autocorr(dmls_fft *f, const double *x, size_t n)
+{
+	size_t m = acf_size(n);
+	if (n == 0 || fft_ready(f, m)) /* x in f's buffer: the size is ready */
 		return NULL;
 	size_t h = m / 2;
 	fftw_complex *c = f->c;

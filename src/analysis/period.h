@@ -26,6 +26,15 @@ double dmls_period_acf(dmls_fft *fft, const double *x, size_t n, double *peak);
  * repeats, a spacing that recurs inside each period does not. */
 double dmls_period_acf_lattice(dmls_fft *fft, const double *x, size_t n, double *peak);
 
+/* Room for the n points of an autocorrelation in fft's own buffer, NULL
+ * when out of memory: filled and given to dmls_period_acf*, dmls_autocorr
+ * (with the same fft), they are transformed in place, without a copy (a
+ * long capture's 2^17 points: 1 MiB), and overwritten. */
+double *dmls_fft_points(dmls_fft *fft, size_t n);
+/* fft's buffer as n doubles of scratch when it holds them already (NULL
+ * otherwise: nothing is allocated); the next transform overwrites them. */
+double *dmls_fft_scratch(dmls_fft *fft, size_t n);
+
 /* The full autocorrelation r[0..n) of x (biased); 0 or -1. */
 int dmls_autocorr(dmls_fft *fft, const double *x, size_t n, double *r);
 
@@ -36,7 +45,8 @@ int dmls_autocorr(dmls_fft *fft, const double *x, size_t n, double *r);
 /* Iteration starts (bins) by the byte clock (byteclock.c); starts holds
  * DMLS_BYTECLOCK_ROOM of x's gaps.
  * Returns the count, 0 when the bytes show no period; *B = bytes per
- * iteration, *peak = autocorrelation in the byte domain. */
+ * iteration, *peak = autocorrelation in the byte domain.  fft: not NULL
+ * (its buffer holds the histogram transformed). */
 size_t dmls_byteclock_starts(dmls_fft *fft, const double *x, size_t n, double thr,
 			     size_t *starts, double *B, double *peak);
 
