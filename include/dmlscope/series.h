@@ -47,12 +47,15 @@ typedef struct dmls_series {
 		uint64_t *v64;
 		void *v;
 	};
-	size_t nv, vcap;
+	size_t v0, nv, vcap; /* values in v[v0, v0 + nv) of vcap */
 	/* Runs, sorted by first bin and disjoint; their values are in v in
-	 * the same order, so run r's are [roff[r], roff[r + 1]) (the last's end
-	 * at nv).  A run's first bin is base + rel[r] while every run's fits
-	 * 32 bits from base; a series whose runs are further apart (a clock
-	 * that jumps by years) holds them as first[r] (far). */
+	 * the same order, so run r's are v[roff[r], roff[r + 1]) (the last's
+	 * end at v0 + nv).  A run's first bin is base + rel[r] while every
+	 * run's fits 32 bits from base; a series whose runs are further apart
+	 * (a clock that jumps by years) holds them as first[r] (far).  Both
+	 * arrays have q0 free entries before index 0 and the values v0 before
+	 * theirs, so a run or a bin is added at either end in O(1) (a capture
+	 * read backwards too) and one in the middle moves the smaller side. */
 	uint32_t *roff;
 	union {
 		uint32_t *rel;
@@ -60,7 +63,7 @@ typedef struct dmls_series {
 	};
 	int64_t base;
 	int far;
-	size_t nruns, rcap;
+	size_t q0, nruns, rcap; /* runs in [q0, q0 + nruns) of rcap entries */
 	size_t last;         /* index of the run hit last (fast path), */
 	int64_t last_first;  /* its first bin */
 	size_t last_off;     /* and first value */
@@ -76,7 +79,7 @@ static inline int64_t dmls_series_run_first(const dmls_series *s, size_t r)
 
 static inline size_t dmls_series_run_len(const dmls_series *s, size_t r)
 {
-	return (r + 1 < s->nruns ? s->roff[r + 1] : s->nv) - s->roff[r];
+	return (r + 1 < s->nruns ? s->roff[r + 1] : s->v0 + s->nv) - s->roff[r];
 }
 
 static inline dmls_series_run dmls_series_run_get(const dmls_series *s, size_t r)
@@ -121,16 +124,17 @@ static inline int dmls_series_add_fast(dmls_series *s, int64_t k, uint64_t bytes
 	if (r >= s->nruns)
 		return 0;
 	uint64_t j = (uint64_t)(k - s->last_first);
-	size_t tail = r + 1 == s->nruns, len = (tail ? s->nv : s->roff[r + 1]) - s->last_off;
+	size_t tail = r + 1 == s->nruns, end = s->v0 + s->nv;
+	size_t len = (tail ? end : s->roff[r + 1]) - s->last_off;
 	if (j >= len) {
 		uint64_t add = j - len + 1;
-		if (add > s->join || !tail || s->nv + add > s->vcap || j >= UINT32_MAX || !bytes)
+		if (add > s->join || !tail || end + add > s->vcap || j >= UINT32_MAX || !bytes)
 			return 0;
 		for (uint64_t z = 0; z < add; z++)
 			if (s->wide)
-				s->v64[s->nv + z] = 0;
+				s->v64[end + z] = 0;
 			else
-				s->v32[s->nv + z] = 0;
+				s->v32[end + z] = 0;
 		s->nv += add;
 		if (k > s->max_bin)
 			s->max_bin = k;

@@ -30,15 +30,23 @@ void dmls_series_init(dmls_series *s, int64_t t0_ns, int64_t bin_ns, uint32_t jo
 	s->max_bin = INT64_MIN;
 }
 
+/* Bytes of a run's first bin as held: 32-bit from base, or 64-bit (far). */
+static size_t rel_bytes(const dmls_series *s)
+{
+	return s->far ? sizeof(int64_t) : sizeof(uint32_t);
+}
+
 void dmls_series_release(dmls_series *s)
 {
 	free(s->v);
-	free(s->roff);
-	free(s->rel); /* or first: one pointer */
+	if (s->roff) {
+		free(s->roff - s->q0);
+		free((char *)s->rel - s->q0 * rel_bytes(s));
+	}
 	s->v = NULL;
 	s->roff = NULL;
 	s->rel = NULL;
-	s->nv = s->vcap = s->nruns = s->rcap = 0;
+	s->v0 = s->nv = s->vcap = s->q0 = s->nruns = s->rcap = 0;
 	s->wide = s->far = 0;
 }
 
@@ -65,19 +73,15 @@ static size_t value_bytes(const dmls_series *s)
 	return s->wide ? sizeof(uint64_t) : sizeof(uint32_t);
 }
 
-static size_t header_bytes(const dmls_series *s)
-{
-	return sizeof(uint32_t) + (s->far ? sizeof(int64_t) : sizeof(uint32_t));
-}
-
 int dmls_series_reserve(dmls_series *s, size_t n)
 {
-	if (s->nv + n <= s->vcap)
+	size_t need = s->v0 + s->nv + n;
+	if (need <= s->vcap)
 		return 0;
-	if (s->nv + n > UINT32_MAX)
+	if (need > UINT32_MAX)
 		return -1;
 	size_t cap = s->vcap ? s->vcap : 16;
-	while (cap < s->nv + n)
+	while (cap < need)
 		cap *= 2;
 	void *v = realloc(s->v, cap * value_bytes(s));
 	if (!v)
@@ -96,7 +100,7 @@ static int widen(dmls_series *s)
 	uint64_t *w = malloc((s->vcap ? s->vcap : 1) * sizeof(*w));
 	if (!w)
 		return -1;
-	for (size_t i = 0; i < s->nv; i++)
+	for (size_t i = s->v0; i < s->v0 + s->nv; i++)
 		w[i] = s->v32[i];
 	free(s->v32);
 	s->v64 = w;
@@ -120,26 +124,104 @@ static int add_value(dmls_series *s, size_t i, uint64_t bytes)
 	return 0;
 }
 
-/* Room for one more run header: 0, or -1 when out of memory. */
-static int grow_runs(dmls_series *s)
+/* Room for n values before v0: the room doubles with the values, so that
+ * a series read backwards moves each value O(1) times.  0 or -1. */
+static int front_room(dmls_series *s, size_t n)
 {
-	if (s->nruns < s->rcap)
+	if (s->v0 >= n)
 		return 0;
-	size_t cap = s->rcap ? 2 * s->rcap : 4;
-	uint32_t *o = realloc(s->roff, cap * sizeof(*o));
-	if (!o)
+	size_t room = n + s->nv + 16, back = s->vcap - s->v0 - s->nv;
+	size_t cap = room + s->nv + back, vb = value_bytes(s);
+	if (cap > UINT32_MAX)
 		return -1;
-	s->roff = o; /* larger than rcap says until the first bins follow */
-	void *f = realloc(s->rel, cap * (s->far ? sizeof(int64_t) : sizeof(uint32_t)));
-	if (!f)
+	char *v = malloc(cap * vb);
+	if (!v)
 		return -1;
-	s->rel = f;
-	s->rcap = cap;
+	memcpy(v + room * vb, (char *)s->v + s->v0 * vb, s->nv * vb);
+	for (size_t r = 0; r < s->nruns; r++)
+		s->roff[r] = (uint32_t)(s->roff[r] - s->v0 + room);
+	s->last_off = s->last_off - s->v0 + room;
+	free(s->v);
+	s->v = v, s->v0 = room, s->vcap = cap;
 	return 0;
 }
 
-/* Make bin k a possible run start: rebase the 32-bit headers below it, or
- * make them 64-bit.  0, or -1 when out of memory (nothing changed). */
+/* n zero values where run idx's start (past the last run: at the end),
+ * the smaller side moved to make the room where it has some (room is made
+ * before the first run only for a run there: a capture read backwards);
+ * *at = the first of them.  0, or -1 when out of memory (nothing
+ * changed). */
+static int open_values(dmls_series *s, size_t idx, size_t n, size_t *at)
+{
+	size_t end = s->v0 + s->nv, p = idx < s->nruns ? s->roff[idx] : end;
+	size_t vb = value_bytes(s);
+	if (p - s->v0 < end - p && (s->v0 >= n || idx == 0)) { /* the runs before idx move down */
+		if (front_room(s, n))
+			return -1;
+		p = idx < s->nruns ? s->roff[idx] : s->v0 + s->nv;
+		char *v = s->v;
+		memmove(v + (s->v0 - n) * vb, v + s->v0 * vb, (p - s->v0) * vb);
+		s->v0 -= n, p -= n;
+		for (size_t r = 0; r < idx; r++)
+			s->roff[r] -= (uint32_t)n;
+	} else { /* the runs from idx on move up */
+		if (dmls_series_reserve(s, n))
+			return -1;
+		char *v = s->v;
+		memmove(v + (p + n) * vb, v + p * vb, (end - p) * vb);
+		for (size_t r = idx; r < s->nruns; r++)
+			s->roff[r] += (uint32_t)n;
+	}
+	memset((char *)s->v + p * vb, 0, n * vb);
+	s->nv += n;
+	*at = p;
+	return 0;
+}
+
+/* A free header at index r (the runs from r on become r + 1 on), the
+ * smaller side moved where it has room, else the other; the arrays double
+ * when neither has, with room at the front for a run there (a capture
+ * read backwards).  0, or -1 when out of memory (nothing changed). */
+static int open_run(dmls_series *s, size_t r)
+{
+	size_t hb = rel_bytes(s), back = s->rcap - s->q0 - s->nruns;
+	char *rel = (char *)s->rel;
+	int front = r < s->nruns - r;
+	if (s->q0 && (front || !back)) {
+		memmove(s->roff - 1, s->roff, r * sizeof(*s->roff));
+		memmove(rel - hb, rel, r * hb);
+		s->roff--, s->rel = (void *)(rel - hb), s->q0--;
+		return 0;
+	}
+	if (back && (!front || r > 0)) {
+		memmove(s->roff + r + 1, s->roff + r, (s->nruns - r) * sizeof(*s->roff));
+		memmove(rel + (r + 1) * hb, rel + r * hb, (s->nruns - r) * hb);
+		return 0;
+	}
+	size_t cap = s->rcap ? 2 * s->rcap : 4;
+	size_t q0 = r == 0 && s->nruns ? (cap - s->nruns - 1) / 2 : s->q0;
+	uint32_t *o = malloc(cap * sizeof(*o));
+	char *f = malloc(cap * hb);
+	if (!o || !f) {
+		free(o), free(f);
+		return -1;
+	}
+	memcpy(o + q0, s->roff, r * sizeof(*o));
+	memcpy(o + q0 + r + 1, s->roff + r, (s->nruns - r) * sizeof(*o));
+	memcpy(f + q0 * hb, rel, r * hb);
+	memcpy(f + (q0 + r + 1) * hb, rel + r * hb, (s->nruns - r) * hb);
+	if (s->roff) {
+		free(s->roff - s->q0);
+		free(rel - s->q0 * hb);
+	}
+	s->roff = o + q0, s->rel = (void *)(f + q0 * hb), s->q0 = q0, s->rcap = cap;
+	return 0;
+}
+
+/* Make bin k a possible run start: rebase the 32-bit headers below it
+ * (with as much room again as the runs span, so that a series read
+ * backwards rebases O(log) times), or make them 64-bit.  0, or -1 when out of memory
+ * (nothing changed). */
 static int reach(dmls_series *s, int64_t k)
 {
 	if (s->far)
@@ -152,57 +234,48 @@ static int reach(dmls_series *s, int64_t k)
 	if (k >= s->base && (uint64_t)(k - s->base) <= UINT32_MAX)
 		return 0;
 	if (k < s->base && (uint64_t)(s->base - k) <= UINT32_MAX - top) {
-		uint32_t d = (uint32_t)(s->base - k);
+		uint64_t d = (uint64_t)(s->base - k), spare = UINT32_MAX - top - d;
+		uint64_t more = d > top ? d : top; /* headroom below k: the span again */
+		more = more > 4096 ? more : 4096;
+		d += spare < more ? spare : more;
 		for (size_t r = 0; r < s->nruns; r++)
-			s->rel[r] += d;
-		s->base = k;
+			s->rel[r] += (uint32_t)d;
+		s->base -= (int64_t)d;
 		return 0;
 	}
 	int64_t *f = malloc((s->rcap ? s->rcap : 1) * sizeof(*f));
 	if (!f)
 		return -1;
 	for (size_t r = 0; r < s->nruns; r++)
-		f[r] = s->base + (int64_t)s->rel[r];
-	free(s->rel);
-	s->first = f;
+		f[s->q0 + r] = s->base + (int64_t)s->rel[r];
+	free(s->rel - s->q0);
+	s->first = f + s->q0;
 	s->far = 1;
-	return 0;
-}
-
-/* n zero values at index at, the runs from run `from` on moved up by n. */
-static int open_values(dmls_series *s, size_t from, size_t at, size_t n)
-{
-	if (dmls_series_reserve(s, n))
-		return -1;
-	size_t vb = value_bytes(s);
-	char *v = s->v;
-	memmove(v + (at + n) * vb, v + at * vb, (s->nv - at) * vb);
-	memset(v + at * vb, 0, n * vb);
-	s->nv += n;
-	for (size_t j = from; j < s->nruns; j++)
-		s->roff[j] += (uint32_t)n;
 	return 0;
 }
 
 /* Extend run r to hold bin k (past its end, before the next run). */
 static int extend(dmls_series *s, size_t r, int64_t k)
 {
-	size_t len = dmls_series_run_len(s, r);
+	size_t len = dmls_series_run_len(s, r), at;
 	size_t add = (size_t)(k - dmls_series_run_first(s, r)) + 1 - len;
-	return open_values(s, r + 1, s->roff[r] + len, add);
+	return open_values(s, r + 1, add, &at);
 }
 
 /* A new run holding bin k, inserted at index r. */
 static int insert_run(dmls_series *s, size_t r, int64_t k)
 {
-	if (reach(s, k) || grow_runs(s))
+	size_t at;
+	if (reach(s, k) || open_values(s, r, 1, &at))
 		return -1;
-	size_t at = r < s->nruns ? s->roff[r] : s->nv;
-	if (open_values(s, r, at, 1))
+	if (open_run(s, r)) { /* give the value back: as it was */
+		size_t end = s->v0 + s->nv, vb = value_bytes(s);
+		memmove((char *)s->v + at * vb, (char *)s->v + (at + 1) * vb, (end - at - 1) * vb);
+		s->nv--;
+		for (size_t j = r; j < s->nruns; j++)
+			s->roff[j]--;
 		return -1;
-	size_t hb = s->far ? sizeof(int64_t) : sizeof(uint32_t);
-	memmove(&s->roff[r + 1], &s->roff[r], (s->nruns - r) * sizeof(*s->roff));
-	memmove((char *)s->rel + (r + 1) * hb, (char *)s->rel + r * hb, (s->nruns - r) * hb);
+	}
 	s->roff[r] = (uint32_t)at;
 	if (s->far)
 		s->first[r] = k;
@@ -334,7 +407,7 @@ void dmls_series_foreach(const dmls_series *s, dmls_series_visit_fn fn, void *ct
 
 size_t dmls_series_mem_bytes(const dmls_series *s)
 {
-	return s->vcap * value_bytes(s) + s->rcap * header_bytes(s);
+	return s->vcap * value_bytes(s) + s->rcap * (sizeof(uint32_t) + rel_bytes(s));
 }
 
 /* Walks a series' non-zero bins in order, bin k as bin floor(k / ratio). */

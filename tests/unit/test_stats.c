@@ -295,9 +295,10 @@ static uint64_t rng(void) /* xorshift64 (Marsaglia 2003) */
 }
 
 /* Bins added in any order (late ones, ones before every run, ones years
- * away, bins of no bytes) read back as a plain table of them says, through
- * get, range, foreach, merge and coarsen; the run headers take 8 bytes
- * until runs are more than 2^32 bins apart (`far`: then 12). */
+ * away, bins of no bytes; at random, or backwards as a capture read from
+ * its end) read back as a plain table of them says, through get, range,
+ * foreach, merge and coarsen; the run headers take 8 bytes until runs are
+ * more than 2^32 bins apart (`far`: then 12). */
 #define MODEL_BINS 512
 static uint64_t model_bins[MODEL_BINS];
 static int64_t model_at(int64_t k) /* the model's slot of bin k, or -1 */
@@ -340,9 +341,10 @@ static void test_series_any_order(void **state)
 		dmls_series_init(&a, 0, 1000, 0);
 		dmls_series_init(&b, 0, 1000, 0);
 		memset(model_bins, 0, sizeof(model_bins));
-		int far = round % 4 == 3;
+		int backwards = round % 5 == 1, far = round % 4 == 3 && !backwards;
 		for (int i = 0; i < 600; i++) {
-			int slot = (int)(rng() % (far ? MODEL_BINS : 448));
+			int slot = backwards ? 447 - (i * 3 / 4) % 448
+					     : (int)(rng() % (far ? MODEL_BINS : 448));
 			int64_t k = slot < 448 ? slot - 64 : ((int64_t)1 << 40) + slot - 448;
 			uint64_t x = rng() % 4 ? rng() % 1000 : 0;
 			model_bins[slot] += x;
