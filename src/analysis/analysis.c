@@ -642,7 +642,8 @@ static int stage_burst(stage_ctx *c, dmls_error *err)
 	a->nhosts = n;
 	for (size_t i = 0; i < n; i++) {
 		const dmls_host *h = &st->hosts[a->burst_host_idx[i]];
-		if (h->tx_burst && !h->tx_burst->s.oom) /* online, 1 ms: exact however long */
+		if (h->tx_burst && !h->tx_burst->s.oom && !DMLS_STATS_DISORDERED(st))
+			/* online, 1 ms: exact however long (in time order) */
 			dmls_burst_stream_result(&h->tx_burst->s, dur, &a->burst_host[i]);
 		else
 			dmls_burst_compute(&a->burst_host[i], &h->tx_payload, dur);

@@ -210,6 +210,13 @@ void dmls_notes_all(dmls_analysis *a, const dmls_stats *st)
 		dmls_note(a, "time goes back: the earliest packet is %.6g s before the first (a "
 			"clock stepped back while capturing, or records out of order)",
 		     (double)(st->t0_ns - st->first_ns) / 1e9);
+	if (DMLS_STATS_DISORDERED(st))
+		dmls_note(a, "%llu packet%s (%.3g %%) stamped 1 ms or more before one read earlier (up "
+			"to %.6g s): records out of time order, so burstiness and the peak come from "
+			"the series at %.3g ms bins (time scales below are null)",
+		     (unsigned long long)st->late_packets, st->late_packets == 1 ? "" : "s",
+		     100.0 * (double)st->late_packets / (double)st->packets,
+		     (double)st->late_max_ns / 1e9, (double)st->total_wire.bin_ns / 1e6);
 	if (st->retransmissions > 0)
 		dmls_note(a, "%llu retransmissions (%.3g %% of packets): loss or timeouts on the path",
 		     (unsigned long long)st->retransmissions,

@@ -111,6 +111,8 @@ static void put_head(wbuf *w, const dmls_stats *st)
 	PUT64(w, st->wire_bytes);
 	PUT64(w, st->payload_bytes);
 	PUT64(w, st->retransmissions);
+	PUT64(w, st->late_packets);
+	PUT64(w, (uint64_t)st->late_max_ns);
 	PUT64(w, st->flows_seen);
 	PUT64(w, st->max_hosts);
 	PUT64(w, st->max_pairs);
@@ -375,6 +377,11 @@ static int get_head(rbuf *r, dmls_stats *st, const dmls_stats_limits *lim)
 	st->wire_bytes = GET64(r, "wire bytes");
 	st->payload_bytes = GET64(r, "payload bytes");
 	st->retransmissions = GET64(r, "retransmissions");
+	st->late_packets = GET64(r, "late packets");
+	st->late_max_ns = GETI64(r, "late packets");
+	need(r, st->late_packets <= st->packets && st->late_max_ns >= 0 &&
+			(st->late_packets > 0 || st->late_max_ns == 0),
+	     "late packets");
 	st->flows_seen = GET64(r, "flows seen");
 	need(r, time_ok(t0) && (st->packets ? time_ok(st->first_ns) && time_ok(st->last_ns) &&
 							st->first_ns <= st->last_ns

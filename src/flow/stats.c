@@ -252,6 +252,14 @@ void dmls_stats_set_origin(dmls_stats *st, int64_t t0_ns)
 /* totals: packets, bytes and span of everything, exact whatever folds */
 static int totals_add(dmls_stats *st, const dmls_pkt *p)
 {
+	uint64_t behind = st->packets && p->ts_ns < st->last_ns
+				  ? (uint64_t)st->last_ns - (uint64_t)p->ts_ns /* exact: no overflow */
+				  : 0;
+	if (behind >= (uint64_t)DMLS_LATE_NS) {
+		int64_t b = behind > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)behind;
+		st->late_packets++;
+		st->late_max_ns = b > st->late_max_ns ? b : st->late_max_ns;
+	}
 	st->packets++;
 	st->wire_bytes += p->wire_bytes;
 	st->payload_bytes += p->payload_bytes;
@@ -265,6 +273,8 @@ static int totals_merge(dmls_stats *dst, const dmls_stats *src)
 	dst->wire_bytes += src->wire_bytes;
 	dst->payload_bytes += src->payload_bytes;
 	dst->retransmissions += src->retransmissions;
+	dst->late_packets += src->late_packets; /* each part's own order */
+	dst->late_max_ns = src->late_max_ns > dst->late_max_ns ? src->late_max_ns : dst->late_max_ns;
 	if (src->packets) {
 		span(&dst->first_ns, &dst->last_ns, src->first_ns);
 		span(&dst->first_ns, &dst->last_ns, src->last_ns);
@@ -310,7 +320,7 @@ static int series_finish(dmls_stats *st)
 	st->peak_bin_ns = st->total_wire.bin_ns;
 	if (!st->packets)
 		return 0;
-	if (k->coarsened && st->wire_online) {
+	if (k->coarsened && st->wire_online && !DMLS_STATS_DISORDERED(st)) {
 		st->peak_bin_wire_bytes = st->wire_peak_bytes > st->wire_open_bytes
 						  ? st->wire_peak_bytes
 						  : st->wire_open_bytes;
@@ -356,6 +366,9 @@ static int burst_finish(dmls_stats *st)
 	double dur = dmls_stats_duration_s(st), fine_s = (double)FINE_BIN_NS * 1e-9;
 	if (st->merged && st->mergeable) /* the merged bins, not a part's window */
 		dmls_burst_compute(&st->burst_total, &st->fine_series, dur >= fine_s ? dur : fine_s);
+	else if (DMLS_STATS_DISORDERED(st)) /* every packet in its bin, at the series' width */
+		dmls_burst_compute(&st->burst_total, st->mergeable ? &st->fine_series : &st->total_wire,
+				   dur >= fine_s ? dur : fine_s);
 	else
 		dmls_burst_stream_result(&st->fine, dur >= fine_s ? dur : fine_s, &st->burst_total);
 	return 0;

@@ -469,8 +469,11 @@ static void test_series_budget(void **state)
 static void peak_run(dmls_stats *st, int64_t seconds, int mergeable)
 {
 	dmls_stats_limits lim = {.mergeable = mergeable};
+	lim.mergeable = mergeable > 0;
 	dmls_stats_init_limits(st, 100000, &lim);
-	for (int64_t t = 0; t < seconds * 1000; t += 2) {
+	int back = mergeable < 0; /* read backwards: the latest packet first */
+	for (int64_t i = 0; i < seconds * 1000; i += 2) {
+		int64_t t = back ? seconds * 1000 - 2 - i : i;
 		dmls_pkt p = mk(t * 1000000LL, 1, 2, 1, 2, (uint32_t)t, 100);
 		assert_int_equal(dmls_stats_add(st, &p), 0);
 		if (t == 60000) { /* three packets within 100 us */
@@ -499,6 +502,18 @@ static void test_peak_online(void **state)
 	assert_int_equal(st.cls[DMLS_CLASS_WIRE].coarsened, 0);
 	assert_int_equal(st.peak_bin_ns, 100000);
 	assert_int_equal(st.peak_bin_wire_bytes, 3 * 154);
+	dmls_stats_release(&st);
+	/* read backwards: every packet 2 ms before the one before, which the
+	 * online peak would pile into one bin (a second of them: 77000 bytes);
+	 * the series answer at their bin */
+	peak_run(&st, 1000, -1);
+	assert_int_equal(dmls_stats_finish(&st), 0);
+	assert_true(DMLS_STATS_DISORDERED(&st) && st.late_packets == st.packets - 1);
+	assert_true(st.late_max_ns == 999998000000LL);
+	assert_true(st.cls[DMLS_CLASS_WIRE].coarsened >= 1);
+	assert_int_equal(st.peak_bin_ns, st.total_wire.bin_ns);
+	uint64_t most = 3 * 154 + 154 * (uint64_t)(st.total_wire.bin_ns / 2000000 + 1);
+	assert_true(st.peak_bin_wire_bytes >= 3 * 154 && st.peak_bin_wire_bytes <= most);
 	dmls_stats_release(&st);
 	/* merged: the series at its bin (its parts' online peaks do not add) */
 	dmls_stats a, b;
