@@ -252,14 +252,15 @@ void dmls_stats_set_origin(dmls_stats *st, int64_t t0_ns)
 /* totals: packets, bytes and span of everything, exact whatever folds */
 static int totals_add(dmls_stats *st, const dmls_pkt *p)
 {
-	uint64_t behind = st->packets && p->ts_ns < st->last_ns
-				  ? (uint64_t)st->last_ns - (uint64_t)p->ts_ns /* exact: no overflow */
+	uint64_t behind = st->packets && p->ts_ns < st->prev_ns
+				  ? (uint64_t)st->prev_ns - (uint64_t)p->ts_ns /* exact: no overflow */
 				  : 0;
 	if (behind >= (uint64_t)DMLS_LATE_NS) {
 		int64_t b = behind > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)behind;
 		st->late_packets++;
 		st->late_max_ns = b > st->late_max_ns ? b : st->late_max_ns;
 	}
+	st->prev_ns = p->ts_ns;
 	st->packets++;
 	st->wire_bytes += p->wire_bytes;
 	st->payload_bytes += p->payload_bytes;
