@@ -9,7 +9,9 @@
  * end the buffer: almost every packet costs a comparison and an addition.
  * A bin up to `join` past the end of a run extends it with zeros (they cost
  * less than a run header); a bin outside every run starts a new one.  Both
- * move the values after them up, which in time-ordered input are none.
+ * move the smaller side, the values before them down (into room kept at
+ * the front, for a capture read backwards) or those after them up, which
+ * in time-ordered input are none.
  * Values are 32-bit until one would pass UINT32_MAX: the buffer is then
  * widened to 64 bits once (widen), for good.
  */
@@ -206,11 +208,11 @@ static int open_run(dmls_series *s, size_t r)
 		free(o), free(f);
 		return -1;
 	}
-	memcpy(o + q0, s->roff, r * sizeof(*o));
-	memcpy(o + q0 + r + 1, s->roff + r, (s->nruns - r) * sizeof(*o));
-	memcpy(f + q0 * hb, rel, r * hb);
-	memcpy(f + (q0 + r + 1) * hb, rel + r * hb, (s->nruns - r) * hb);
-	if (s->roff) {
+	if (s->roff) { /* none the first time */
+		memcpy(o + q0, s->roff, r * sizeof(*o));
+		memcpy(o + q0 + r + 1, s->roff + r, (s->nruns - r) * sizeof(*o));
+		memcpy(f + q0 * hb, rel, r * hb);
+		memcpy(f + (q0 + r + 1) * hb, rel + r * hb, (s->nruns - r) * hb);
 		free(s->roff - s->q0);
 		free(rel - s->q0 * hb);
 	}
@@ -220,8 +222,8 @@ static int open_run(dmls_series *s, size_t r)
 
 /* Make bin k a possible run start: rebase the 32-bit headers below it
  * (with as much room again as the runs span, so that a series read
- * backwards rebases O(log) times), or make them 64-bit.  0, or -1 when out of memory
- * (nothing changed). */
+ * backwards rebases O(log) times), or make them 64-bit.  0, or -1 when
+ * out of memory (nothing changed). */
 static int reach(dmls_series *s, int64_t k)
 {
 	if (s->far)
