@@ -185,15 +185,16 @@ typedef struct dmls_flow {
  * bins under their budgets alone. */
 #define DMLS_SERIES_SPAN_BINS (1LL << 19)
 #define DMLS_SERIES_IDLE_NS 60000000000LL /* 60 s */
-/* A packet stamped this long or longer before the packet read before it
- * is late.  The online numbers (the busiest bin at --bin, the burstiness
- * streams) put a late packet in the bin at hand, which is right for the
- * few packets a capture's queues reorder by microseconds, and start a new
- * time line at a clock stepped back (one late packet); past
- * DMLS_LATE_SHARE of the packets (a capture merged badly, shuffled or
- * read backwards, where a second of packets would pile into one bin) the
- * series answer instead, which put every packet in its own bin (at their
- * width: time scales below it are then null). */
+/* A packet stamped this long or longer before the bin the online numbers
+ * (the busiest bin at --bin, the burstiness streams) have open is late:
+ * they put it in that bin, which is right for the few packets a capture's
+ * queues reorder by microseconds, or, a second or more before, start a
+ * new time line there (a clock stepped back: one late packet).  Past
+ * DMLS_LATE_SHARE of the packets (and DMLS_LATE_FEW) the records are out
+ * of time order (a capture merged badly, shuffled, read backwards: a
+ * second of packets piles into one bin, or the time lines restart again
+ * and again) and the series answer instead, which put every packet in its
+ * own bin (at their width: time scales below it are then null). */
 #define DMLS_LATE_NS 1000000LL
 #define DMLS_LATE_SHARE 0.001
 #define DMLS_LATE_FEW 8 /* late packets that never count as disorder (steps) */
@@ -242,10 +243,9 @@ typedef struct dmls_stats {
 	int64_t first_ns, last_ns;
 	uint64_t packets, wire_bytes, payload_bytes;
 	uint64_t retransmissions;
-	uint64_t late_packets; /* stamped DMLS_LATE_NS or more before the packet
-				* read before them */
+	uint64_t late_packets; /* stamped DMLS_LATE_NS or more before the open
+				* 100 us bin of the burstiness stream */
 	int64_t late_max_ns;   /* the most behind of them */
-	int64_t prev_ns;       /* the packet read last (internal) */
 	uint64_t flows_seen;   /* flow entries ever made (distinct 5-tuples unless
 				* a folded flow came back) */
 

@@ -211,13 +211,18 @@ void dmls_notes_all(dmls_analysis *a, const dmls_stats *st)
 			"clock stepped back while capturing, or records out of order)",
 		     (double)(st->t0_ns - st->first_ns) / 1e9);
 	if (DMLS_STATS_DISORDERED(st))
-		dmls_note(a, "%llu packet%s (%.3g %%) stamped 1 ms or more before the one read before "
-			"(up to %.6g s): records out of time order, so burstiness and the peak come "
-			"from the series at %.3g ms bins (time scales below are null)",
+		dmls_note(a, "%llu packet%s (%.3g %%) stamped 1 ms or more before packets read "
+			"earlier (up to %.6g s): records out of time order, so burstiness and the peak "
+			"come from the series at %.3g ms bins (time scales below are null)",
 		     (unsigned long long)st->late_packets, st->late_packets == 1 ? "" : "s",
 		     100.0 * (double)st->late_packets / (double)st->packets,
 		     (double)st->late_max_ns / 1e9, (double)st->total_wire.bin_ns / 1e6);
-	if (st->retransmissions > 0)
+	if (st->retransmissions > 0 && DMLS_STATS_DISORDERED(st))
+		dmls_note(a, "%llu retransmissions (%.3g %% of packets): segments read out of time "
+			"order count too, so not a measure of loss here",
+		     (unsigned long long)st->retransmissions,
+		     100.0 * (double)st->retransmissions / (double)st->packets);
+	else if (st->retransmissions > 0)
 		dmls_note(a, "%llu retransmissions (%.3g %% of packets): loss or timeouts on the path",
 		     (unsigned long long)st->retransmissions,
 		     100.0 * (double)st->retransmissions / (double)st->packets);

@@ -379,7 +379,6 @@ static int get_head(rbuf *r, dmls_stats *st, const dmls_stats_limits *lim)
 	st->retransmissions = GET64(r, "retransmissions");
 	st->late_packets = GET64(r, "late packets");
 	st->late_max_ns = GETI64(r, "late packets");
-	st->prev_ns = st->last_ns;
 	need(r, st->late_packets <= st->packets && st->late_max_ns >= 0 &&
 			(st->late_packets > 0 || st->late_max_ns == 0),
 	     "late packets");

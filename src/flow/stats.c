@@ -252,15 +252,6 @@ void dmls_stats_set_origin(dmls_stats *st, int64_t t0_ns)
 /* totals: packets, bytes and span of everything, exact whatever folds */
 static int totals_add(dmls_stats *st, const dmls_pkt *p)
 {
-	uint64_t behind = st->packets && p->ts_ns < st->prev_ns
-				  ? (uint64_t)st->prev_ns - (uint64_t)p->ts_ns /* exact: no overflow */
-				  : 0;
-	if (behind >= (uint64_t)DMLS_LATE_NS) {
-		int64_t b = behind > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)behind;
-		st->late_packets++;
-		st->late_max_ns = b > st->late_max_ns ? b : st->late_max_ns;
-	}
-	st->prev_ns = p->ts_ns;
 	st->packets++;
 	st->wire_bytes += p->wire_bytes;
 	st->payload_bytes += p->payload_bytes;
@@ -344,6 +335,14 @@ static int series_merge(dmls_stats *dst, const dmls_stats *src)
  * (burst.h); a mergeable state also keeps the bins */
 static int burst_add(dmls_stats *st, const dmls_pkt *p)
 {
+	/* stamped before the open bin: late (stats.h) when by DMLS_LATE_NS */
+	int64_t open = st->fine_end == INT64_MIN ? INT64_MIN : st->fine_end - FINE_BIN_NS;
+	if (p->ts_ns < open && (uint64_t)open - (uint64_t)p->ts_ns >= (uint64_t)DMLS_LATE_NS) {
+		uint64_t behind = (uint64_t)open - (uint64_t)p->ts_ns; /* exact: no overflow */
+		int64_t b = behind > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)behind;
+		st->late_packets++;
+		st->late_max_ns = b > st->late_max_ns ? b : st->late_max_ns;
+	}
 	if (dmls_open_bin_moves(p->ts_ns, st->fine_end, FINE_BIN_NS)) {
 		int64_t d = ts_bin_floor(p->ts_ns - st->t0_ns, FINE_BIN_NS);
 		if (st->fine_bytes)

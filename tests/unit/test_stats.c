@@ -508,9 +508,10 @@ static void test_peak_online(void **state)
 	 * the series answer at their bin */
 	peak_run(&st, 1000, -1);
 	assert_int_equal(dmls_stats_finish(&st), 0);
-	/* each 2 ms before the one before (after the three within 100 us, 2.08) */
-	assert_true(DMLS_STATS_DISORDERED(&st) && st.late_packets == st.packets - 3);
-	assert_true(st.late_max_ns == 2080000LL);
+	/* each 2 ms or more before the open bin, up to the second after which
+	 * the stream starts a new time line */
+	assert_true(DMLS_STATS_DISORDERED(&st) && st.late_packets > st.packets - 10);
+	assert_true(st.late_max_ns > 990000000LL && st.late_max_ns < 1010000000LL);
 	assert_true(st.cls[DMLS_CLASS_WIRE].coarsened >= 1);
 	assert_int_equal(st.peak_bin_ns, st.total_wire.bin_ns);
 	uint64_t most = 3 * 154 + 154 * (uint64_t)(st.total_wire.bin_ns / 2000000 + 1);
