@@ -115,11 +115,17 @@ static inline uint64_t dmls_series_val(const dmls_series *s, size_t i)
 int dmls_series_reserve(dmls_series *s, size_t n);
 
 /* The fast path of dmls_series_add_bin: bin k inside the run hit last, or
- * just past it when that run ends the series, its buffer has room and the
- * bin has bytes (the way time-ordered traffic arrives).  Allocates nothing.  Returns 1 when
+ * just past it when that run ends the series and its buffer has room (the
+ * way time-ordered traffic arrives), or a bin of no bytes.  Allocates
+ * nothing.  Returns 1 when
  * done, 0 when the caller must call dmls_series_add_bin. */
 static inline int dmls_series_add_fast(dmls_series *s, int64_t k, uint64_t bytes)
 {
+	if (!bytes) { /* in the range holding traffic, in no run (a flood's SYNs) */
+		s->min_bin = k < s->min_bin ? k : s->min_bin;
+		s->max_bin = k > s->max_bin ? k : s->max_bin;
+		return 1;
+	}
 	size_t r = s->last;
 	if (r >= s->nruns)
 		return 0;
@@ -128,7 +134,7 @@ static inline int dmls_series_add_fast(dmls_series *s, int64_t k, uint64_t bytes
 	size_t len = (tail ? end : s->roff[r + 1]) - s->last_off;
 	if (j >= len) {
 		uint64_t add = j - len + 1;
-		if (add > s->join || !tail || end + add > s->vcap || j >= UINT32_MAX || !bytes)
+		if (add > s->join || !tail || end + add > s->vcap || j >= UINT32_MAX)
 			return 0;
 		for (uint64_t z = 0; z < add; z++)
 			if (s->wide)

@@ -289,12 +289,7 @@ static int insert_run(dmls_series *s, size_t r, int64_t k)
 
 int dmls_series_add_bin(dmls_series *s, int64_t k, uint64_t bytes)
 {
-	if (!bytes) { /* in the range holding traffic, in no run */
-		s->min_bin = k < s->min_bin ? k : s->min_bin;
-		s->max_bin = k > s->max_bin ? k : s->max_bin;
-		return 0;
-	}
-	if (dmls_series_add_fast(s, k, bytes))
+	if (dmls_series_add_fast(s, k, bytes)) /* a bin of no bytes too */
 		return 0;
 	size_t r = run_at(s, k);
 	s->last = SIZE_MAX; /* no run hit until this one is (the runs may move) */
