@@ -167,9 +167,9 @@ static int job_series_build(job_series *js, const dmls_stats *st, const dmls_ser
 }
 
 /*
- * js decimated by f into y[0..m) (zeroed first; NULL: calloc'd, and NULL
- * when out of memory).  A
- * burst shorter than a bin falls in one bin or the next as the period's
+ * js decimated by f into y[0..m), zeroed first (y NULL: a calloc'd array,
+ * NULL when out of memory).  A burst shorter than a bin falls in one bin or
+ * the next as the period's
  * phase drifts over the bins: a step of 31.25 bins puts bursts 31, 31, 31
  * and 32 bins apart, and the autocorrelation then peaks higher at 4 steps
  * (exactly 125 bins) than at one.  So when f > 1 each bin is spread by a
