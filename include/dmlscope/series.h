@@ -18,8 +18,9 @@
  *
  * Data arrive in time order almost always: the last run is then extended in
  * place, in O(1).  A bin elsewhere is found by binary search over the runs,
- * and a new run is inserted there, the values after it moved up by one
- * (rare: out-of-order input; merges build a new series in order).
+ * and a new run is inserted there, the smaller side of the values moved
+ * (rare: out-of-order input, O(1) at either end; merges build a new
+ * series in order).
  *
  * Ownership: dmls_series_init/dmls_series_release; the struct is the
  * caller's, the buffers are the series'.

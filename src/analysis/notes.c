@@ -217,15 +217,13 @@ void dmls_notes_all(dmls_analysis *a, const dmls_stats *st)
 		     (unsigned long long)st->late_packets, st->late_packets == 1 ? "" : "s",
 		     100.0 * (double)st->late_packets / (double)st->packets,
 		     (double)st->late_max_ns / 1e9, (double)st->total_wire.bin_ns / 1e6);
-	if (st->retransmissions > 0 && DMLS_STATS_DISORDERED(st))
-		dmls_note(a, "%llu retransmissions (%.3g %% of packets): segments read out of time "
-			"order count too, so not a measure of loss here",
+	if (st->retransmissions > 0)
+		dmls_note(a, "%llu retransmissions (%.3g %% of packets): %s",
 		     (unsigned long long)st->retransmissions,
-		     100.0 * (double)st->retransmissions / (double)st->packets);
-	else if (st->retransmissions > 0)
-		dmls_note(a, "%llu retransmissions (%.3g %% of packets): loss or timeouts on the path",
-		     (unsigned long long)st->retransmissions,
-		     100.0 * (double)st->retransmissions / (double)st->packets);
+		     100.0 * (double)st->retransmissions / (double)st->packets,
+		     DMLS_STATS_DISORDERED(st) ? "segments read out of time order count too, so not "
+						  "a measure of loss here"
+					       : "loss or timeouts on the path");
 	if (a->log.present && a->log.backwards_line)
 		dmls_note(a, "the train log's Batch times go backwards at its line %zu: no step time "
 			"from it (rows out of order, or a clock stepped back)", a->log.backwards_line);

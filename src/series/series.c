@@ -440,12 +440,14 @@ static void walk_next(bin_walk *w)
 
 static void walk_start(bin_walk *w, const dmls_series *s, int64_t ratio)
 {
-	*w = (bin_walk){.s = s, .ratio = ratio};
-	walk_next(w);
+	*w = (bin_walk){.s = s, .ratio = ratio, .bin = INT64_MAX};
+	if (s)
+		walk_next(w);
 }
 
-/* Add the non-zero bins of a and of b (b's bin k landing in floor(k /
- * ratio)) into t, in order; the range holding traffic follows both. */
+/* Add the non-zero bins of a (NULL: none) and of b (b's bin k landing in
+ * floor(k / ratio)) into t, in order; the range holding traffic follows
+ * both. */
 static int add_both(dmls_series *t, const dmls_series *a, const dmls_series *b, int64_t ratio)
 {
 	bin_walk wa, wb;
@@ -460,7 +462,7 @@ static int add_both(dmls_series *t, const dmls_series *a, const dmls_series *b, 
 	const dmls_series *s[2] = {a, b};
 	int64_t q[2] = {1, ratio};
 	for (int i = 0; i < 2; i++) /* bins of zero bytes still hold traffic */
-		if (!dmls_series_empty(s[i])) {
+		if (s[i] && !dmls_series_empty(s[i])) {
 			int64_t lo = dmls_floor_div(s[i]->min_bin, q[i]);
 			int64_t hi = dmls_floor_div(s[i]->max_bin, q[i]);
 			t->min_bin = lo < t->min_bin ? lo : t->min_bin;
@@ -471,11 +473,10 @@ static int add_both(dmls_series *t, const dmls_series *a, const dmls_series *b, 
 
 int dmls_series_coarsen(dmls_series *s)
 {
-	dmls_series t, none;
+	dmls_series t;
 	dmls_series_init(&t, s->t0_ns, s->bin_ns * 2, s->join);
-	dmls_series_init(&none, s->t0_ns, s->bin_ns * 2, s->join);
 	/* room for the halved runs at once: bins are added in order, in place */
-	if (dmls_series_reserve(&t, s->nv / 2 + s->nruns + 1) || add_both(&t, &none, s, 2)) {
+	if (dmls_series_reserve(&t, s->nv / 2 + s->nruns + 1) || add_both(&t, NULL, s, 2)) {
 		dmls_series_release(&t);
 		return -1;
 	}

@@ -16,24 +16,16 @@ py=/usr/bin/python3
 "$DMLSCOPE" generate --pattern ring --workers 4 --gradient-bytes 1MB --iterations 20 \
 	--iteration-time 0.2s --snaplen 100 --seed 3 -o "$tmp/ring.pcap" 2>/dev/null ||
 	{ echo "clock_step: FAIL: generate"; exit 1; }
-$py - "$tmp/ring.pcap" "$tmp/back.pcap" "$tmp/flat.pcap" <<'PY'
-import struct, sys
-b = open(sys.argv[1], "rb").read()
-recs, off = [], 24
-order = "<" if b[:4] in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1") else ">"
-while off + 16 <= len(b):
-    ts, frac, cl, ol = struct.unpack_from(order + "IIII", b, off)
-    recs.append((ts, frac, cl, ol, b[off + 16:off + 16 + cl]))
-    off += 16 + cl
+PYTHONPATH="$SRCDIR/tests/integration" $py - "$tmp/ring.pcap" "$tmp/back.pcap" "$tmp/flat.pcap" <<'PY'
+import sys
+import pcap_records
+head, order, recs = pcap_records.read(sys.argv[1])
 half = len(recs) // 2
-with open(sys.argv[2], "wb") as f:
-    f.write(b[:24])
-    for i, (ts, frac, cl, ol, d) in enumerate(recs):
-        f.write(struct.pack(order + "IIII", ts - (3600 if i >= half else 0), frac, cl, ol) + d)
-with open(sys.argv[3], "wb") as f:
-    f.write(b[:24])
-    for (ts, frac, cl, ol, d) in recs:
-        f.write(struct.pack(order + "IIII", recs[0][0], recs[0][1], cl, ol) + d)
+pcap_records.write(sys.argv[2], head, order,
+                   [(ts - (3600 if i >= half else 0), frac, cl, ol, d)
+                    for i, (ts, frac, cl, ol, d) in enumerate(recs)])
+pcap_records.write(sys.argv[3], head, order,
+                   [(recs[0][0], recs[0][1], cl, ol, d) for (_, _, cl, ol, d) in recs])
 PY
 fail=0
 for name in ring back flat; do

@@ -16,26 +16,20 @@ py=/usr/bin/python3
 "$DMLSCOPE" generate --pattern ring --workers 4 --gradient-bytes 1MB --iterations 20 \
 	--iteration-time 0.2s --snaplen 100 --seed 3 -o "$tmp/ring.pcap" 2>/dev/null ||
 	{ echo "read_backwards: FAIL: generate"; exit 1; }
-$py - "$tmp/ring.pcap" "$tmp/back.pcap" "$tmp/shuffled.pcap" <<'PY'
-import random, struct, sys
-b = open(sys.argv[1], "rb").read()
-recs, off = [], 24
-order = "<" if b[:4] in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1") else ">"
-while off + 16 <= len(b):
-    cl = struct.unpack_from(order + "I", b, off + 8)[0]
-    recs.append((struct.unpack_from(order + "I", b, off)[0], b[off:off + 16 + cl]))
-    off += 16 + cl
-with open(sys.argv[2], "wb") as f:
-    f.write(b[:24] + b"".join(r for _, r in reversed(recs)))
+PYTHONPATH="$SRCDIR/tests/integration" $py - "$tmp/ring.pcap" "$tmp/back.pcap" "$tmp/shuffled.pcap" <<'PY'
+import random, sys
+import pcap_records
+head, order, recs = pcap_records.read(sys.argv[1])
+pcap_records.write(sys.argv[2], head, order, recs[::-1])
 random.seed(1)
 groups = {}
-for sec, r in recs:
-    groups.setdefault(sec, []).append(r)
-with open(sys.argv[3], "wb") as f:
-    f.write(b[:24])
-    for sec in sorted(groups):
-        random.shuffle(groups[sec])
-        f.write(b"".join(groups[sec]))
+for r in recs:
+    groups.setdefault(r[0], []).append(r)
+shuffled = []
+for sec in sorted(groups):
+    random.shuffle(groups[sec])
+    shuffled += groups[sec]
+pcap_records.write(sys.argv[3], head, order, shuffled)
 PY
 fail=0
 for name in ring back shuffled; do
