@@ -85,26 +85,40 @@ void dmls_fft_release(dmls_fft *f)
 	pthread_mutex_unlock(&plan_lock);
 }
 
-/* cos and sin of 2 pi k / m for k = 0..q (q = m/4): each the product of
- * an exact value at a multiple of 64 and one below 64 (a few ulp), so
- * that a table of 2^18 entries costs 2^12 calls of sin and cos. */
+/*
+ * cos and sin of 2 pi k / m for k = 0..q (q = m/4) in two levels: k = a + b,
+ * a a multiple of 64, b below 64, and W(k) the product of W(a) and W(b),
+ * each exact to the last bit (a few ulp together; 2^12 calls of sin and cos
+ * for 2^18 points).  The table holds W(b) for b < 64, then W(a) for the
+ * multiples: 2 KiB and q / 4 bytes, where a table of every k took 4 m
+ * bytes (1 MiB for 2^18 points, and as much again for each size kept),
+ * and the unpacking works the product out as it goes (tw_at), the same
+ * operations in the same order, so the same bits.
+ */
+#define TW_FINE 64
 static double *twiddles(size_t m)
 {
-	size_t q = m / 4;
-	double *tw = malloc(2 * (q + 1) * sizeof(double));
+	size_t q = m / 4, na = q / TW_FINE + 1;
+	double *tw = malloc(2 * (TW_FINE + na) * sizeof(double));
 	if (!tw)
 		return NULL;
-	double step = 2 * M_PI / (double)m, fc[64], fs[64];
-	for (size_t b = 0; b < 64; b++)
-		fc[b] = cos(step * (double)b), fs[b] = sin(step * (double)b);
-	for (size_t a = 0; a <= q; a += 64) {
-		double c = cos(step * (double)a), s = sin(step * (double)a);
-		for (size_t b = 0; b < 64 && a + b <= q; b++) {
-			tw[2 * (a + b)] = c * fc[b] - s * fs[b];
-			tw[2 * (a + b) + 1] = s * fc[b] + c * fs[b];
-		}
+	double step = 2 * M_PI / (double)m;
+	for (size_t b = 0; b < TW_FINE; b++)
+		tw[2 * b] = cos(step * (double)b), tw[2 * b + 1] = sin(step * (double)b);
+	for (size_t i = 0; i < na; i++) {
+		double a = (double)(i * TW_FINE);
+		tw[2 * (TW_FINE + i)] = cos(step * a), tw[2 * (TW_FINE + i) + 1] = sin(step * a);
 	}
 	return tw;
+}
+
+/* cos and sin of 2 pi k / m (k <= m/4) from the two-level table. */
+static inline void tw_at(const double *tw, size_t k, double *cosk, double *sink)
+{
+	const double *f = tw + 2 * (k % TW_FINE), *a = tw + 2 * (TW_FINE + k / TW_FINE);
+	double c = a[0], s = a[1];
+	*cosk = c * f[0] - s * f[1];
+	*sink = s * f[0] + c * f[1];
 }
 
 /* Plans, twiddles and buffers for m real points (a power of two, >= 4). */
@@ -157,7 +171,7 @@ static int fft_ready(dmls_fft *f, size_t m)
  * and the same two powers give back c_k = Ev + i Od, Ev = P_k + P_{h-k},
  * Od = (P_k - P_{h-k}) conj(W^k), and c_{h-k} alike: one pass over the
  * pairs (k, h - k), no buffer.  W^k = e^{-2 pi i k / m} from the quarter
- * table tw (2k <= h: (tw[2k], -tw[2k+1])).
+ * table tw (2k <= h: cos and -sin of 2 pi k / m, tw_at).
  *
  * c is written with its real and imaginary parts swapped: the inverse
  * transform of c is the forward one of swap(c), swapped back (FFTW itself
@@ -170,7 +184,9 @@ static void power_in_place(fftw_complex *c, const double *tw, size_t h)
 		double ar = c[k][0], ai = c[k][1], br = c[j][0], bi = -c[j][1];
 		double er = 0.5 * (ar + br), ei = 0.5 * (ai + bi);
 		double orr = 0.5 * (ai - bi), oi = -0.5 * (ar - br);
-		double wr = tw[2 * k], wi = -tw[2 * k + 1];
+		double wr, wi;
+		tw_at(tw, k, &wr, &wi);
+		wi = -wi;
 		double tr = wr * orr - wi * oi, ti = wr * oi + wi * orr;
 		double pk = (er + tr) * (er + tr) + (ei + ti) * (ei + ti);
 		double ph = (er - tr) * (er - tr) + (ei - ti) * (ei - ti); /* P_{h-k} */

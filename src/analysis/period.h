@@ -13,7 +13,7 @@
 typedef struct dmls_fft {
 	size_t m;           /* transform size of the plans, 0 when none */
 	void *fwd;          /* fftw_plan: forward, complex, m / 2 points */
-	double *tw;         /* twiddles of size m */
+	double *tw;         /* twiddles of size m (period.c) */
 	void *c;            /* fftw_complex[m / 2] */
 } dmls_fft;
 void dmls_fft_release(dmls_fft *f);
