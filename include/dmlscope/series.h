@@ -178,6 +178,10 @@ double dmls_series_range(const dmls_series *s, int64_t a, int64_t b, double *ksu
 /* The same, adding scale times the bins to out (not zeroed first). */
 void dmls_series_dense_add(const dmls_series *s, int64_t from, size_t n, uint32_t factor,
 			   double scale, double *out);
+/* The same into 32-bit counts (scale 1): 0, or -1 when a sum passed
+ * UINT32_MAX (out then holds it wrapped). */
+int dmls_series_dense_add_u32(const dmls_series *s, int64_t from, size_t n, uint32_t factor,
+			      uint32_t *out);
 
 /* Bytes the series holds (values and run headers, allocated). */
 size_t dmls_series_mem_bytes(const dmls_series *s);

@@ -136,14 +136,14 @@ typedef struct bgap {
 	size_t bin; /* first on bin after the gap */
 } bgap;
 
-static size_t collect_gaps(const double *x, size_t n, double thr, bgap *g, double *total,
+static size_t collect_gaps(dmls_bins x, size_t n, double thr, bgap *g, double *total,
 			   double *end_on)
 {
 	double cum = 0, cum_on = 0;
 	size_t ng = 0, prev = n;
 	for (size_t k = 0; k < n; k++) {
-		cum += x[k];
-		if (!(x[k] >= thr && x[k] > 0))
+		cum += dmls_bin(x, k);
+		if (!dmls_bin_on(x, k, thr))
 			continue;
 		if (prev != n && k > prev + 1)
 			g[ng++] = (bgap){cum_on, (double)(k - prev - 1), (double)(k - prev - 1), k};
@@ -302,7 +302,7 @@ static double family_len(const bgap *g, size_t ng, double B, double phi)
 /* Phase, first anchor, then anchor after anchor (steps 3 and 4 above).
  * *span and *steps: bytes between the first and the last anchor and the
  * lattice steps between them (an empty window is a step too). */
-static size_t track(const double *x, size_t n, double thr, const bgap *g, size_t ng, double B,
+static size_t track(dmls_bins x, size_t n, double thr, const bgap *g, size_t ng, double B,
 		    double total, double end_on, size_t *starts, double *span, double *steps)
 {
 	/* a long capture's phase from its last PHASE_STEPS iterations' gaps */
@@ -356,7 +356,7 @@ static size_t track(const double *x, size_t n, double thr, const bgap *g, size_t
 	size_t e = nb ? back[nb - 1] : (size_t)a;
 	if (g[e].pos >= 0.75 * B && g[e].pos <= 1.25 * B) { /* a whole iteration before the first gap */
 		size_t k = 0;
-		while (k < n && !(x[k] >= thr && x[k] > 0))
+		while (k < n && !dmls_bin_on(x, k, thr))
 			k++;
 		starts[ns++] = k;
 	}
@@ -407,7 +407,7 @@ static long merged_steps(double a, double b, double B)
  * room (period.h).  Only while such iterations are rare (SPLIT_SHARE): a
  * job whose steps move S or 3 S in no order has no unit, and must stay
  * unsure (test_uneven_withheld).  starts[0..ns) in, the count out. */
-static size_t split_merged(const double *x, double thr, const bgap *g, size_t ng, double B,
+static size_t split_merged(dmls_bins x, double thr, const bgap *g, size_t ng, double B,
 			   size_t *starts, size_t ns)
 {
 	size_t room = DMLS_BYTECLOCK_ROOM(ng); /* what the caller holds */
@@ -454,9 +454,9 @@ static size_t split_merged(const double *x, double thr, const bgap *g, size_t ng
 			/* no gap there: the steps ran back to back (the rank waited
 			 * for its partners through its compute), so the on bin
 			 * where the bytes reach it */
-			while (at < starts[i + 1] && cum + x[at] <= want)
-				cum += x[at++];
-			if (at > out[no - 1] && at < starts[i + 1] && x[at] >= thr && x[at] > 0 &&
+			while (at < starts[i + 1] && cum + dmls_bin(x, at) <= want)
+				cum += dmls_bin(x, at++);
+			if (at > out[no - 1] && at < starts[i + 1] && dmls_bin_on(x, at, thr) &&
 			    cum > last) {
 				out[no++] = at;
 				last = cum;
@@ -486,14 +486,14 @@ static double histogram_lag(dmls_fft *fft, const bgap *g, size_t ng, double span
 	return lag;
 }
 
-size_t dmls_byteclock_starts(dmls_fft *fft, const double *x, size_t n, double thr,
+size_t dmls_byteclock_starts(dmls_fft *fft, dmls_bins x, size_t n, double thr,
 			     size_t *starts, double *B_out, double *peak)
 {
 	*B_out = NAN;
 	*peak = NAN;
 	size_t cap = 1, prev = n;
 	for (size_t k = 0; k < n; k++) /* count the gaps first */
-		if (x[k] >= thr && x[k] > 0) {
+		if (dmls_bin_on(x, k, thr)) {
 			cap += prev != n && k > prev + 1;
 			prev = k;
 		}

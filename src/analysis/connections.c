@@ -122,7 +122,7 @@ static int clock_of(conn_clock *c, const dmls_series *s, const dmls_stats *st)
 		goto out;
 	dmls_fft fft = {0};
 	double B, peak;
-	ns = dmls_byteclock_starts(&fft, x, n, thr, starts, &B, &peak);
+	ns = dmls_byteclock_starts(&fft, (dmls_bins){NULL, x}, n, thr, starts, &B, &peak);
 	dmls_fft_release(&fft);
 	rc = 0;
 	if (ns < CONN_MIN_STEPS)

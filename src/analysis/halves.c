@@ -37,15 +37,15 @@ static double median_cos(const double *v, size_t ni, size_t nh, size_t lag, doub
 	return dmls_median(tmp, k);
 }
 
-static double gap_before(const double *x, size_t k, double thr)
+static double gap_before(dmls_bins x, size_t k, double thr)
 {
 	size_t g = 0;
-	while (k > 0 && !(x[k - 1] >= thr && x[k - 1] > 0))
+	while (k > 0 && !dmls_bin_on(x, k - 1, thr))
 		k--, g++;
 	return (double)g;
 }
 
-size_t dmls_merge_halves(const double *x, size_t n, double thr, const double *hx,
+size_t dmls_merge_halves(dmls_bins x, size_t n, double thr, const double *hx,
 			 size_t nh, size_t *starts, size_t ns)
 {
 	if (ns < 6 || nh < 2)

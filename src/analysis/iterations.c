@@ -3,10 +3,11 @@
  *
  * Series: the payload the job's hosts send, summed, in 1 ms bins (their
  * tx_payload series; other hosts and other jobs are left out), coarsened
- * when the capture is long so that at most 2^18 bins (2 MiB) are held
- * (4.4 minutes at 1 ms; an hour at 14 ms, still 71 bins to a 1 s step):
- * a bin is the fewest host bins that fit, so a long capture's series
- * takes the same memory whatever its length.
+ * when the capture is long so that at most 2^18 bins are held (4.4
+ * minutes at 1 ms; an hour at 14 ms, still 71 bins to a 1 s step): a bin
+ * is the fewest host bins that fit, so a long capture's series takes the
+ * same memory whatever its length, 1 MiB of byte counts in 32 bits (in
+ * doubles, 2 MiB, where a bin passes 4 GiB: dmls_bins, period.h).
  *
  * Period guide T: the autocorrelation (period.c) of that series, itself
  * coarsened to at most 2^17 bins.
@@ -111,7 +112,9 @@ typedef struct job_series {
 	double bin_s;    /* bin width */
 	double off_s;    /* time of bin 0 from st->t0_ns */
 	size_t n;
-	double *x;
+	dmls_bins x;         /* n bins (own: u32 or d) */
+	uint32_t *u32;       /* the bins in 32 bits, or NULL */
+	double *d;           /* in doubles, where a bin passed UINT32_MAX */
 	const size_t *pairs; /* the series is these pairs' (a partial view), or NULL */
 	size_t npairs;
 	dmls_fft fft;        /* the transforms' buffers, one set per search (plans: period.c) */
@@ -158,12 +161,37 @@ static int job_series_build(job_series *js, const dmls_stats *st, const dmls_ser
 	const dmls_series *s0 = ser[0];
 	js->bin_s = (double)s0->bin_ns * (double)f * 1e-9;
 	js->off_s = ((double)(s0->t0_ns - st->t0_ns) + (double)from * (double)s0->bin_ns) * 1e-9;
-	js->x = calloc(js->n, sizeof(double));
-	if (!js->x)
+	/* byte counts: 32 bits hold them but where a bin passes 4 GiB */
+	int over = !(js->u32 = calloc(js->n, sizeof(uint32_t)));
+	for (size_t i = 0; i < n && !over; i++)
+		over = dmls_series_dense_add_u32(ser[i], from, js->n, js->factor, js->u32) != 0;
+	if (!over) {
+		js->x.u = js->u32;
+		return 0;
+	}
+	free(js->u32);
+	js->u32 = NULL;
+	if (!(js->d = calloc(js->n, sizeof(double))))
 		return -1;
 	for (size_t i = 0; i < n; i++)
-		dmls_series_dense_add(ser[i], from, js->n, js->factor, 1.0, js->x);
+		dmls_series_dense_add(ser[i], from, js->n, js->factor, 1.0, js->d);
+	js->x.d = js->d;
 	return 0;
+}
+
+static void job_series_release(job_series *js)
+{
+	free(js->u32);
+	free(js->d);
+	js->u32 = NULL;
+	js->d = NULL;
+	js->x = (dmls_bins){NULL, NULL};
+	dmls_fft_release(&js->fft);
+}
+
+static double jx(const job_series *js, size_t k)
+{
+	return dmls_bin(js->x, k);
 }
 
 /*
@@ -185,7 +213,7 @@ static double *decimated(const job_series *js, size_t f, size_t m, double *y)
 	while (((size_t)1 << sh) < f)
 		sh++;
 	for (size_t k = 0; k < js->n; k++)
-		y[k >> sh] += js->x[k];
+		y[k >> sh] += jx(js, k);
 	if (f == 1)
 		return y;
 	/* in place: bin i takes y[i-2..i+2], the two before it kept from
@@ -329,7 +357,7 @@ static double on_threshold(const job_series *js)
 {
 	size_t nnz = 0;
 	for (size_t k = 0; k < js->n; k++)
-		nnz += js->x[k] > 0;
+		nnz += jx(js, k) > 0;
 	/* past MAX_NONZERO non-empty bins, every stride-th of them */
 	size_t stride = nnz > MAX_NONZERO ? (nnz + MAX_NONZERO - 1) / MAX_NONZERO : 1, seen = 0;
 	double *nz = malloc((nnz / stride + 1) * sizeof(double));
@@ -337,8 +365,8 @@ static double on_threshold(const job_series *js)
 		return -1;
 	nnz = 0;
 	for (size_t k = 0; k < js->n; k++)
-		if (js->x[k] > 0 && seen++ % stride == 0)
-			nz[nnz++] = js->x[k];
+		if (jx(js, k) > 0 && seen++ % stride == 0)
+			nz[nnz++] = jx(js, k);
 	double thr = ON_FRACTION * dmls_quantile_select(nz, nnz, 0.99);
 	free(nz);
 	return thr;
@@ -468,7 +496,7 @@ static int find_starts(dmls_iterations *it, job_series *js, double *T, int by_ti
 	*thr_out = thr;
 	size_t prev_on = n, first_on = n, on = 0;
 	for (size_t k = 0; k < n; k++) /* count the runs first */
-		if (js->x[k] >= thr && js->x[k] > 0) {
+		if (dmls_bin_on(js->x, k, thr)) {
 			nc += prev_on == n || k > prev_on + 1;
 			first_on = prev_on == n ? k : first_on;
 			prev_on = k;
@@ -487,7 +515,7 @@ static int find_starts(dmls_iterations *it, job_series *js, double *T, int by_ti
 	}
 	nc = 0, prev_on = n;
 	for (size_t k = 0; k < n; k++) {
-		if (!(js->x[k] >= thr && js->x[k] > 0))
+		if (!dmls_bin_on(js->x, k, thr))
 			continue;
 		if (prev_on == n)
 			c[nc++] = (cand){k, INFINITY};
@@ -572,7 +600,7 @@ static int worker_bytes(dmls_iterations *it, const dmls_stats *st, const job_ser
 		size_t a = starts[i], b = i + 1 < ns ? starts[i + 1] : last_on + 1;
 		job[i] = 0;
 		for (size_t k = a; k < b && k < js->n; k++)
-			job[i] += js->x[k];
+			job[i] += jx(js, k);
 	}
 	for (size_t w = 0; w < nw; w++) {
 		size_t first = nall;
@@ -605,11 +633,11 @@ static double time_at_share(const job_series *js, size_t a, size_t b, double tot
 {
 	double cum = 0, want = q * total;
 	for (size_t k = a; k < b && k < js->n; k++) {
-		if (js->x[k] > 0 && cum + js->x[k] >= want) {
-			double frac = (want - cum) / js->x[k];
+		if (jx(js, k) > 0 && cum + jx(js, k) >= want) {
+			double frac = (want - cum) / jx(js, k);
 			return js->off_s + ((double)k + frac) * js->bin_s;
 		}
-		cum += js->x[k];
+		cum += jx(js, k);
 	}
 	return js->off_s + (double)a * js->bin_s;
 }
@@ -623,7 +651,7 @@ static void fill_times(dmls_iterations *it, const job_series *js, const size_t *
 		size_t b = i + 1 < ns ? starts[i + 1] : last_on + 1;
 		it->bytes[i] = 0;
 		for (size_t k = starts[i]; k < b && k < js->n; k++)
-			it->bytes[i] += js->x[k];
+			it->bytes[i] += jx(js, k);
 		it->starts_s[i] = time_at_share(js, starts[i], b, it->bytes[i], START_QUANTILE);
 		it->comm_end_s[i] = time_at_share(js, starts[i], b, it->bytes[i], END_QUANTILE);
 	}
@@ -788,7 +816,7 @@ static int find_core(dmls_iterations *it, const dmls_stats *st, const size_t *ho
 	if (nh == 0)
 		return 0;
 	if (build_series(&js, st, hosts, nh, pairs, np) < 0) {
-		free(js.x);
+		job_series_release(&js);
 		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
 	}
 	if (js.n == 0)
@@ -848,8 +876,7 @@ static int find_core(dmls_iterations *it, const dmls_stats *st, const size_t *ho
 		it->regularity = (a + b + c) / 3;
 	}
 	free(starts);
-	free(js.x);
-	dmls_fft_release(&js.fft);
+	job_series_release(&js);
 	return rc;
 }
 

@@ -38,6 +38,24 @@ double *dmls_fft_scratch(dmls_fft *fft, size_t n);
 /* The full autocorrelation r[0..n) of x (biased); 0 or -1. */
 int dmls_autocorr(dmls_fft *fft, const double *x, size_t n, double *r);
 
+/* The bins of a job series (iterations.c): byte counts, in 32 bits where
+ * every bin fits (half the memory of doubles: 1 MiB of a long capture's
+ * 2^18 bins, 4 MiB of 2^20), else in doubles; the same values either way. */
+typedef struct dmls_bins {
+	const uint32_t *u; /* NULL: d */
+	const double *d;
+} dmls_bins;
+static inline double dmls_bin(dmls_bins x, size_t k)
+{
+	return x.u ? (double)x.u[k] : x.d[k];
+}
+/* Whether bin k is on: it holds thr bytes or more, and some. */
+static inline int dmls_bin_on(dmls_bins x, size_t k, double thr)
+{
+	double v = dmls_bin(x, k);
+	return v >= thr && v > 0;
+}
+
 /* Room the byte clock's starts need for ngaps gaps between runs of on bins
  * (x >= thr): a start per gap, up to a quarter more where steps ran back
  * to back (split_merged), and 4 more. */
@@ -47,12 +65,12 @@ int dmls_autocorr(dmls_fft *fft, const double *x, size_t n, double *r);
  * Returns the count, 0 when the bytes show no period; *B = bytes per
  * iteration, *peak = autocorrelation in the byte domain.  fft: not NULL
  * (its buffer holds the histogram transformed). */
-size_t dmls_byteclock_starts(dmls_fft *fft, const double *x, size_t n, double thr,
+size_t dmls_byteclock_starts(dmls_fft *fft, dmls_bins x, size_t n, double thr,
 			     size_t *starts, double *B, double *peak);
 
 /* Keep every other start when iterations alternate in who sends (halves.c).
  * hx holds nh host series of n bins each (hx[h*n + k]).  Returns the new count. */
-size_t dmls_merge_halves(const double *x, size_t n, double thr, const double *hx,
+size_t dmls_merge_halves(dmls_bins x, size_t n, double thr, const double *hx,
 			 size_t nh, size_t *starts, size_t ns);
 
 /* Clock e[0..n) against ref[0..nr) (iteration ends, ascending, seconds),

@@ -385,6 +385,21 @@ void dmls_series_dense_add(const dmls_series *s, int64_t from, size_t n, uint32_
 	FOR_RANGE(s, from, end, k, val, out[(k - from) / factor] += scale * (double)val);
 }
 
+int dmls_series_dense_add_u32(const dmls_series *s, int64_t from, size_t n, uint32_t factor,
+			      uint32_t *out)
+{
+	if (factor == 0)
+		factor = 1;
+	int64_t end = from + (int64_t)n * factor;
+	int over = 0;
+	FOR_RANGE(s, from, end, k, val, {
+		uint32_t *o = &out[(k - from) / factor];
+		over |= val > (uint64_t)(UINT32_MAX - *o);
+		*o += (uint32_t)val;
+	});
+	return over ? -1 : 0;
+}
+
 void dmls_series_dense(const dmls_series *s, int64_t from, size_t n, uint32_t factor,
 		       double *out)
 {

@@ -243,6 +243,58 @@ static void test_ring(void **state)
 	dmls_stats_release(&st);
 }
 
+/* A ring whose every segment carries g_scale times 64000 bytes: one segment
+ * a rank and step, its ACK after, steps 1 ms apart. */
+static uint64_t g_scale = 1;
+static void ring_jumbo_iter(dmls_stats *st, int64_t t, int iter)
+{
+	(void)iter;
+	for (int step = 0; step < 2 * (g_n - 1); step++, t += MS)
+		for (int r = 0; r < g_n; r++) {
+			int s = g_base + r, d = g_base + (r + 1) % g_n;
+			dmls_pkt p = synth_pkt(t + r * 1000, s, d, 64000 * g_scale, synth_seq[s][d]);
+			synth_seq[s][d] += (uint32_t)(64000 * g_scale);
+			dmls_stats_add(st, &p);
+			dmls_pkt a = synth_pkt(t + r * 1000 + 500, d, s, 0, synth_seq[d][s]);
+			a.sport = p.dport, a.dport = p.sport;
+			dmls_stats_add(st, &a);
+		}
+}
+
+/* The job series holds its bins in 32 bits, in doubles where one passes
+ * 4 GiB (iterations.c): the same job at 10^5 times the bytes (26 GB a
+ * 1 ms bin) finds the same iterations, its bytes 10^5 times as many. */
+static void test_ring_bins_past_4gib(void **state)
+{
+	(void)state;
+	dmls_analysis *a[2];
+	dmls_stats st[2];
+	uint64_t scale[2] = {1, 100000};
+	g_n = 4, g_base = 1;
+	for (int i = 0; i < 2; i++) {
+		dmls_stats_init(&st[i], 0);
+		memset(synth_seq, 0, sizeof(synth_seq));
+		synth_rng = 12345;
+		g_scale = scale[i];
+		run_job(&st[i], SYNTH_T0, ring_jumbo_iter, 30, 0.05);
+		a[i] = analyze(&st[i]);
+	}
+	g_scale = 1;
+	assert_true(st[1].hosts[0].tx_payload.wide); /* 64-bit bins in the series */
+	assert_int_equal(a[0]->iter.count, 30);
+	assert_int_equal(a[1]->iter.count, a[0]->iter.count);
+	assert_true(a[1]->iter.period_s == a[0]->iter.period_s);
+	assert_true(a[1]->iter.starts_s[7] == a[0]->iter.starts_s[7]);
+	assert_near(a[1]->iter.bytes_per_worker, 1e5 * a[0]->iter.bytes_per_worker, 1e-12);
+	for (size_t i = 0; i < 30; i++) /* the job series' bytes of each */
+		assert_true(a[1]->iter.bytes[i] == 1e5 * a[0]->iter.bytes[i] && a[0]->iter.bytes[i] > 0);
+	assert_near(a[0]->iter.bytes_per_worker, 6 * 64000, 1e-12);
+	for (int i = 0; i < 2; i++) {
+		dmls_analysis_free(a[i]);
+		dmls_stats_release(&st[i]);
+	}
+}
+
 /* DDP: a parameter broadcast along a tree before the first step weighs
  * more than DMLS_EDGE_FRACTION of a ring edge in a short run; the steady
  * state (median bytes per iteration) still shows the ring. */
@@ -1369,6 +1421,7 @@ int main(void)
 		cmocka_unit_test(test_iterations_steady_period),
 		cmocka_unit_test(test_ring),         cmocka_unit_test(test_ring_two_ranks),
 		cmocka_unit_test(test_ring_after_broadcast),
+		cmocka_unit_test(test_ring_bins_past_4gib),
 		cmocka_unit_test(test_star),         cmocka_unit_test(test_star_halves),
 		cmocka_unit_test(test_star_one_worker), cmocka_unit_test(test_tree),
 		cmocka_unit_test(test_clique),       cmocka_unit_test(test_butterfly),

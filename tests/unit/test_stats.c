@@ -204,6 +204,35 @@ static void test_series_sparse_far_apart(void **state)
 	dmls_series_release(&s);
 }
 
+/* Dense sums in 32 bits: the values of the double ones, and -1 where a sum
+ * passes UINT32_MAX. */
+static void test_series_dense_u32(void **state)
+{
+	(void)state;
+	dmls_series s;
+	dmls_series_init(&s, 0, 1000, 0);
+	int64_t bins[] = {-5, 0, 1, 7, 8, 9, 40, 41, 1000};
+	for (size_t i = 0; i < sizeof(bins) / sizeof(bins[0]); i++)
+		assert_int_equal(dmls_series_add(&s, bins[i] * 1000, 1000000 + i), 0);
+	double d[12];
+	uint32_t u[12] = {0};
+	dmls_series_dense(&s, -6, 12, 4, d);
+	assert_int_equal(dmls_series_dense_add_u32(&s, -6, 12, 4, u), 0);
+	for (int k = 0; k < 12; k++)
+		assert_true((double)u[k] == d[k]);
+	assert_true(d[0] == 1000000.0 && d[1] == 2000003.0); /* bin -5 | 0, 1 */
+	/* 1.5e9 bytes in bins 2000 and 2001: 3e9 fits 32 bits, 4.5e9 not */
+	assert_int_equal(dmls_series_add(&s, 2000 * 1000, 1500000000), 0);
+	assert_int_equal(dmls_series_add(&s, 2001 * 1000, 1500000000), 0);
+	memset(u, 0, sizeof(u));
+	assert_int_equal(dmls_series_dense_add_u32(&s, 2000, 1, 2, u), 0);
+	assert_true(u[0] == 3000000000u);
+	assert_int_equal(dmls_series_add(&s, 2001 * 1000, 1500000000), 0);
+	memset(u, 0, sizeof(u));
+	assert_int_equal(dmls_series_dense_add_u32(&s, 2000, 1, 2, u), -1);
+	dmls_series_release(&s);
+}
+
 static void test_u64_counters(void **state)
 {
 	(void)state;
@@ -655,6 +684,7 @@ int main(void)
 		cmocka_unit_test(test_series_coarsen_merge),
 		cmocka_unit_test(test_series_wide),
 		cmocka_unit_test(test_series_any_order),
+		cmocka_unit_test(test_series_dense_u32),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -220,7 +220,7 @@ static size_t byteclock(const double *x, size_t n, size_t *starts, double *B)
 {
 	dmls_fft fft = {0};
 	double peak;
-	size_t ns = dmls_byteclock_starts(&fft, x, n, 1.0, starts, B, &peak);
+	size_t ns = dmls_byteclock_starts(&fft, (dmls_bins){NULL, x}, n, 1.0, starts, B, &peak);
 	dmls_fft_release(&fft);
 	return ns;
 }
