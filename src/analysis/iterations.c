@@ -621,8 +621,10 @@ static int worker_bytes(dmls_iterations *it, const dmls_stats *st, const job_ser
 			outliers += fabs(all[i] - m) > OUTLIER_SHARE * m;
 	}
 	it->bytes_per_worker = nmed ? dmls_median(med, nmed) : NAN;
-	it->bytes_spread = use >= 2 ? dmls_robust_cv(all, nall) : NAN;
 	it->bytes_outliers = nall ? (double)outliers / (double)nall : NAN;
+	/* in place (all is read no more): up to MAX_CELLS cells, 8 MiB */
+	double mid = NAN, spread = use >= 2 && nall ? dmls_robust_spread(all, nall, &mid) : NAN;
+	it->bytes_spread = mid > 0 ? spread / mid : NAN;
 	free(all), free(med), free(v), free(job);
 	return 0;
 }
