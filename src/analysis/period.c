@@ -88,8 +88,8 @@ void dmls_fft_release(dmls_fft *f)
 /*
  * cos and sin of 2 pi k / m for k = 0..q (q = m/4) in two levels: k = a + b,
  * a a multiple of 64, b below 64, and W(k) the product of W(a) and W(b),
- * each exact to the last bit (a few ulp together; 2^12 calls of sin and cos
- * for 2^18 points).  The table holds W(b) for b < 64, then W(a) for the
+ * each from cos and sin (a few ulp together; 2^12 calls of sin and cos for
+ * 2^18 points).  The table holds W(b) for b < 64, then W(a) for the
  * multiples: 2 KiB and q / 4 bytes, where a table of every k took 4 m
  * bytes (1 MiB for 2^18 points, and as much again for each size kept),
  * and the unpacking works the product out as it goes (tw_at), the same
