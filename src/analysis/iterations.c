@@ -218,20 +218,18 @@ static double *decimated(const job_series *js, size_t f, size_t m, double *y)
 		return y;
 	/* in place: bin i takes y[i-2..i+2], the two before it kept from
 	 * before they were overwritten (the terms summed in the same order
-	 * as a scatter into a second array would, without its memory) */
-	static const double tri[5] = {1, 2, 3, 2, 1};
-	double prev[2] = {0, 0}; /* y[i-2], y[i-1] */
+	 * as a scatter into a second array would, without its memory; a bin
+	 * past either end, or of no bytes, adds +0, which changes no sum of
+	 * byte counts) */
+	double p2 = 0, p1 = 0; /* y[i-2], y[i-1] as they were */
 	for (size_t i = 0; i < m; i++) {
-		double z = 0, yi = y[i];
-		for (int o = -2; o <= 2; o++) {
-			long j = (long)i + o;
-			if (j < 0 || j >= (long)m)
-				continue;
-			double v = o < 0 ? prev[o + 2] : y[j];
-			if (v != 0)
-				z += v * tri[o + 2] / 9;
-		}
-		prev[0] = prev[1], prev[1] = yi;
+		double yi = y[i], n1 = i + 1 < m ? y[i + 1] : 0, n2 = i + 2 < m ? y[i + 2] : 0;
+		double z = p2 * 1 / 9;
+		z += p1 * 2 / 9;
+		z += yi * 3 / 9;
+		z += n1 * 2 / 9;
+		z += n2 * 1 / 9;
+		p2 = p1, p1 = yi;
 		y[i] = z;
 	}
 	return y;
