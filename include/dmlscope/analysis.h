@@ -66,7 +66,10 @@ typedef struct dmls_job_scope {
 	double thr;            /* data pairs move at least this payload */
 	double payload_bytes;  /* payload of its data pairs */
 	int by_clock;          /* split from another job by their clocks (a
-				* host in both, jobs_shared.c) */
+				* host in both, jobs_shared.c): 1; 2 when
+				* the clocks locked but for their offsets'
+				* wander (one job on busy hosts, or two of
+				* one period: unsure) */
 } dmls_job_scope;
 
 /* The jobs of st, the largest (by payload) first; *n is 0 with nothing but
@@ -331,6 +334,8 @@ typedef struct dmls_analysis {
 	 * phases, burstiness or train log: those are the capture's). */
 	size_t njobs;              /* analyzed: at most DMLS_MAX_JOBS */
 	size_t jobs_found;         /* found in the capture (those without steps left out) */
+	int jobs_unsure;           /* some were split at a shared host by a narrow
+				    * margin (dmls_job_scope.by_clock 2) */
 	size_t stepless;           /* components of the volume matrix that move data
 				    * without steps (a bulk transfer), not jobs */
 	size_t stepless_hosts;

@@ -785,6 +785,8 @@ static int run_jobs(dmls_analysis *a, dmls_stats *st, const dmls_trainlog *log,
 			in_any[jobs[j].hosts[i]]++;
 			in_split[jobs[j].hosts[i]] += jobs[j].by_clock != 0;
 		}
+	for (size_t j = 0; j < njobs; j++)
+		a->jobs_unsure |= jobs[j].by_clock == 2;
 	a->jobs_found = njobs;
 	a->njobs = n;
 	int rc = 0;

@@ -96,7 +96,11 @@ static int clock_of(part_clock *c, const dmls_stats *st, const size_t *hosts, si
 	return 0;
 }
 
-int dmls_steps_lock(const double *e, size_t n, double Pe, const double *f, size_t nf, double Pf)
+/* dmls_steps_lock; *near (may be NULL) set when the clocks fail only for
+ * their offsets' wander: periods agree, ends lock, offsets within
+ * DMLS_SHARED_PHASE_LOADED (one job on busy hosts, or two of one period). */
+static int steps_lock(const double *e, size_t n, double Pe, const double *f, size_t nf, double Pf,
+		      int *near)
 {
 	double P = fmin(Pe, Pf);
 	if (fabs(Pe - Pf) > DMLS_SHARED_PERIOD * P)
@@ -105,7 +109,16 @@ int dmls_steps_lock(const double *e, size_t n, double Pe, const double *f, size_
 	dmls_clock_compare(e, n, f, nf, P, &spread, &lock, &wander);
 	if (!(lock >= DMLS_SHARED_LOCK) || !(spread <= DMLS_SHARED_PHASE_LOADED))
 		return 0;
-	return spread <= DMLS_SHARED_PHASE || wander >= DMLS_SHARED_WANDER;
+	if (spread <= DMLS_SHARED_PHASE || wander >= DMLS_SHARED_WANDER)
+		return 1;
+	if (near)
+		*near = 1;
+	return 0;
+}
+
+int dmls_steps_lock(const double *e, size_t n, double Pe, const double *f, size_t nf, double Pf)
+{
+	return steps_lock(e, n, Pe, f, nf, Pf, NULL);
 }
 
 /* 1 when the two clocks keep one step: their periods agree and their
@@ -115,12 +128,12 @@ int dmls_steps_lock(const double *e, size_t n, double Pe, const double *f, size_
  * clock counts 48 for its parent's 24 (the testbed's 8-rank tree), and
  * either phase of its ends, the reduces or the broadcasts, locks to the
  * rest of the tree; two jobs, one with half the other's period, drift. */
-static int same_step(const part_clock *a, const part_clock *b)
+static int same_step(const part_clock *a, const part_clock *b, int *near)
 {
 	if (a->count < DMLS_SHARED_MIN_STEPS || b->count < DMLS_SHARED_MIN_STEPS ||
 	    !isfinite(a->period_s) || !isfinite(b->period_s))
 		return 1; /* no evidence to split on */
-	if (dmls_steps_lock(a->ends, a->count, a->period_s, b->ends, b->count, b->period_s))
+	if (steps_lock(a->ends, a->count, a->period_s, b->ends, b->count, b->period_s, near))
 		return 1;
 	const part_clock *f = a->period_s < b->period_s ? a : b, *s = f == a ? b : a;
 	if (fabs(2 * f->period_s - s->period_s) > HALF_GUIDE * s->period_s ||
@@ -137,7 +150,7 @@ static int same_step(const part_clock *a, const part_clock *b)
 		/* its period as a clock's (iterations.period_s): from the second end */
 		double p = (half[n - 1] - half[1]) / (double)(n - 2);
 		same = fabs(p - s->period_s) <= DMLS_SHARED_PERIOD * s->period_s &&
-		       dmls_steps_lock(half, n, p, s->ends, s->count, s->period_s);
+		       steps_lock(half, n, p, s->ends, s->count, s->period_s, near);
 	}
 	free(half);
 	return same;
@@ -183,7 +196,7 @@ static int lone_apart(const part_clock *spoke, const part_clock *b)
 		return 0;
 	if (b->count < DMLS_SHARED_MIN_STEPS || !isfinite(b->period_s))
 		return 1;
-	return !same_step(spoke, b);
+	return !same_step(spoke, b, NULL);
 }
 
 typedef struct graph_ctx {
@@ -289,22 +302,28 @@ static int clock_parts(const graph_ctx *g, size_t h, const size_t *size, const d
 /* The big parts in groups that keep one step; the first big part's group
  * (*first: that part; np when there is no big part, and then a group of
  * its own) takes the lone spokes, except those apart from every big part,
- * grouped by their own steps.  Returns the number of groups. */
+ * grouped by their own steps.  Returns the number of groups; *unsure is
+ * set when a big part set apart locks to one before it but for the
+ * wander of their offsets (steps_lock). */
 static size_t group_parts(const size_t *size, const double *vol, const part_clock *clk,
-			  size_t np, size_t *group, size_t *first)
+			  size_t np, size_t *group, size_t *first, int *unsure)
 {
 	size_t ng = 0, rest = SIZE_MAX;
 	*first = np;
+	*unsure = 0;
 	for (size_t p = 0; p < np; p++) {
 		group[p] = SIZE_MAX;
 		if (size[p] < 2)
 			continue;
 		*first = *first == np ? p : *first;
+		int near = 0;
 		for (size_t q = 0; q < p && group[p] == SIZE_MAX; q++)
-			if (size[q] >= 2 && same_step(&clk[q], &clk[p]))
+			if (size[q] >= 2 && same_step(&clk[q], &clk[p], &near))
 				group[p] = group[q];
-		if (group[p] == SIZE_MAX)
+		if (group[p] == SIZE_MAX) {
 			group[p] = ng++;
+			*unsure |= near && ng > 1;
+		}
 	}
 	if (*first < np)
 		rest = group[*first];
@@ -322,7 +341,8 @@ static size_t group_parts(const size_t *size, const double *vol, const part_cloc
 		}
 		for (size_t q = 0; q < p && group[p] == SIZE_MAX; q++)
 			if (size[q] == 1 && group[q] != rest &&
-			    (*first == np ? hub_same_job(&clk[q], &clk[p]) : same_step(&clk[q], &clk[p])))
+			    (*first == np ? hub_same_job(&clk[q], &clk[p])
+					  : same_step(&clk[q], &clk[p], NULL)))
 				group[p] = group[q];
 		if (group[p] == SIZE_MAX)
 			group[p] = ng++;
@@ -526,9 +546,9 @@ out:
  * hub with nothing but spokes (a parameter server, synchronous or not)
  * nothing is split.  *score: how clean the split is, the least regular
  * clock among the big parts and the spokes set apart (a part that mixes
- * two jobs' sending has none worth the name). */
+ * two jobs' sending has none worth the name); *unsure: group_parts'. */
 static size_t try_split(graph_ctx *g, size_t h, int lone, size_t *out, size_t *start, int *rc,
-			size_t *tried, double *score, dmls_error *err)
+			size_t *tried, double *score, int *unsure, dmls_error *err)
 {
 	size_t np = parts_without(g, h), nbig = 0;
 	if (np < 2)
@@ -555,7 +575,7 @@ static size_t try_split(graph_ctx *g, size_t h, int lone, size_t *out, size_t *s
 	if (*rc)
 		goto out;
 	size_t *group = hosts, first; /* reused: group per part */
-	size_t ng = group_parts(size, vol, clk, np, group, &first);
+	size_t ng = group_parts(size, vol, clk, np, group, &first, unsure);
 	if (nbig == 0 && ng >= 2)
 		ng = join_by_port(g, h, size, vol, np, group, ng);
 	if (nbig == 0 && ng >= 2)
@@ -663,22 +683,27 @@ static int split_one(const dmls_stats *st, const dmls_job_scope *job, dmls_job_s
 	 * ring mixed with the server's traffic) */
 	size_t tried = 0, nj = 0;
 	double best = -1;
+	int unsure = 0;
 	for (size_t t = 0; t < 2 * n && rc == 0 && tried < DMLS_SHARED_MAX_TRIES; t++) {
 		if (t == n && nj >= 2)
 			break; /* split without lone spokes */
 		double score = 0;
-		size_t got = try_split(&g, t % n, t >= n, ids2, start2, &rc, &tried, &score, err);
+		int u = 0;
+		size_t got = try_split(&g, t % n, t >= n, ids2, start2, &rc, &tried, &score, &u, err);
 		if (rc || got < 2 || !(score > best))
 			continue;
-		best = score, nj = got;
+		best = score, nj = got, unsure = u;
 		size_t *swap = ids;
 		ids = ids2, ids2 = swap;
 		swap = start, start = start2, start2 = swap;
 		if (t < n)
 			break; /* the first split between big parts */
 	}
-	if (rc == 0 && nj >= 2 && (rc = make_jobs(st, job, local, ids, start, nj, out, err)) == 0)
+	if (rc == 0 && nj >= 2 && (rc = make_jobs(st, job, local, ids, start, nj, out, err)) == 0) {
 		*parts = nj;
+		for (size_t j = 0; unsure && j < nj; j++)
+			out[j].by_clock = 2;
+	}
 out:
 	free(g.adj);
 	free(g.part);

@@ -193,6 +193,9 @@ void dmls_notes_all(dmls_analysis *a, const dmls_stats *st)
 		dmls_note(a, "%zu jobs in the capture: the top level is the one moving the most bytes "
 			"(%zu hosts); each is in jobs%s", a->jobs_found, p->ranks,
 		     a->jobs_found > a->njobs ? " (the largest ones)" : "");
+	if (a->jobs_found > 1 && a->jobs_unsure)
+		dmls_note(a, "jobs split at a shared host end their steps together but drift "
+			"as two jobs would: maybe one job (a tree's root, a group's leader)");
 	if (a->stepless)
 		dmls_note(a, "other traffic: %zu host group(s) (%zu hosts, %.4g MB of payload) move "
 			"data without steps (a bulk transfer, not a training job): not in jobs",
