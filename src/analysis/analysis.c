@@ -802,6 +802,8 @@ static int run_jobs(dmls_analysis *a, dmls_stats *st, const dmls_trainlog *log,
 		size_t np = shared_pairs(st, &jobs[j], in_any, mine, jp);
 		rc = run_stages(x, st, j ? NULL : log, &jobs[j], njobs, in_split, np ? jp : NULL, np,
 				err);
+		if (jobs[j].by_clock == 2) /* an unsure split (jobs_shared.c): maybe part of a job */
+			x->pattern.confidence *= 0.5;
 		if (rc == 0 && j)
 			dmls_notes_job(x, st);
 	}

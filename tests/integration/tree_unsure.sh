@@ -6,7 +6,8 @@
 # wander 0.63: as two jobs of one period would), so it was split into two
 # "jobs", two stars, with nothing to say the split was narrow (1 run in 21
 # of this tree did so).  Either it is one job, a tree of 6, or the split
-# says it is unsure: never two confident jobs.
+# says it is unsure (a note, each job's pattern confidence halved): never
+# two confident jobs.
 set -u
 NAME=tree_unsure
 . "$SRCDIR/tests/integration/lib/fixture.sh"
@@ -22,6 +23,11 @@ if p["jobs"] == 1:
         fails.append("one job, %s/%s (want tree/6)" % (p["kind"], p["ranks"]))
 elif not any("maybe one job" in n for n in notes):
     fails.append("%s jobs and no note that the split is unsure: %s" % (p["jobs"], notes))
+else:
+    for j in a["jobs"]:
+        if j["pattern"]["confidence"] > 0.5:
+            fails.append("job %s: confidence %s of an unsure split (want 0.5 or less)" %
+                         (j["id"], j["pattern"]["confidence"]))
 for j in a["jobs"]:
     it = j["iterations"]
     if it["count"] is None or abs(it["count"] - t["steps"]) > 1:

@@ -650,14 +650,18 @@ static void test_shared_host_unsure(void **state)
 	assert_int_equal(a->njobs, 2);
 	assert_true(a->jobs_unsure);
 	assert_true(has_note(a, "maybe one job"));
-	for (size_t j = 0; j < 2; j++)
+	for (size_t j = 0; j < 2; j++) {
 		assert_near(a->jobs[j]->iter.period_median_s, PERIOD_NS * 1e-9, 0.03);
+		assert_true(a->jobs[j]->pattern.confidence <= 0.5); /* halved */
+	}
 	dmls_analysis_free(a);
 	dmls_stats_release(&st);
 	a = two_rings_at_host_1(&st, 0.5, 104 * MS);
 	assert_int_equal(a->njobs, 2);
 	assert_false(a->jobs_unsure);
 	assert_false(has_note(a, "maybe one job"));
+	for (size_t j = 0; j < 2; j++)
+		assert_true(a->jobs[j]->pattern.confidence > 0.5);
 	assert_false(has_note(a, "out of time order"));
 	dmls_analysis_free(a);
 	dmls_stats_release(&st);
