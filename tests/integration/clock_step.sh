@@ -11,11 +11,10 @@
 # A copy whose records all carry the first one's time stamp (times lost)
 # is counted whole, with a note that says so.
 set -u
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+NAME=clock_step
+. "$SRCDIR/tests/integration/lib/ring4.sh"
 py=/usr/bin/python3
-"$DMLSCOPE" generate --pattern ring --workers 4 --gradient-bytes 1MB --iterations 20 \
-	--iteration-time 0.2s --snaplen 100 --seed 3 -o "$tmp/ring.pcap" 2>/dev/null ||
-	{ echo "clock_step: FAIL: generate"; exit 1; }
+ring4_generate
 PYTHONPATH="$SRCDIR/tests/integration" $py - "$tmp/ring.pcap" "$tmp/back.pcap" "$tmp/flat.pcap" <<'PY'
 import sys
 import pcap_records
@@ -28,10 +27,7 @@ pcap_records.write(sys.argv[3], head, order,
                    [(recs[0][0], recs[0][1], cl, ol, d) for (_, _, cl, ol, d) in recs])
 PY
 fail=0
-for name in ring back flat; do
-	"$DMLSCOPE" analyze "$tmp/$name.pcap" --quiet --json "$tmp/$name.json" ||
-		{ echo "clock_step: FAIL: analyze $name"; fail=1; }
-done
+ring4_analyze ring back flat
 $py - "$tmp/ring.json" "$tmp/back.json" "$tmp/flat.json" <<'PY' || fail=1
 import json, sys
 ring, back, flat = (json.load(open(p)) for p in sys.argv[1:])

@@ -11,11 +11,10 @@
 # such note.  Segments read out of order count as retransmissions (as
 # Wireshark's would), and the note says they are no measure of loss then.
 set -u
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+NAME=read_backwards
+. "$SRCDIR/tests/integration/lib/ring4.sh"
 py=/usr/bin/python3
-"$DMLSCOPE" generate --pattern ring --workers 4 --gradient-bytes 1MB --iterations 20 \
-	--iteration-time 0.2s --snaplen 100 --seed 3 -o "$tmp/ring.pcap" 2>/dev/null ||
-	{ echo "read_backwards: FAIL: generate"; exit 1; }
+ring4_generate
 PYTHONPATH="$SRCDIR/tests/integration" $py - "$tmp/ring.pcap" "$tmp/back.pcap" "$tmp/shuffled.pcap" <<'PY'
 import random, sys
 import pcap_records
@@ -32,10 +31,7 @@ for sec in sorted(groups):
 pcap_records.write(sys.argv[3], head, order, shuffled)
 PY
 fail=0
-for name in ring back shuffled; do
-	"$DMLSCOPE" analyze "$tmp/$name.pcap" --quiet --json "$tmp/$name.json" ||
-		{ echo "read_backwards: FAIL: analyze $name"; fail=1; }
-done
+ring4_analyze ring back shuffled
 $py - "$tmp/ring.json" "$tmp/back.json" "$tmp/shuffled.json" <<'PY' || fail=1
 import json, sys
 ring, back, shuf = (json.load(open(p)) for p in sys.argv[1:])
