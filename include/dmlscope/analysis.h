@@ -342,6 +342,9 @@ typedef struct dmls_analysis {
 	double stepless_payload_bytes;
 	struct dmls_analysis **jobs;
 	size_t job_id;             /* this job's index in jobs[] */
+	size_t pairs_told;         /* pairs it shares with another job (both ends
+				    * hosts of both) read as its own by their
+				    * connections' clocks (jobs_overlap.c) */
 	double job_start_s, job_end_s; /* the job's own time base: first and last
 				    * packet between its hosts (or between
 				    * one of them and a host of no job), s

@@ -298,6 +298,9 @@ typedef struct dmls_stats {
 	 * whole capture */
 	int64_t run_from_ns, run_to_ns; /* [from, to) */
 	size_t runs;
+	/* per flow, 1 when another job's in a job's view of the stats (a
+	 * pair two jobs share, jobs_overlap.c); NULL: none (the stats' own) */
+	const unsigned char *flow_hidden;
 	dmls_burst burst_total;    /* total wire bytes, 100 us bins */
 	uint64_t peak_bin_wire_bytes; /* the busiest bin of the total wire bytes */
 	int64_t peak_bin_ns;       /* its width: --bin, or where a merged state's
@@ -312,6 +315,12 @@ typedef struct dmls_stats {
 	uint8_t last_src[16], last_dst[16];
 	long last_s, last_d, last_pair; /* -1 when not set */
 } dmls_stats;
+
+/* Flow f is another job's in this view of the stats (flow_hidden). */
+static inline int dmls_flow_hidden(const dmls_stats *st, size_t f)
+{
+	return st->flow_hidden && st->flow_hidden[f];
+}
 
 /* bin_ns <= 0 selects the default 1 ms; limits NULL: the defaults. */
 void dmls_stats_init(dmls_stats *st, int64_t bin_ns);

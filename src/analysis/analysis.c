@@ -43,6 +43,7 @@
 #include <string.h>
 
 #include "analysis/analysis_int.h"
+#include "analysis/jobs_int.h"
 #include "analysis/period.h"
 
 #define PHASE_GAP_S 0.005
@@ -800,8 +801,19 @@ static int run_jobs(dmls_analysis *a, dmls_stats *st, const dmls_trainlog *log,
 		x->jobs_found = njobs;
 		job_time_base(x, st, &jobs[j], in_any, mine);
 		size_t np = shared_pairs(st, &jobs[j], in_any, mine, jp);
-		rc = run_stages(x, st, j ? NULL : log, &jobs[j], njobs, in_split, np ? jp : NULL, np,
-				err);
+		/* pairs shared with another job: what is this job's (jobs_overlap.c) */
+		dmls_job_view v;
+		if (np && dmls_job_view_make(&v, st, jobs, njobs, j) < 0) {
+			rc = dmls_fail(err, DMLS_ENOMEM, "out of memory");
+			break;
+		}
+		x->pairs_told = np ? v.replaced + v.dropped : 0;
+		if (x->pairs_told)
+			job_time_base(x, &v.view, &jobs[j], in_any, mine);
+		rc = run_stages(x, x->pairs_told ? &v.view : st, j ? NULL : log, &jobs[j], njobs,
+				in_split, np ? jp : NULL, np, err);
+		if (np)
+			dmls_job_view_release(&v);
 		if (jobs[j].by_clock == 2) /* an unsure split (jobs_shared.c): maybe part of a job */
 			x->pattern.confidence *= 0.5;
 		if (rc == 0 && j)

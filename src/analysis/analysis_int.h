@@ -34,6 +34,23 @@ int dmls_find_iterations_at(dmls_analysis *a, dmls_stats *st, const size_t *jpai
 			    size_t njpairs, const double *at_s, size_t nat, size_t host,
 			    dmls_error *err);
 
+/* The byte clock of one series (a pair's, or a split pair's connection's)
+ * in the analysis' window (st->run_*: the busiest of runs back to back):
+ * its step starts t[0..n) (s from the series' origin), their median
+ * spacing period_s and its robust CV; n 0 under 8 steps.  0, or -1 when out
+ * of memory; c->t is the caller's to free either way.  (connections.c) */
+typedef struct dmls_series_clock {
+	size_t n;
+	double period_s;
+	double cv;
+	double *t;
+} dmls_series_clock;
+int dmls_series_clock_of(dmls_series_clock *c, const dmls_series *s, const dmls_stats *st);
+/* The clocks of s[0..n) into c[0..n), two at a time where the analysis may
+ * use two threads; every c[i] is set.  0, or -1 when out of memory. */
+int dmls_series_clocks(const dmls_stats *st, dmls_series_clock *c, const dmls_series *const *s,
+		       size_t n);
+
 /* Of the job's data pairs (a->data_pairs), those whose bytes go over two
  * connections or more of at least a fifth of them each (a->split_pairs),
  * and of those, the ones whose two heaviest connections' clocks were

@@ -77,18 +77,10 @@
 #define PAIR_RATE 0.1      /* step rates within this (x k) agree */
 #define PAIR_MAX_MULTIPLE 4
 
-typedef struct conn_clock {
-	size_t n;
-	double period_s;
-	double cv;  /* robust CV of its step lengths */
-	double *t; /* step starts, s from the series' origin */
-} conn_clock;
+typedef dmls_series_clock conn_clock;
 
 
-/* The steps of one connection's series by the byte clock, in the
- * analysis' window (st->run_*: the busiest of runs back to back); 0, or -1
- * when out of memory (c->n 0: no steps found). */
-static int clock_of(conn_clock *c, const dmls_series *s, const dmls_stats *st)
+int dmls_series_clock_of(conn_clock *c, const dmls_series *s, const dmls_stats *st)
 {
 	memset(c, 0, sizeof(*c));
 	c->period_s = NAN;
@@ -148,13 +140,11 @@ out:
 	return rc;
 }
 
-/* The clocks of n series into c[], two at a time where the analysis may
- * use two threads (dmls_work_in_two, as the ranks' clocks):
- * each reads the stats and makes its own series and transforms, and lands
- * at its own place, so the result does not depend on who made it; on real
- * runs back to back the connections' clocks were 9 % of an analyze.
- * Every c[i] is set, so each c[i].t may be freed.  0, or -1 when out of
- * memory. */
+/* Two at a time where the analysis may use two threads (dmls_work_in_two,
+ * as the ranks' clocks): each reads the stats and makes its own series and
+ * transforms, and lands at its own place, so the result does not depend on
+ * who made it; on real runs back to back the connections' clocks were 9 %
+ * of an analyze. */
 typedef struct clocks_work {
 	const dmls_stats *st;
 	conn_clock *c;
@@ -167,12 +157,12 @@ static void *clocks_worker(void *arg)
 {
 	clocks_work *w = arg;
 	for (size_t i; (i = __atomic_fetch_add(&w->next, 1, __ATOMIC_RELAXED)) < w->n;)
-		if (clock_of(&w->c[i], w->s[i], w->st))
+		if (dmls_series_clock_of(&w->c[i], w->s[i], w->st))
 			__atomic_store_n(&w->failed, 1, __ATOMIC_RELAXED);
 	return NULL;
 }
 
-static int clocks_of(const dmls_stats *st, conn_clock *c, const dmls_series *const *s, size_t n)
+int dmls_series_clocks(const dmls_stats *st, conn_clock *c, const dmls_series *const *s, size_t n)
 {
 	clocks_work w = {st, c, s, n, 0, 0};
 	dmls_work_in_two(st, n, clocks_worker, &w);
@@ -200,7 +190,7 @@ static int pair_apart(const dmls_stats *st, const size_t *top, size_t i, double 
 	conn_clock c[2];
 	const dmls_series *s[2] = {&st->flows[top[2 * i]].conn, &st->flows[top[2 * i + 1]].conn};
 	int rc = -1;
-	if (clocks_of(st, c, s, 2)) {
+	if (dmls_series_clocks(st, c, s, 2)) {
 		rc = -2;
 	} else if (c[0].n && c[1].n) {
 		rc = !one_step(&c[0], &c[1]);
@@ -249,7 +239,7 @@ static void pair_matrix(const dmls_stats *st, const dmls_job_scope *job, const s
 	for (size_t f = 0; f < st->nflows; f++) {
 		const dmls_flow *fl = &st->flows[f];
 		size_t s = at[fl->src], d = at[fl->dst], i = s * n + d;
-		if (s >= n || d >= n || payload[i] <= 0 ||
+		if (s >= n || d >= n || payload[i] <= 0 || dmls_flow_hidden(st, f) ||
 		    (double)fl->payload_bytes < CONN_SHARE * payload[i] || !in_run(st, fl))
 			continue;
 		conns[i]++;
@@ -329,7 +319,7 @@ static int pair_groups(dmls_analysis *a, const dmls_stats *st, size_t n, const d
 	size_t rep[PAIR_MAX_CLOCKS], size[PAIR_MAX_CLOCKS], ng = 0;
 	for (size_t i = 0; i < m; i++)
 		s[i] = &st->pairs[pidx[cells[i]]].series;
-	int rc = clocks_of(st, c, s, m);
+	int rc = dmls_series_clocks(st, c, s, m);
 	size_t most = 0;
 	for (size_t i = 0; i < m; i++)
 		most = c[i].n > most ? c[i].n : most;

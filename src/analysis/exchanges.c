@@ -196,7 +196,8 @@ static int by_connection(dmls_exchanges *x, const dmls_stats *st, const size_t *
 	size_t m = 0;
 	for (size_t f = 0; f < st->nflows; f++) {
 		const dmls_flow *fl = &st->flows[f];
-		m += fl->proto == 6 && local[fl->src] < x->n && local[fl->dst] < x->n;
+		m += fl->proto == 6 && local[fl->src] < x->n && local[fl->dst] < x->n &&
+		     !dmls_flow_hidden(st, f);
 	}
 	endpoint *e = malloc((m ? 2 * m : 1) * sizeof(*e));
 	double *req = calloc(x->n ? x->n : 1, sizeof(double)), S = NAN;
@@ -207,7 +208,8 @@ static int by_connection(dmls_exchanges *x, const dmls_stats *st, const size_t *
 	m = 0;
 	for (size_t f = 0; f < st->nflows; f++) {
 		const dmls_flow *fl = &st->flows[f];
-		if (fl->proto != 6 || local[fl->src] >= x->n || local[fl->dst] >= x->n)
+		if (fl->proto != 6 || local[fl->src] >= x->n || local[fl->dst] >= x->n ||
+		    dmls_flow_hidden(st, f))
 			continue;
 		e[m++] = (endpoint){fl->src, fl->dst, fl->sport, fl->dport, 0};
 		e[m++] = (endpoint){fl->dst, fl->src, fl->dport, fl->sport, 0};
@@ -228,7 +230,8 @@ static int by_connection(dmls_exchanges *x, const dmls_stats *st, const size_t *
 	S = nb ? dmls_median(b, nb) : NAN;
 	for (size_t f = 0; f < st->nflows; f++) {
 		const dmls_flow *fl = &st->flows[f];
-		if (fl->proto != 6 || local[fl->src] >= x->n || local[fl->dst] >= x->n)
+		if (fl->proto != 6 || local[fl->src] >= x->n || local[fl->dst] >= x->n ||
+		    dmls_flow_hidden(st, f))
 			continue;
 		if (listening(e, m, fl->dst, fl->dport) && !listening(e, m, fl->src, fl->sport))
 			req[local[fl->src]] += (double)fl->payload_bytes;

@@ -272,7 +272,9 @@ int dmls_jobs_split(dmls_job_scope **out, size_t *nout, const dmls_stats *st, dm
 		if (c.jobs[j].n)
 			c.jobs[kept++] = c.jobs[j];
 	c.njobs = kept;
-	rc = dmls_jobs_split_shared(&c.jobs, &c.njobs, st, err);
+	rc = dmls_jobs_split_overlap(&c.jobs, &c.njobs, st, err);
+	if (rc == 0)
+		rc = dmls_jobs_split_shared(&c.jobs, &c.njobs, st, err);
 	c.cap = c.njobs;
 	if (rc)
 		goto out;

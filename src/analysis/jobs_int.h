@@ -9,4 +9,31 @@
 int dmls_jobs_split_shared(dmls_job_scope **jobs, size_t *njobs, const dmls_stats *st,
 			   dmls_error *err);
 
+/* Split each job of jobs[0..*njobs) whose data pairs keep two clocks on
+ * overlapping hosts (two jobs sharing two hosts or more: no cut vertex
+ * between them); the new jobs are appended.  0 or an error. */
+int dmls_jobs_split_overlap(dmls_job_scope **jobs, size_t *njobs, const dmls_stats *st,
+			    dmls_error *err);
+
+/* Job j's view of the stats (jobs_overlap.c): where it shares pairs with
+ * another job (both ends hosts of both), each such pair told by its
+ * connections' clocks carries only what is j's, and the other job's
+ * connections on it are hidden (st->flow_hidden).  v->st is the stats to
+ * read: &v->view when some pair was told (v->replaced by j's connection,
+ * v->dropped as the other job's), else st itself.  0, or -1 when out of
+ * memory (v->st is st then too).  dmls_job_view_release frees it. */
+typedef struct dmls_job_view {
+	const dmls_stats *st;
+	dmls_stats view;
+	dmls_pair *pairs;
+	unsigned char *hidden;
+	dmls_series *own; /* series made for the view (first connections') */
+	size_t nown;
+	size_t replaced, dropped;
+	double period_s; /* j's, from its own pairs' clocks */
+} dmls_job_view;
+int dmls_job_view_make(dmls_job_view *v, const dmls_stats *st, const dmls_job_scope *jobs,
+		  size_t njobs, size_t j);
+void dmls_job_view_release(dmls_job_view *v);
+
 #endif

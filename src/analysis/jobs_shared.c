@@ -45,6 +45,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/jobs_int.h"
 #include "analysis/period.h"
 #include "dmlscope/analysis.h"
 
@@ -294,7 +295,25 @@ static int clock_parts(const graph_ctx *g, size_t h, const size_t *size, const d
 		for (size_t i = 0; i < g->n; i++)
 			if (i != h && g->part[i] == p)
 				hosts[k++] = g->job->hosts[i];
-		rc = clock_of(&clk[p], g->st, hosts, k, NULL, 0, err);
+		if (!g->st->flow_hidden) {
+			rc = clock_of(&clk[p], g->st, hosts, k, NULL, 0, err);
+			continue;
+		}
+		/* a view (jobs_overlap.c): its hosts' sending mixes another
+		 * job's, the pairs between them are the job's own */
+		size_t *pp = malloc((g->st->npairs ? g->st->npairs : 1) * sizeof(size_t)), npp = 0;
+		if (!pp)
+			return dmls_fail(err, DMLS_ENOMEM, "out of memory");
+		for (size_t q = 0; q < g->st->npairs; q++) {
+			const dmls_pair *pr = &g->st->pairs[q];
+			int a = 0, b = 0;
+			for (size_t i = 0; i < k; i++)
+				a |= hosts[i] == pr->src, b |= hosts[i] == pr->dst;
+			if (a && b && pr->src != pr->dst && pr->payload_bytes > 0)
+				pp[npp++] = q;
+		}
+		rc = npp ? clock_of(&clk[p], g->st, hosts, k, pp, npp, err) : 0;
+		free(pp);
 	}
 	return rc;
 }
@@ -365,7 +384,8 @@ static void ports_of(const dmls_stats *st, size_t h, size_t i, double edge_bytes
 	sp->n = 0;
 	for (size_t k = 0; k < st->nflows && sp->n < SPOKE_PORTS; k++) {
 		const dmls_flow *f = &st->flows[k];
-		if ((double)f->payload_bytes < 0.1 * edge_bytes || !(f->proto == 6 || f->proto == 17))
+		if ((double)f->payload_bytes < 0.1 * edge_bytes || !(f->proto == 6 || f->proto == 17) ||
+		    dmls_flow_hidden(st, k))
 			continue;
 		if (f->src == h && f->dst == i)
 			sp->mine[sp->n] = f->sport, sp->theirs[sp->n++] = f->dport;
@@ -731,9 +751,13 @@ int dmls_jobs_split_shared(dmls_job_scope **jobs, size_t *njobs, const dmls_stat
 		}
 		dmls_job_scope *parts = malloc(job->n * sizeof(*parts));
 		size_t np = 1;
-		if (!parts)
+		dmls_job_view v; /* pairs it shares with another job: its own */
+		if (!parts || dmls_job_view_make(&v, st, *jobs, *njobs, j) < 0) {
+			free(parts);
 			return dmls_fail(err, DMLS_ENOMEM, "out of memory");
-		int rc = split_one(st, job, parts, &np, err);
+		}
+		int rc = split_one(v.st, job, parts, &np, err);
+		dmls_job_view_release(&v);
 		if (rc == 0 && np > 1) {
 			dmls_job_scope *grown = realloc(*jobs, (*njobs + np - 1) * sizeof(**jobs));
 			if (!grown) {

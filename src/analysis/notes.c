@@ -128,6 +128,9 @@ void dmls_notes_job(dmls_analysis *a, const dmls_stats *st)
 {
 	const dmls_pattern *p = &a->pattern;
 	notes_view(a, st);
+	if (a->pairs_told)
+		dmls_note(a, "%zu pair(s) shared with another job (both ends run ranks of both): "
+			"read as this job's alone, told by their connections' clocks", a->pairs_told);
 	if (p->ranks > 0 && p->kind == DMLS_PAT_UNKNOWN && !p->lone_sender)
 		dmls_note(a, "communication pattern not recognized among %zu hosts", p->ranks);
 	if (p->hub_exchanges)

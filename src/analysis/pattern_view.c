@@ -266,7 +266,7 @@ static size_t add_contacts(const dmls_stats *st, size_t *m, size_t n, unsigned c
 		     * only (a launcher is reached on another) */
 		for (size_t k = 0; k < st->nflows; k++) {
 			const dmls_flow *f = &st->flows[k];
-			if (f->src >= st->nhosts || f->dst >= st->nhosts ||
+			if (f->src >= st->nhosts || f->dst >= st->nhosts || dmls_flow_hidden(st, k) ||
 			    (f->sport != port && f->dport != port))
 				continue;
 			if (obs_host[f->src] && !in[f->dst])
@@ -418,7 +418,7 @@ static unsigned service_port(const dmls_stats *st, const unsigned char *obs_host
 	unsigned port = 0;
 	for (size_t k = 0; k < st->nflows; k++) {
 		const dmls_flow *f = &st->flows[k];
-		if (f->src >= st->nhosts || !obs_host[f->src] ||
+		if (f->src >= st->nhosts || !obs_host[f->src] || dmls_flow_hidden(st, k) ||
 		    (double)f->payload_bytes < DMLS_MIN_DATA_BYTES)
 			continue;
 		unsigned svc = f->dport && f->dport < 32768   ? f->dport /* it connected */

@@ -1209,6 +1209,70 @@ static void test_two_jobs_same_hosts(void **state)
 	dmls_stats_release(&st);
 }
 
+/* Two rings of 4 on overlapping hosts, 1 -> 2 -> 3 -> 4 -> 1 every 100 ms
+ * and 3 -> 4 -> 5 -> 6 -> 3 every period2 ms, each send S/4 in 2
+ * sub-steps 3 ms apart over the ring's own connection (ports by ring):
+ * both send 3 -> 4, no host is a cut vertex.  Apart in period, they are
+ * two jobs, each with its hosts, ring of 4, period and S, the pair 3 -> 4
+ * read as each one's own; at one period (and one step) they stay one. */
+static dmls_analysis *overlapping_rings(dmls_stats *st, int64_t period2_ms)
+{
+	static const int ring[2][4] = {{1, 2, 3, 4}, {3, 4, 5, 6}};
+	const int64_t period_ms[2] = {100, period2_ms};
+	size_t n = 0;
+	conn_ev *e = malloc(2 * 60 * 2 * 4 * sizeof(*e));
+	assert_non_null(e);
+	for (int c = 0; c < 2; c++)
+		for (int i = 0; i < 60; i++)
+			for (int k = 0; k < 2; k++)
+				for (int r = 0; r < 4; r++)
+					e[n++] = (conn_ev){SYNTH_T0 + (20 + 7 * c) * MS +
+								   i * period_ms[c] * MS + k * 3 * MS,
+							   ring[c][r], c, S_BYTES / 8};
+	qsort(e, n, sizeof(*e), cmp_conn_ev);
+	dmls_stats_init(st, 0);
+	for (size_t i = 0; i < n; i++) {
+		const int *rg = ring[e[i].c];
+		int r = 0;
+		while (rg[r] != e[i].src)
+			r++;
+		int d = rg[(r + 1) % 4];
+		conn_send(st, e[i].t, e[i].src, d, (uint16_t)(41000 + 1000 * e[i].c + e[i].src),
+			  (uint16_t)(51000 + 1000 * e[i].c + d), e[i].bytes);
+	}
+	free(e);
+	return analyze(st);
+}
+
+static void test_overlapping_jobs(void **state)
+{
+	(void)state;
+	dmls_stats st;
+	dmls_analysis *a = overlapping_rings(&st, 142);
+	assert_int_equal(a->njobs, 2);
+	for (size_t j = 0; j < 2; j++) {
+		const dmls_analysis *x = a->jobs[j];
+		assert_int_equal(x->pattern.kind, DMLS_PAT_RING);
+		assert_int_equal(x->pattern.ranks, 4);
+		assert_int_equal(x->pairs_told, 1);
+		double want = 0.100;
+		for (size_t i = 0; i < x->pattern.ranks; i++)
+			if (st.hosts[x->pattern.members[i]].addr[15] == 6)
+				want = 0.142; /* the second ring's */
+		assert_near(x->iter.period_median_s, want, 0.03);
+		assert_true(x->iter.count >= 59 && x->iter.count <= 60);
+		/* S/4 a step from each rank: 2 (N - 1) / N S' with S' = S/6 */
+		assert_near(x->gradient_bytes, (double)S_BYTES / 6, 0.03);
+		assert_true(has_note(x, "shared with another job"));
+	}
+	dmls_analysis_free(a);
+	dmls_stats_release(&st);
+	a = overlapping_rings(&st, 100);
+	assert_int_equal(a->njobs, 1);
+	dmls_analysis_free(a);
+	dmls_stats_release(&st);
+}
+
 static void test_pair_averaging_connections(void **state)
 {
 	(void)state;
@@ -1496,6 +1560,7 @@ int main(void)
 		cmocka_unit_test(test_async_server),
 		cmocka_unit_test(test_pair_averaging_connections),
 		cmocka_unit_test(test_two_jobs_same_hosts),
+		cmocka_unit_test(test_overlapping_jobs),
 		cmocka_unit_test(test_pair_averaging_three),
 		cmocka_unit_test(test_mpich_three),
 		cmocka_unit_test(test_rabenseifner_rank),

@@ -1,0 +1,737 @@
+/*
+ * jobs_overlap.c - jobs that share two hosts or more.
+ *
+ * A scheduler may place two jobs on overlapping hosts: ranks of one on
+ * hosts 0-3, of the other on hosts 2-5.  Both then send between hosts 2
+ * and 3, and when both rings use the same direction one pair carries the
+ * two jobs' bytes, each over its own connection.  Every pair between two
+ * hosts of a job is the job's (jobs.c), so the smaller job read the
+ * larger one's steps and bytes on that pair: a testbed DDP ring of 4
+ * (TinyCNN, 0.135 s a step) beside a MobileNetV2 ring on hosts 2-5 came
+ * out "asynchronous" with no pattern, and a tree of 5 beside a ResNet-18
+ * ring on two of its hosts as a clique of 3 and a star of 3.
+ *
+ * So each job gets a view of the stats (dmls_job_view_make) in which a pair
+ * shared with another job (both its ends are hosts of both) carries what
+ * is the job's:
+ *   - the job's period, and the other's, are the median of the byte clocks
+ *     (dmls_series_clock_of) of their heaviest pairs that no other job
+ *     shares (OV_REF_PAIRS; two clocks at least, and half of them within
+ *     OV_AGREE of it);
+ *   - a shared pair over two connections or more (each with OV_SHARE of
+ *     its payload, series kept from the pair's second: stats.h,
+ *     DMLS_CONN_MIN_BYTES) gives each a clock; one whose period agrees
+ *     with one job's (OV_AGREE) and not the other's is that job's.  When
+ *     exactly one is the job's and the rest the other's, the pair in the
+ *     view is that connection (its counters, its payload series), and the
+ *     other job's connections are hidden (st->flow_hidden);
+ *   - a shared pair over one connection whose clock (the byte clock, else
+ *     the pair's iterations) is the other job's alone is out of the job's
+ *     view (no bytes, no series);
+ *   - anything else (a clock of neither or of both: two jobs of one
+ *     period) stays as it was.
+ * The view is a shallow copy of the stats with its own pairs array; the
+ * series are the stats' (never released through the view), but for those
+ * made for it (own_series).  Both the split at a shared host
+ * (jobs_shared.c) and each job's analysis (analysis.c) read it.  Before
+ * both, one component may be split into such jobs by its pairs' clocks
+ * (dmls_jobs_split_overlap, below).
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/analysis_int.h"
+#include "analysis/jobs_int.h"
+#include "analysis/period.h"
+
+#define OV_REF_PAIRS 8   /* a job's own pairs whose clocks give its period */
+#define OV_MAX_CONNS 4   /* connections of a shared pair given a clock */
+#define OV_MAX_SHARED 64 /* shared pairs looked at, per job */
+#define OV_SHARE 0.05    /* a connection with this share of its pair's payload */
+#define OV_AGREE 0.1     /* a period within 10 % of a job's */
+#define OV_MIN_STEPS 8   /* a pair's iterations that make a clock */
+#define OV_STEADY_CV 0.5 /* a connection clock this steady (robust CV of its steps) */
+
+static int agree(double x, double y)
+{
+	return isfinite(x) && isfinite(y) && fabs(x - y) <= OV_AGREE * fmax(x, y);
+}
+
+/* in[h] = 1 for the hosts of job (the rest 0). */
+static void mark(unsigned char *in, size_t nh, const dmls_job_scope *job)
+{
+	memset(in, 0, nh);
+	for (size_t i = 0; i < job->n; i++)
+		in[job->hosts[i]] = 1;
+}
+
+/* shared[p] = 1 for the pairs between two hosts of job k that are both
+ * hosts of another job too. */
+static void shared_of(const dmls_stats *st, const dmls_job_scope *jobs, size_t njobs, size_t k,
+		      unsigned char *shared, unsigned char *in, unsigned char *other)
+{
+	size_t nh = st->nhosts;
+	memset(shared, 0, st->npairs);
+	mark(in, nh, &jobs[k]);
+	for (size_t o = 0; o < njobs; o++) {
+		size_t common = 0;
+		for (size_t i = 0; o != k && i < jobs[o].n; i++)
+			common += in[jobs[o].hosts[i]];
+		if (common < 2)
+			continue;
+		mark(other, nh, &jobs[o]);
+		for (size_t p = 0; p < st->npairs; p++) {
+			const dmls_pair *pr = &st->pairs[p];
+			shared[p] |= pr->src != pr->dst && in[pr->src] && in[pr->dst] &&
+				     other[pr->src] && other[pr->dst];
+		}
+	}
+}
+
+static int cmp_pair_payload_desc(const void *x, const void *y, void *ctx)
+{
+	const dmls_stats *st = ctx;
+	uint64_t a = st->pairs[*(const size_t *)x].payload_bytes;
+	uint64_t b = st->pairs[*(const size_t *)y].payload_bytes;
+	return (a < b) - (a > b);
+}
+
+/* Job k's period from its heaviest data pairs that no other job shares:
+ * the median of their steady clocks (two at least), else NAN.  0, or -1
+ * when out of memory. */
+static int job_period(const dmls_stats *st, const dmls_job_scope *jobs, size_t njobs, size_t k,
+		      unsigned char *shared, unsigned char *in, unsigned char *other, double *period)
+{
+	*period = NAN;
+	shared_of(st, jobs, njobs, k, shared, in, other);
+	size_t *own = malloc((st->npairs ? st->npairs : 1) * sizeof(size_t)), n = 0;
+	if (!own)
+		return -1;
+	for (size_t p = 0; p < st->npairs; p++) {
+		const dmls_pair *pr = &st->pairs[p];
+		if (!shared[p] && pr->src != pr->dst && in[pr->src] && in[pr->dst] &&
+		    (double)pr->payload_bytes >= jobs[k].thr && pr->payload_bytes > 0)
+			own[n++] = p;
+	}
+	qsort_r(own, n, sizeof(size_t), cmp_pair_payload_desc, (void *)st);
+	n = n < OV_REF_PAIRS ? n : OV_REF_PAIRS;
+	dmls_series_clock c[OV_REF_PAIRS];
+	const dmls_series *s[OV_REF_PAIRS];
+	for (size_t i = 0; i < n; i++)
+		s[i] = &st->pairs[own[i]].series;
+	int rc = n ? dmls_series_clocks(st, c, s, n) : 0;
+	double per[OV_REF_PAIRS];
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (c[i].n)
+			per[m++] = c[i].period_s;
+		free(c[i].t);
+	}
+	double mid = m ? dmls_median(per, m) : NAN; /* per reordered */
+	size_t near = 0;
+	for (size_t i = 0; i < m; i++)
+		near += agree(per[i], mid);
+	if (rc == 0 && near >= 2 && 2 * near > m)
+		*period = mid;
+	free(own);
+	return rc;
+}
+
+/* The owner of a clock: 1 job j's, 2 the other's, 0 neither or both. */
+static int owner(const dmls_series_clock *c, double pj, double pk)
+{
+	if (!c->n || c->cv > OV_STEADY_CV)
+		return 0;
+	int j = agree(c->period_s, pj), k = agree(c->period_s, pk);
+	return j && !k ? 1 : k && !j ? 2 : 0;
+}
+
+/* The series of a pair's first data connection: the pair's bins before
+ * its connections' series start (the connection was the pair's only one
+ * then; the others had not passed DMLS_CONN_MIN_BYTES), its own after,
+ * into v->own (released with the view) and *out.  0, or -1 when out of
+ * memory. */
+static int own_series(dmls_job_view *v, dmls_series *out, const dmls_series *pair,
+		      const dmls_series *conn)
+{
+	if (!v->own && !(v->own = malloc(OV_MAX_SHARED * sizeof(dmls_series))))
+		return -1;
+	dmls_series *s = &v->own[v->nown++];
+	dmls_series_init(s, conn->t0_ns, conn->bin_ns, conn->join);
+	int64_t split_ns = conn->t0_ns + conn->min_bin * conn->bin_ns;
+	for (size_t r = 0; r < pair->nruns; r++) {
+		dmls_series_run u = dmls_series_run_get(pair, r);
+		for (size_t j = 0; j < u.len; j++) {
+			int64_t ts = pair->t0_ns + (u.first + (int64_t)j) * pair->bin_ns;
+			uint64_t x = dmls_series_val(pair, u.off + j);
+			if (ts >= split_ns)
+				break;
+			if (x && dmls_series_add(s, ts, x) < 0)
+				return -1;
+		}
+	}
+	for (size_t r = 0; r < conn->nruns; r++) {
+		dmls_series_run u = dmls_series_run_get(conn, r);
+		for (size_t j = 0; j < u.len; j++) {
+			uint64_t x = dmls_series_val(conn, u.off + j);
+			if (x && dmls_series_add_bin(s, u.first + (int64_t)j, x) < 0)
+				return -1;
+		}
+	}
+	*out = *s;
+	return 0;
+}
+
+/* The job-j view of shared pair p, whose other job has period pk. */
+static int view_pair(dmls_job_view *v, const dmls_stats *st, size_t p, double pj, double pk)
+{
+	const dmls_pair *pr = &st->pairs[p];
+	size_t f[OV_MAX_CONNS], nf = 0;
+	for (size_t i = 0; i < st->nflows; i++) {
+		const dmls_flow *fl = &st->flows[i];
+		if (fl->src != pr->src || fl->dst != pr->dst ||
+		    (double)fl->payload_bytes < OV_SHARE * (double)pr->payload_bytes ||
+		    fl->payload_bytes == 0)
+			continue;
+		size_t at = nf < OV_MAX_CONNS ? nf++ : OV_MAX_CONNS;
+		while (at > 0 && st->flows[f[at - 1]].payload_bytes < fl->payload_bytes) {
+			if (at < OV_MAX_CONNS)
+				f[at] = f[at - 1];
+			at--;
+		}
+		if (at < OV_MAX_CONNS)
+			f[at] = i;
+	}
+	int conns = nf >= 2;
+	for (size_t i = 0; conns && i < nf; i++)
+		conns = !dmls_series_empty(&st->flows[f[i]].conn);
+	dmls_series_clock c[OV_MAX_CONNS];
+	const dmls_series *s[OV_MAX_CONNS];
+	size_t nc = conns ? nf : 1;
+	for (size_t i = 0; i < nc; i++)
+		s[i] = conns ? &st->flows[f[i]].conn : &pr->series;
+	if (dmls_series_clocks(st, c, s, nc) < 0) {
+		for (size_t i = 0; i < nc; i++)
+			free(c[i].t);
+		return -1;
+	}
+	if (!conns && c[0].n == 0) {
+		/* no byte clock (a pair whose bursts vary in size): the
+		 * iterations of the pair alone, as jobs_shared.c clocks a part */
+		dmls_iterations it;
+		size_t h[2] = {pr->src, pr->dst};
+		dmls_error e;
+		if (dmls_iterations_find_pairs(&it, st, h, 2, h, 2, &p, 1, &e) != 0)
+			return -1;
+		if (it.count >= OV_MIN_STEPS && isfinite(it.period_s))
+			c[0].n = it.count, c[0].period_s = it.period_s, c[0].cv = 0;
+		dmls_iterations_release(&it);
+	}
+	int who[OV_MAX_CONNS], mine = 0, theirs = 0;
+	size_t one = 0;
+	for (size_t i = 0; i < nc; i++) {
+		who[i] = owner(&c[i], pj, pk);
+		mine += who[i] == 1, theirs += who[i] == 2;
+		one = who[i] == 1 ? i : one;
+		free(c[i].t);
+	}
+	dmls_pair *q = &v->pairs[p];
+	if (mine + theirs < (int)nc || (mine == 0 && theirs == 0) || mine > 1 || (!conns && mine))
+		return 0; /* the job's as it is, a clock of neither, or not one
+			   * connection of the job's */
+	for (size_t i = 0; i < nf; i++) /* the other job's connections */
+		if (!conns || who[i] == 2)
+			v->hidden[f[i]] = 1;
+	if (mine == 1) {
+		const dmls_flow *fl = &st->flows[f[one]];
+		q->packets = fl->packets, q->wire_bytes = fl->wire_bytes;
+		q->payload_bytes = fl->payload_bytes;
+		q->first_ns = fl->first_ns, q->last_ns = fl->last_ns;
+		q->series = fl->conn;
+		q->conns = 1;
+		v->replaced++;
+		int first = 1; /* the pair's first data connection: alone before */
+		for (size_t i = 0; i < nf; i++)
+			first &= i == one || st->flows[f[i]].first_ns > fl->first_ns;
+		if (first)
+			return own_series(v, &q->series, &pr->series, &fl->conn);
+	} else {
+		q->packets = q->wire_bytes = q->payload_bytes = 0;
+		q->first_ns = pr->last_ns, q->last_ns = pr->first_ns;
+		dmls_series_init(&q->series, pr->series.t0_ns, pr->series.bin_ns, pr->series.join);
+		q->conns = 0;
+		v->dropped++;
+	}
+	return 0;
+}
+
+void dmls_job_view_release(dmls_job_view *v)
+{
+	for (size_t i = 0; i < v->nown; i++)
+		dmls_series_release(&v->own[i]);
+	free(v->own);
+	free(v->pairs);
+	free(v->hidden);
+	memset(v, 0, sizeof(*v));
+}
+
+int dmls_job_view_make(dmls_job_view *v, const dmls_stats *st, const dmls_job_scope *jobs,
+		  size_t njobs, size_t j)
+{
+	memset(v, 0, sizeof(*v));
+	v->st = st;
+	size_t nh = st->nhosts ? st->nhosts : 1, np = st->npairs ? st->npairs : 1;
+	unsigned char *shared = malloc(np), *in = malloc(nh), *other = malloc(nh);
+	unsigned char *mine = malloc(np);
+	int rc = -1;
+	if (!shared || !in || !other || !mine)
+		goto out;
+	rc = 0;
+	/* the pairs j shares, and with which job (the first that shares each) */
+	size_t nsh = 0, with[OV_MAX_SHARED], pidx[OV_MAX_SHARED];
+	mark(in, st->nhosts, &jobs[j]);
+	memset(mine, 0, st->npairs);
+	for (size_t o = 0; o < njobs && nsh < OV_MAX_SHARED; o++) {
+		size_t common = 0;
+		for (size_t i = 0; o != j && i < jobs[o].n; i++)
+			common += in[jobs[o].hosts[i]];
+		if (common < 2)
+			continue;
+		mark(other, st->nhosts, &jobs[o]);
+		for (size_t p = 0; p < st->npairs && nsh < OV_MAX_SHARED; p++) {
+			const dmls_pair *pr = &st->pairs[p];
+			if (mine[p] || pr->src == pr->dst || !in[pr->src] || !in[pr->dst] ||
+			    !other[pr->src] || !other[pr->dst] || pr->payload_bytes == 0)
+				continue;
+			mine[p] = 1;
+			with[nsh] = o, pidx[nsh++] = p;
+		}
+	}
+	if (nsh == 0)
+		goto out;
+	double pj;
+	if ((rc = job_period(st, jobs, njobs, j, shared, in, other, &pj)) || !isfinite(pj))
+		goto out;
+	v->pairs = malloc(np * sizeof(dmls_pair));
+	v->hidden = calloc(st->nflows ? st->nflows : 1, 1);
+	if (!v->pairs || !v->hidden) {
+		rc = -1;
+		goto out;
+	}
+	memcpy(v->pairs, st->pairs, st->npairs * sizeof(dmls_pair));
+	double pk = NAN;
+	for (size_t i = 0; i < nsh && rc == 0; i++) {
+		if (i == 0 || with[i] != with[i - 1])
+			rc = job_period(st, jobs, njobs, with[i], shared, in, other, &pk);
+		if (rc == 0 && isfinite(pk) && !agree(pj, pk))
+			rc = view_pair(v, st, pidx[i], pj, pk);
+	}
+	if (rc == 0 && v->replaced + v->dropped > 0) {
+		v->view = *st;
+		v->view.pairs = v->pairs;
+		v->view.flow_hidden = v->hidden;
+		v->st = &v->view;
+		v->period_s = pj;
+	}
+out:
+	free(shared);
+	free(in);
+	free(other);
+	free(mine);
+	if (rc || v->replaced + v->dropped == 0) {
+		dmls_job_view_release(v);
+		v->st = st;
+	}
+	return rc;
+}
+
+/*
+ * One component, two jobs (dmls_jobs_split_overlap).  Two jobs of similar
+ * volume on overlapping hosts are one component with no cut vertex (a
+ * host of both is not a cut: the other shared host still joins them), so
+ * neither jobs.c nor jobs_shared.c sees two (the testbed's TinyCNN rings
+ * on hosts 0-3 and 2-5, 0.110 and 0.156 s a step: one "hierarchical" job
+ * of 6, asynchronous).  Their pairs keep two clocks: each data pair of the
+ * job (its OV_MAX_ELEMS heaviest) gets the byte clock of its series, or
+ * where it runs over two connections or more, each connection gets one.
+ * Clocks whose periods agree within OV_AGREE (each to the group's
+ * shortest) are a group; a group whose hosts are all in another's is part
+ * of it (a tree's edges that carry two bursts a step, a Rabenseifner rank's
+ * nearest partner; two jobs on the same hosts are connections.c's).  Two
+ * groups or more, each of OV_MIN_GROUP clocks on OV_MIN_HOSTS hosts or
+ * more (none inside another's: a chain of three jobs, each sharing hosts
+ * with the next, has a middle one with no host of its own), whose steps do
+ * not lock (the slower
+ * group's step starts, in OV_LOCK of them, within OV_LOCK_PHASE of the
+ * faster one's period from one of its starts: one job's edges that count
+ * k bursts a step), are jobs, with the hosts of their pairs; a host in no
+ * group goes with the group it moves the most payload to.
+ */
+#define OV_MAX_ELEMS 16
+#define OV_MIN_GROUP 2
+#define OV_MIN_HOSTS 3
+#define OV_MAX_JOB_HOSTS 64
+#define OV_MAX_RUNS 4096 /* a pair's bursts whose spacing is looked at */
+#define OV_LOCK 0.8
+#define OV_LOCK_PHASE 0.15
+
+typedef struct ov_elem {
+	size_t src, dst;  /* job-local hosts */
+	const dmls_series *s;
+	double payload;
+	dmls_series_clock c;
+	size_t group;
+} ov_elem;
+
+static int cmp_elem_payload_desc(const void *x, const void *y)
+{
+	const ov_elem *a = x, *b = y;
+	return (a->payload < b->payload) - (a->payload > b->payload);
+}
+
+static int cmp_elem_period(const void *x, const void *y)
+{
+	const ov_elem *a = x, *b = y;
+	return (a->c.period_s > b->c.period_s) - (a->c.period_s < b->c.period_s);
+}
+
+/* Share of the slow clock's step starts within OV_LOCK_PHASE of the fast
+ * clock's period from one of the fast clock's starts. */
+static double lock_share(const dmls_series_clock *slow, const dmls_series_clock *fast)
+{
+	size_t hit = 0, j = 0;
+	double tol = OV_LOCK_PHASE * fast->period_s;
+	for (size_t i = 0; i < slow->n; i++) {
+		while (j + 1 < fast->n && fast->t[j + 1] <= slow->t[i])
+			j++;
+		double d = fabs(slow->t[i] - fast->t[j]);
+		if (j + 1 < fast->n)
+			d = fmin(d, fabs(fast->t[j + 1] - slow->t[i]));
+		hit += d <= tol;
+	}
+	return slow->n ? (double)hit / (double)slow->n : 0;
+}
+
+/* The job's clocks into e[0..*ne) (job-local hosts); 0 or -1 (memory). */
+static int elements(const dmls_stats *st, const dmls_job_scope *job, const size_t *local,
+		    ov_elem **out, size_t *ne)
+{
+	size_t n = job->n, cap = 64, m = 0;
+	ov_elem *e = malloc(cap * sizeof(*e));
+	if (!e)
+		return -1;
+	for (size_t p = 0; p < st->npairs; p++) {
+		const dmls_pair *pr = &st->pairs[p];
+		size_t a = local[pr->src], b = local[pr->dst];
+		if (a >= n || b >= n || a == b || (double)pr->payload_bytes < job->thr ||
+		    pr->payload_bytes == 0)
+			continue;
+		size_t f[OV_MAX_CONNS], nf = 0;
+		for (size_t i = 0; pr->conns >= 2 && i < st->nflows && nf < OV_MAX_CONNS; i++) {
+			const dmls_flow *fl = &st->flows[i];
+			if (fl->src == pr->src && fl->dst == pr->dst && !dmls_series_empty(&fl->conn) &&
+			    (double)fl->payload_bytes >= OV_SHARE * (double)pr->payload_bytes)
+				f[nf++] = i;
+		}
+		if (m + OV_MAX_CONNS + 1 > cap) {
+			ov_elem *g = realloc(e, 2 * cap * sizeof(*e));
+			if (!g) {
+				free(e);
+				return -1;
+			}
+			e = g, cap *= 2;
+		}
+		if (nf < 2)
+			e[m++] = (ov_elem){a, b, &pr->series, (double)pr->payload_bytes, {0}, 0};
+		for (size_t i = 0; nf >= 2 && i < nf; i++)
+			e[m++] = (ov_elem){a, b, &st->flows[f[i]].conn,
+					   (double)st->flows[f[i]].payload_bytes, {0}, 0};
+	}
+	qsort(e, m, sizeof(*e), cmp_elem_payload_desc);
+	m = m < OV_MAX_ELEMS ? m : OV_MAX_ELEMS;
+	const dmls_series *s[OV_MAX_ELEMS];
+	dmls_series_clock c[OV_MAX_ELEMS];
+	for (size_t i = 0; i < m; i++)
+		s[i] = e[i].s;
+	int rc = m ? dmls_series_clocks(st, c, s, m) : 0;
+	for (size_t i = 0; i < m; i++)
+		e[i].c = c[i];
+	*out = e, *ne = m;
+	return rc;
+}
+
+/* Split job into its groups (see above): out[0..*parts) when two or more,
+ * else *parts 1.  0 or an error status. */
+static int split_overlap(const dmls_stats *st, const dmls_job_scope *job, dmls_job_scope **out,
+			 size_t *parts, dmls_error *err)
+{
+	size_t n = job->n, ne = 0, ng = 0;
+	*parts = 1;
+	size_t *local = malloc((st->nhosts ? st->nhosts : 1) * sizeof(size_t));
+	ov_elem *e = NULL;
+	unsigned char *hosts = NULL; /* per group: n flags */
+	size_t *cnt = NULL, *rep = NULL;
+	int rc = 0;
+	if (!local)
+		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
+	for (size_t h = 0; h < st->nhosts; h++)
+		local[h] = n;
+	for (size_t i = 0; i < n; i++)
+		local[job->hosts[i]] = i;
+	if (elements(st, job, local, &e, &ne) < 0) {
+		rc = dmls_fail(err, DMLS_ENOMEM, "out of memory");
+		goto out;
+	}
+	size_t m = 0; /* the clocks with steps, by period */
+	for (size_t i = 0; i < ne; i++) {
+		if (e[i].c.n && isfinite(e[i].c.period_s) && e[i].c.cv <= OV_STEADY_CV)
+			e[m++] = e[i];
+		else
+			free(e[i].c.t), e[i].c.t = NULL;
+	}
+	ne = m;
+	if (ne < 2 * OV_MIN_GROUP)
+		goto out;
+	qsort(e, ne, sizeof(*e), cmp_elem_period);
+	hosts = calloc(ne * n, 1), cnt = calloc(ne, sizeof(size_t)), rep = malloc(ne * sizeof(size_t));
+	if (!hosts || !cnt || !rep) {
+		rc = dmls_fail(err, DMLS_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0, first = 0; i < ne; i++) {
+		if (i == 0 || !agree(e[i].c.period_s, e[first].c.period_s))
+			first = i, rep[ng++] = i;
+		e[i].group = ng - 1;
+		cnt[ng - 1]++;
+		hosts[(ng - 1) * n + e[i].src] = hosts[(ng - 1) * n + e[i].dst] = 1;
+	}
+	/* a group inside another's hosts is part of it */
+	for (int merged = 1; merged && ng >= 2;) {
+		merged = 0;
+		for (size_t g = 0; g < ng && !merged; g++)
+			for (size_t h = 0; h < ng && !merged; h++) {
+				if (g == h || !cnt[g] || !cnt[h])
+					continue;
+				int inside = 1;
+				for (size_t i = 0; i < n && inside; i++)
+					inside = !hosts[g * n + i] || hosts[h * n + i];
+				if (!inside)
+					continue;
+				for (size_t i = 0; i < ne; i++)
+					e[i].group = e[i].group == g ? h : e[i].group;
+				cnt[h] += cnt[g], cnt[g] = 0;
+				merged = 1;
+			}
+	}
+	/* the groups that are jobs: enough clocks and hosts (none inside
+	 * another's: merged above) */
+	size_t keep[OV_MAX_ELEMS], nk = 0;
+	for (size_t g = 0; g < ng; g++) {
+		size_t nh = 0;
+		for (size_t i = 0; i < n; i++)
+			nh += hosts[g * n + i];
+		if (cnt[g] >= OV_MIN_GROUP && nh >= OV_MIN_HOSTS)
+			keep[nk++] = g;
+	}
+	if (nk < 2)
+		goto out;
+	/* steps that lock are one job's (edges counting k bursts a step),
+	 * told by each group's heaviest clock */
+	for (size_t g = 0; g < ng; g++)
+		rep[g] = ne;
+	for (size_t i = 0; i < ne; i++)
+		if (rep[e[i].group] == ne || e[i].payload > e[rep[e[i].group]].payload)
+			rep[e[i].group] = i;
+	for (size_t a = 0; a < nk; a++)
+		for (size_t b = a + 1; b < nk; b++) {
+			const dmls_series_clock *x = &e[rep[keep[a]]].c, *y = &e[rep[keep[b]]].c;
+			const dmls_series_clock *slow = x->period_s > y->period_s ? x : y;
+			const dmls_series_clock *fast = slow == x ? y : x;
+			if (lock_share(slow, fast) >= OV_LOCK)
+				goto out;
+		}
+	/* the jobs: each group's hosts; a host of none goes where it sends
+	 * and receives the most payload */
+	size_t *to = malloc(n * sizeof(size_t));
+	double *best = malloc(n * sizeof(double));
+	dmls_job_scope *jobs = calloc(nk, sizeof(*jobs));
+	if (!to || !best || !jobs) {
+		free(to), free(best), free(jobs);
+		rc = dmls_fail(err, DMLS_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		to[i] = SIZE_MAX, best[i] = -1;
+		for (size_t a = 0; a < nk; a++)
+			if (hosts[keep[a] * n + i])
+				to[i] = a;
+	}
+	for (size_t p = 0; p < st->npairs; p++) {
+		const dmls_pair *pr = &st->pairs[p];
+		size_t a = local[pr->src], b = local[pr->dst];
+		if (a >= n || b >= n || a == b)
+			continue;
+		for (size_t k = 0; k < nk; k++) {
+			double w = (double)pr->payload_bytes;
+			if (hosts[keep[k] * n + b] && w > best[a] && !hosts[keep[k] * n + a] &&
+			    to[a] == SIZE_MAX)
+				best[a] = w, to[a] = nk + k; /* provisional: nk + group */
+			if (hosts[keep[k] * n + a] && w > best[b] && !hosts[keep[k] * n + b] &&
+			    to[b] == SIZE_MAX)
+				best[b] = w, to[b] = nk + k;
+		}
+	}
+	for (size_t k = 0; k < nk && rc == 0; k++) {
+		jobs[k].hosts = malloc(n * sizeof(size_t));
+		if (!jobs[k].hosts) {
+			rc = dmls_fail(err, DMLS_ENOMEM, "out of memory");
+			break;
+		}
+		jobs[k].thr = job->thr;
+		jobs[k].by_clock = 1;
+		for (size_t i = 0; i < n; i++)
+			if (hosts[keep[k] * n + i] || to[i] == nk + k)
+				jobs[k].hosts[jobs[k].n++] = job->hosts[i];
+		for (size_t i = 0; i < ne; i++)
+			jobs[k].payload_bytes += e[i].group == keep[k] ? e[i].payload : 0;
+	}
+	free(to);
+	free(best);
+	if (rc) {
+		dmls_jobs_free(jobs, nk);
+		goto out;
+	}
+	*out = jobs, *parts = nk;
+out:
+	for (size_t i = 0; e && i < ne; i++)
+		free(e[i].c.t);
+	free(e);
+	free(local);
+	free(hosts);
+	free(cnt);
+	free(rep);
+	return rc;
+}
+
+/* The median spacing of a series' runs (its bursts, as the series joins
+ * them: no search), or NAN under OV_MIN_STEPS runs. */
+static double run_spacing(const dmls_series *s, double *tmp)
+{
+	if (s->nruns < OV_MIN_STEPS + 1)
+		return NAN;
+	size_t n = s->nruns - 1 < OV_MAX_RUNS ? s->nruns - 1 : OV_MAX_RUNS;
+	size_t from = (s->nruns - 1 - n) / 2; /* the middle runs */
+	for (size_t r = 0; r < n; r++)
+		tmp[r] = (double)(dmls_series_run_first(s, from + r + 1) -
+				  dmls_series_run_first(s, from + r)) *
+			 (double)s->bin_ns * 1e-9;
+	return dmls_median(tmp, n);
+}
+
+/* 1 when job may hold two jobs on overlapping hosts, before any clock (a
+ * search each, too dear for every job): a data pair over two connections
+ * at once (both jobs send over the pair between two shared hosts that is
+ * an edge of each), or data pairs whose bursts come at two spacings (two
+ * pairs or more at each, apart by more than OV_AGREE) on host sets
+ * neither of which holds the other (as the split's groups: a star's
+ * pushes and pulls, a butterfly's partners or a hierarchical job's
+ * leaders have spacings of their own among the same hosts). */
+static int maybe_overlap(const dmls_stats *st, const dmls_job_scope *job, size_t *local,
+			 double *tmp, uint64_t *set)
+{
+	size_t n = job->n, m = 0;
+	for (size_t h = 0; h < st->nhosts; h++)
+		local[h] = n;
+	for (size_t i = 0; i < n; i++)
+		local[job->hosts[i]] = i;
+	typedef struct {
+		double x;
+		uint64_t hosts;
+	} spaced;
+	spaced sp[OV_MAX_ELEMS];
+	for (size_t p = 0; p < st->npairs; p++) {
+		const dmls_pair *pr = &st->pairs[p];
+		size_t a = local[pr->src], b = local[pr->dst];
+		if (a >= n || b >= n || a == b || (double)pr->payload_bytes < job->thr ||
+		    pr->payload_bytes == 0)
+			continue;
+		if (pr->conns >= 2)
+			return 1;
+		double x = m < OV_MAX_ELEMS ? run_spacing(&pr->series, tmp) : NAN;
+		if (isfinite(x) && x > 0)
+			sp[m++] = (spaced){x, (UINT64_C(1) << a) | (UINT64_C(1) << b)};
+	}
+	for (size_t i = 1; i < m; i++) /* by spacing (insertion: a few) */
+		for (size_t k = i; k > 0 && sp[k].x < sp[k - 1].x; k--) {
+			spaced t = sp[k];
+			sp[k] = sp[k - 1], sp[k - 1] = t;
+		}
+	size_t ng = 0, cnt[OV_MAX_ELEMS];
+	for (size_t i = 0, first = 0; i < m; i++) {
+		if (i == 0 || !agree(sp[i].x, sp[first].x))
+			first = i, set[ng] = 0, cnt[ng++] = 0;
+		set[ng - 1] |= sp[i].hosts;
+		cnt[ng - 1]++;
+	}
+	for (int merged = 1; merged;) { /* a group inside another's hosts */
+		merged = 0;
+		for (size_t g = 0; g < ng && !merged; g++)
+			for (size_t h = 0; h < ng && !merged; h++)
+				if (g != h && cnt[g] && cnt[h] && (set[g] & ~set[h]) == 0) {
+					set[h] |= set[g], cnt[h] += cnt[g], cnt[g] = 0;
+					merged = 1;
+				}
+	}
+	size_t groups = 0;
+	for (size_t g = 0; g < ng; g++)
+		groups += cnt[g] >= OV_MIN_GROUP && __builtin_popcountll(set[g]) >= OV_MIN_HOSTS;
+	return groups >= 2;
+}
+
+int dmls_jobs_split_overlap(dmls_job_scope **jobs, size_t *njobs, const dmls_stats *st,
+			    dmls_error *err)
+{
+	size_t n0 = *njobs;
+	size_t *in = malloc((st->nhosts ? st->nhosts : 1) * sizeof(size_t));
+	double *tmp = malloc(OV_MAX_RUNS * sizeof(double));
+	uint64_t set[OV_MAX_ELEMS];
+	if (!in || !tmp) {
+		free(in);
+		free(tmp);
+		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
+	}
+	for (size_t j = 0; j < n0; j++) {
+		const dmls_job_scope *job = &(*jobs)[j];
+		if (job->n < OV_MIN_HOSTS + 1 || job->n > OV_MAX_JOB_HOSTS ||
+		    !maybe_overlap(st, job, in, tmp, set))
+			continue;
+		dmls_job_scope *parts = NULL;
+		size_t np = 1;
+		int rc = split_overlap(st, job, &parts, &np, err);
+		if (rc) {
+			free(in);
+			free(tmp);
+			return rc;
+		}
+		if (np < 2)
+			continue;
+		dmls_job_scope *grown = realloc(*jobs, (*njobs + np - 1) * sizeof(**jobs));
+		if (!grown) {
+			dmls_jobs_free(parts, np);
+			free(in);
+			free(tmp);
+			return dmls_fail(err, DMLS_ENOMEM, "out of memory");
+		}
+		*jobs = grown;
+		free(grown[j].hosts);
+		grown[j] = parts[0];
+		for (size_t i = 1; i < np; i++)
+			grown[(*njobs)++] = parts[i];
+		free(parts);
+	}
+	free(in);
+	free(tmp);
+	return 0;
+}
