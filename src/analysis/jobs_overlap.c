@@ -395,6 +395,15 @@ typedef struct ov_elem {
 	size_t group;
 } ov_elem;
 
+/* jobs[0..n) and their hosts (jobs.c's dmls_jobs_free: jobs.c calls in
+ * here, not the other way) */
+static void free_jobs(dmls_job_scope *jobs, size_t n)
+{
+	for (size_t i = 0; jobs && i < n; i++)
+		free(jobs[i].hosts);
+	free(jobs);
+}
+
 static int cmp_elem_payload_desc(const void *x, const void *y)
 {
 	const ov_elem *a = x, *b = y;
@@ -633,7 +642,7 @@ static int split_overlap(const dmls_stats *st, const dmls_job_scope *job, dmls_j
 	free(to);
 	free(best);
 	if (rc) {
-		dmls_jobs_free(jobs, nk);
+		free_jobs(jobs, nk);
 		goto out;
 	}
 	*out = jobs, *parts = nk;
@@ -752,7 +761,7 @@ int dmls_jobs_split_overlap(dmls_job_scope **jobs, size_t *njobs, const dmls_sta
 			continue;
 		dmls_job_scope *grown = realloc(*jobs, (*njobs + np - 1) * sizeof(**jobs));
 		if (!grown) {
-			dmls_jobs_free(parts, np);
+			free_jobs(parts, np);
 			free(in);
 			free(tmp);
 			return dmls_fail(err, DMLS_ENOMEM, "out of memory");
