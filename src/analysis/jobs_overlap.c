@@ -362,21 +362,27 @@ out:
  * host of both is not a cut: the other shared host still joins them), so
  * neither jobs.c nor jobs_shared.c sees two (the testbed's TinyCNN rings
  * on hosts 0-3 and 2-5, 0.110 and 0.156 s a step: one "hierarchical" job
- * of 6, asynchronous).  Their pairs keep two clocks: each data pair of the
- * job (its OV_MAX_ELEMS heaviest) gets the byte clock of its series, or
- * where it runs over two connections or more, each connection gets one.
- * Clocks whose periods agree within OV_AGREE (each to the group's
- * shortest) are a group; a group whose hosts are all in another's is part
- * of it (a tree's edges that carry two bursts a step, a Rabenseifner rank's
- * nearest partner; two jobs on the same hosts are connections.c's).  Two
- * groups or more, each of OV_MIN_GROUP clocks on OV_MIN_HOSTS hosts or
- * more (none inside another's: a chain of three jobs, each sharing hosts
- * with the next, has a middle one with no host of its own), whose steps do
- * not lock (the slower
- * group's step starts, in OV_LOCK of them, within OV_LOCK_PHASE of the
- * faster one's period from one of its starts: one job's edges that count
- * k bursts a step), are jobs, with the hosts of their pairs; a host in no
- * group goes with the group it moves the most payload to.
+ * of 6, asynchronous).  Their pairs keep two clocks.  A job is looked at
+ * when a data pair runs over two connections at once, or its pairs'
+ * bursts (the runs of their series: no search) come at two spacings on
+ * host sets neither of which holds the other (maybe_overlap).  Then each
+ * of its OV_MAX_ELEMS heaviest data pairs gets the byte clock of its
+ * series, or where it runs over two connections or more, each connection
+ * gets one.  Steady clocks (OV_STEADY_CV) whose periods agree within
+ * OV_AGREE (each with the group's shortest) are a group.  A group whose
+ * heaviest clock locks to another's (OV_LOCK of its step starts within
+ * OV_LOCK_PHASE of the other's period from one of the other's starts) is
+ * part of it: one job's edges that count k bursts a step, or a split
+ * pair's connection whose series starts with the pair's second
+ * connection, when the busier hosts slowed its job (0.124 s for 0.105,
+ * locked in 75 % of its steps, where two jobs' clocks lock in 17-20 %).
+ * Then a group whose hosts are all in another's is part of it (two jobs
+ * on the same hosts are connections.c's).  Two groups or more, each of
+ * OV_MIN_GROUP clocks on OV_MIN_HOSTS hosts or more, are jobs with the
+ * hosts of their pairs (a chain of three jobs, each sharing hosts with the
+ * next, has a middle one with no host of its own); an unsteady clock at
+ * the period of one group alone adds its pair's hosts to it, and a host in
+ * no group goes with the group it moves the most payload with.
  */
 #define OV_MAX_ELEMS 16
 #define OV_MIN_GROUP 2
