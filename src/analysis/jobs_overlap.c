@@ -388,6 +388,7 @@ out:
 #define OV_MIN_GROUP 2
 #define OV_MIN_HOSTS 3
 #define OV_MAX_JOB_HOSTS 64
+#define OV_MAX_SPLITS 16 /* splits over all jobs (each a search per clock) */
 #define OV_MAX_RUNS 4096 /* a pair's bursts whose spacing is looked at */
 #define OV_LOCK 0.6
 #define OV_LOCK_PHASE 0.15
@@ -600,36 +601,42 @@ static int split_overlap(const dmls_stats *st, const dmls_job_scope *job, dmls_j
 		e[i].group = at;
 		hosts[at * n + e[i].src] = hosts[at * n + e[i].dst] = 1;
 	}
-	/* the jobs: each group's hosts; a host of none goes where it sends
-	 * and receives the most payload */
-	size_t *to = malloc(n * sizeof(size_t));
+	/* the jobs: each group's hosts; a host of none goes with the neighbour
+	 * it sends and receives the most payload with that has a job, as many
+	 * hops out as it takes (the jobs of pairs without a clock: only the
+	 * OV_MAX_ELEMS heaviest vote; the parts are tried again) */
+	size_t *to = malloc(n * sizeof(size_t)), *got = malloc(n * sizeof(size_t));
 	double *best = malloc(n * sizeof(double));
 	dmls_job_scope *jobs = calloc(nk, sizeof(*jobs));
-	if (!to || !best || !jobs) {
-		free(to), free(best), free(jobs);
+	if (!to || !got || !best || !jobs) {
+		free(to), free(got), free(best), free(jobs);
 		rc = dmls_fail(err, DMLS_ENOMEM, "out of memory");
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++) {
-		to[i] = SIZE_MAX, best[i] = -1;
+		to[i] = SIZE_MAX;
 		for (size_t a = 0; a < nk; a++)
 			if (hosts[keep[a] * n + i])
-				to[i] = a;
+				to[i] = nk; /* in a group: its hosts' flags say which */
 	}
-	for (size_t p = 0; p < st->npairs; p++) {
-		const dmls_pair *pr = &st->pairs[p];
-		size_t a = local[pr->src], b = local[pr->dst];
-		if (a >= n || b >= n || a == b)
-			continue;
-		for (size_t k = 0; k < nk; k++) {
-			double w = (double)pr->payload_bytes;
-			if (hosts[keep[k] * n + b] && w > best[a] && !hosts[keep[k] * n + a] &&
-			    to[a] == SIZE_MAX)
-				best[a] = w, to[a] = nk + k; /* provisional: nk + group */
-			if (hosts[keep[k] * n + a] && w > best[b] && !hosts[keep[k] * n + b] &&
-			    to[b] == SIZE_MAX)
-				best[b] = w, to[b] = nk + k;
+	for (int grew = 1; grew;) {
+		grew = 0;
+		for (size_t i = 0; i < n; i++)
+			best[i] = -1, got[i] = SIZE_MAX;
+		for (size_t p = 0; p < st->npairs; p++) {
+			const dmls_pair *pr = &st->pairs[p];
+			size_t a = local[pr->src], b = local[pr->dst];
+			if (a >= n || b >= n || a == b || (to[a] == SIZE_MAX) == (to[b] == SIZE_MAX))
+				continue;
+			size_t lone = to[a] == SIZE_MAX ? a : b, in = lone == a ? b : a, k = to[in];
+			for (size_t g = 0; k == nk && g < nk; g++) /* a member: its first group */
+				k = hosts[keep[g] * n + in] ? g : k;
+			if ((double)pr->payload_bytes > best[lone])
+				best[lone] = (double)pr->payload_bytes, got[lone] = k;
 		}
+		for (size_t i = 0; i < n; i++)
+			if (got[i] != SIZE_MAX)
+				to[i] = got[i], grew = 1;
 	}
 	for (size_t k = 0; k < nk && rc == 0; k++) {
 		jobs[k].hosts = malloc(n * sizeof(size_t));
@@ -640,12 +647,13 @@ static int split_overlap(const dmls_stats *st, const dmls_job_scope *job, dmls_j
 		jobs[k].thr = job->thr;
 		jobs[k].by_clock = 1;
 		for (size_t i = 0; i < n; i++)
-			if (hosts[keep[k] * n + i] || to[i] == nk + k)
+			if (hosts[keep[k] * n + i] || to[i] == k)
 				jobs[k].hosts[jobs[k].n++] = job->hosts[i];
 		for (size_t i = 0; i < ne; i++)
 			jobs[k].payload_bytes += e[i].group == keep[k] ? e[i].payload : 0;
 	}
 	free(to);
+	free(got);
 	free(best);
 	if (rc) {
 		free_jobs(jobs, nk);
@@ -741,7 +749,6 @@ static int maybe_overlap(const dmls_stats *st, const dmls_job_scope *job, size_t
 int dmls_jobs_split_overlap(dmls_job_scope **jobs, size_t *njobs, const dmls_stats *st,
 			    dmls_error *err)
 {
-	size_t n0 = *njobs;
 	size_t *in = malloc((st->nhosts ? st->nhosts : 1) * sizeof(size_t));
 	double *tmp = malloc(OV_MAX_RUNS * sizeof(double));
 	uint64_t set[OV_MAX_ELEMS];
@@ -750,11 +757,17 @@ int dmls_jobs_split_overlap(dmls_job_scope **jobs, size_t *njobs, const dmls_sta
 		free(tmp);
 		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
 	}
-	for (size_t j = 0; j < n0; j++) {
+	/* each part is tried again (a chain of jobs: only the OV_MAX_ELEMS
+	 * heaviest clocks vote, so a part may hold two jobs still); every
+	 * part has fewer hosts than the job it came from (a group's hosts
+	 * never hold another's), so this ends, OV_MAX_SPLITS splits at most */
+	for (size_t j = 0, splits = 0; j < *njobs && splits < OV_MAX_SPLITS;) {
 		const dmls_job_scope *job = &(*jobs)[j];
 		if (job->n < OV_MIN_HOSTS + 1 || job->n > OV_MAX_JOB_HOSTS ||
-		    !maybe_overlap(st, job, in, tmp, set))
+		    !maybe_overlap(st, job, in, tmp, set)) {
+			j++;
 			continue;
+		}
 		dmls_job_scope *parts = NULL;
 		size_t np = 1;
 		int rc = split_overlap(st, job, &parts, &np, err);
@@ -763,8 +776,11 @@ int dmls_jobs_split_overlap(dmls_job_scope **jobs, size_t *njobs, const dmls_sta
 			free(tmp);
 			return rc;
 		}
-		if (np < 2)
+		if (np < 2) {
+			j++;
 			continue;
+		}
+		splits++;
 		dmls_job_scope *grown = realloc(*jobs, (*njobs + np - 1) * sizeof(**jobs));
 		if (!grown) {
 			free_jobs(parts, np);
