@@ -52,7 +52,7 @@
 #define OV_SHARE 0.05    /* a connection with this share of its pair's payload */
 #define OV_AGREE 0.1     /* a period within 10 % of a job's */
 #define OV_MIN_STEPS 8   /* a pair's iterations that make a clock */
-#define OV_STEADY_CV 0.5 /* a connection clock this steady (robust CV of its steps) */
+#define OV_STEADY_CV 0.5 /* a clock this steady (robust CV of its step lengths) */
 
 static int agree(double x, double y)
 {
@@ -98,9 +98,10 @@ static int cmp_pair_payload_desc(const void *x, const void *y, void *ctx)
 	return (a < b) - (a > b);
 }
 
-/* Job k's period from its heaviest data pairs that no other job shares:
- * the median of their steady clocks (two at least), else NAN.  0, or -1
- * when out of memory. */
+/* Job k's period from its OV_REF_PAIRS heaviest data pairs that no other
+ * job shares: the median of their clocks with steps, when two or more and
+ * over half of them are within OV_AGREE of it, else NAN.  0, or -1 when
+ * out of memory. */
 static int job_period(const dmls_stats *st, const dmls_job_scope *jobs, size_t njobs, size_t k,
 		      unsigned char *shared, unsigned char *in, unsigned char *other, double *period)
 {
@@ -287,21 +288,21 @@ void dmls_job_view_release(dmls_job_view *v)
 }
 
 int dmls_job_view_make(dmls_job_view *v, const dmls_stats *st, const dmls_job_scope *jobs,
-		  size_t njobs, size_t j)
+		       size_t njobs, size_t j)
 {
 	memset(v, 0, sizeof(*v));
 	v->st = st;
 	size_t nh = st->nhosts ? st->nhosts : 1, np = st->npairs ? st->npairs : 1;
 	unsigned char *shared = malloc(np), *in = malloc(nh), *other = malloc(nh);
-	unsigned char *mine = malloc(np);
+	unsigned char *listed = malloc(np);
 	int rc = -1;
-	if (!shared || !in || !other || !mine)
+	if (!shared || !in || !other || !listed)
 		goto out;
 	rc = 0;
 	/* the pairs j shares, and with which job (the first that shares each) */
 	size_t nsh = 0, with[OV_MAX_SHARED], pidx[OV_MAX_SHARED];
 	mark(in, st->nhosts, &jobs[j]);
-	memset(mine, 0, st->npairs);
+	memset(listed, 0, st->npairs);
 	for (size_t o = 0; o < njobs && nsh < OV_MAX_SHARED; o++) {
 		size_t common = 0;
 		for (size_t i = 0; o != j && i < jobs[o].n; i++)
@@ -311,10 +312,10 @@ int dmls_job_view_make(dmls_job_view *v, const dmls_stats *st, const dmls_job_sc
 		mark(other, st->nhosts, &jobs[o]);
 		for (size_t p = 0; p < st->npairs && nsh < OV_MAX_SHARED; p++) {
 			const dmls_pair *pr = &st->pairs[p];
-			if (mine[p] || pr->src == pr->dst || !in[pr->src] || !in[pr->dst] ||
+			if (listed[p] || pr->src == pr->dst || !in[pr->src] || !in[pr->dst] ||
 			    !other[pr->src] || !other[pr->dst] || pr->payload_bytes == 0)
 				continue;
-			mine[p] = 1;
+			listed[p] = 1;
 			with[nsh] = o, pidx[nsh++] = p;
 		}
 	}
@@ -348,7 +349,7 @@ out:
 	free(shared);
 	free(in);
 	free(other);
-	free(mine);
+	free(listed);
 	if (rc || v->replaced + v->dropped == 0) {
 		dmls_job_view_release(v);
 		v->st = st;
