@@ -750,9 +750,19 @@ static int build_series(job_series *js, const dmls_stats *st, const size_t *host
 		return -1;
 	const dmls_series *h0 = &st->hosts[hosts[0]].tx_payload;
 	for (size_t i = 0; i < np; i++) {
+		/* the pairs on one grid, no coarser than the hosts' (a long
+		 * capture's hosts' series coarsen by its span, the pairs' by
+		 * their budget: 16 and 1 ms over an hour of two rings on
+		 * overlapping hosts, whose shared hosts' sending mixes both),
+		 * in a view of jobs sharing pairs (jobs_overlap.c); else on the
+		 * hosts' grid, or (--bin, or a view's connection beside coarser
+		 * pairs) the hosts' series */
 		const dmls_series *s = &st->pairs[pairs[i]].series;
-		if (s->bin_ns != h0->bin_ns || s->t0_ns != h0->t0_ns) {
-			n = 0; /* another grid (--bin): the hosts' series */
+		const dmls_series *g = n ? ser[0] : h0;
+		int finer = st->flow_hidden && s->bin_ns < h0->bin_ns;
+		if (s->bin_ns > h0->bin_ns || s->t0_ns != g->t0_ns ||
+		    (n ? s->bin_ns != g->bin_ns : s->bin_ns != h0->bin_ns && !finer)) {
+			n = 0;
 			break;
 		}
 		ser[n++] = s;
