@@ -51,6 +51,11 @@ int dmls_series_clock_of(dmls_series_clock *c, const dmls_series *s, const dmls_
 int dmls_series_clocks(const dmls_stats *st, dmls_series_clock *c, const dmls_series *const *s,
 		       size_t n);
 
+/* 1 when two connections send at once: together half the shorter one's
+ * life or more (two jobs' or parallel sockets, not one job's connections
+ * one after another).  (connections.c) */
+int dmls_flows_at_once(const dmls_flow *x, const dmls_flow *y);
+
 /* Of the job's data pairs (a->data_pairs), those whose bytes go over two
  * connections or more of at least a fifth of them each (a->split_pairs),
  * and of those, the ones whose two heaviest connections' clocks were

@@ -356,7 +356,7 @@ static int pair_groups(dmls_analysis *a, const dmls_stats *st, size_t n, const d
  * the shorter one's span: two jobs' or parallel sockets, not one job's
  * connections one after another (a job restarted, runs back to back on
  * the same hosts), which keep one step each in turn. */
-static int at_once(const dmls_flow *x, const dmls_flow *y)
+int dmls_flows_at_once(const dmls_flow *x, const dmls_flow *y)
 {
 	int64_t lo = x->first_ns > y->first_ns ? x->first_ns : y->first_ns;
 	int64_t hi = x->last_ns < y->last_ns ? x->last_ns : y->last_ns;
@@ -394,7 +394,8 @@ int dmls_connections_check(dmls_analysis *a, const dmls_stats *st, const dmls_jo
 		if (payload[i] <= 0)
 			continue;
 		a->data_pairs++;
-		if (conns[i] < 2 || !at_once(&st->flows[top[2 * i]], &st->flows[top[2 * i + 1]]))
+		if (conns[i] < 2 ||
+		    !dmls_flows_at_once(&st->flows[top[2 * i]], &st->flows[top[2 * i + 1]]))
 			continue;
 		a->split_pairs++;
 		if (a->conn_tested >= CONN_MAX_TESTS ||

@@ -185,16 +185,18 @@ static int own_series(dmls_job_view *v, dmls_series *out, const dmls_series *pai
 	return 0;
 }
 
-/* The job-j view of shared pair p, whose other job has period pk. */
-static int view_pair(dmls_job_view *v, const dmls_stats *st, size_t p, double pj, double pk)
+/* The heaviest OV_MAX_CONNS data connections of pair pr (each with
+ * OV_SHARE of its payload) into f, heaviest first; how many.  In the
+ * analysis' window [from, to) only (INT64_MIN, INT64_MAX: the capture). */
+static size_t heavy_flows(const dmls_stats *st, const dmls_pair *pr, int64_t from, int64_t to,
+			  size_t *f)
 {
-	const dmls_pair *pr = &st->pairs[p];
-	size_t f[OV_MAX_CONNS], nf = 0;
+	size_t nf = 0;
 	for (size_t i = 0; i < st->nflows; i++) {
 		const dmls_flow *fl = &st->flows[i];
-		if (fl->src != pr->src || fl->dst != pr->dst ||
+		if (fl->src != pr->src || fl->dst != pr->dst || fl->payload_bytes == 0 ||
 		    (double)fl->payload_bytes < OV_SHARE * (double)pr->payload_bytes ||
-		    fl->payload_bytes == 0)
+		    fl->last_ns < from || fl->first_ns >= to)
 			continue;
 		size_t at = nf < OV_MAX_CONNS ? nf++ : OV_MAX_CONNS;
 		while (at > 0 && st->flows[f[at - 1]].payload_bytes < fl->payload_bytes) {
@@ -205,6 +207,14 @@ static int view_pair(dmls_job_view *v, const dmls_stats *st, size_t p, double pj
 		if (at < OV_MAX_CONNS)
 			f[at] = i;
 	}
+	return nf;
+}
+
+/* The job-j view of shared pair p, whose other job has period pk. */
+static int view_pair(dmls_job_view *v, const dmls_stats *st, size_t p, double pj, double pk)
+{
+	const dmls_pair *pr = &st->pairs[p];
+	size_t f[OV_MAX_CONNS], nf = heavy_flows(st, pr, INT64_MIN, INT64_MAX, f);
 	int conns = nf >= 2;
 	for (size_t i = 0; conns && i < nf; i++)
 		conns = !dmls_series_empty(&st->flows[f[i]].conn);
@@ -285,13 +295,9 @@ static int view_pair(dmls_job_view *v, const dmls_stats *st, size_t p, double pj
 static void reverse_theirs(dmls_job_view *v, const dmls_stats *st, size_t p)
 {
 	const dmls_pair *pr = &st->pairs[p];
-	size_t f[OV_MAX_CONNS], nf = 0, theirs = 0;
-	for (size_t i = 0; i < st->nflows && nf < OV_MAX_CONNS; i++) {
-		const dmls_flow *fl = &st->flows[i];
-		if (fl->src != pr->src || fl->dst != pr->dst || fl->payload_bytes == 0 ||
-		    (double)fl->payload_bytes < OV_SHARE * (double)pr->payload_bytes)
-			continue;
-		f[nf++] = i;
+	size_t f[OV_MAX_CONNS], nf = heavy_flows(st, pr, INT64_MIN, INT64_MAX, f), theirs = 0;
+	for (size_t i = 0; i < nf; i++) {
+		const dmls_flow *fl = &st->flows[f[i]];
 		for (size_t k = 0; k < st->nflows; k++) { /* its other way */
 			const dmls_flow *r = &st->flows[k];
 			if (v->hidden[k] && r->src == fl->dst && r->dst == fl->src &&
@@ -485,6 +491,15 @@ static double lock_share(const dmls_series_clock *slow, const dmls_series_clock 
 	return slow->n ? (double)hit / (double)slow->n : 0;
 }
 
+/* local[h]: host h's index in job, job->n for the others. */
+static void job_local(const dmls_stats *st, const dmls_job_scope *job, size_t *local)
+{
+	for (size_t h = 0; h < st->nhosts; h++)
+		local[h] = job->n;
+	for (size_t i = 0; i < job->n; i++)
+		local[job->hosts[i]] = i;
+}
+
 /* The job's clocks into e[0..*ne) (job-local hosts); 0 or -1 (memory). */
 static int elements(const dmls_stats *st, const dmls_job_scope *job, const size_t *local,
 		    ov_elem **out, size_t *ne)
@@ -499,13 +514,12 @@ static int elements(const dmls_stats *st, const dmls_job_scope *job, const size_
 		if (a >= n || b >= n || a == b || (double)pr->payload_bytes < job->thr ||
 		    pr->payload_bytes == 0)
 			continue;
-		size_t f[OV_MAX_CONNS], nf = 0;
-		for (size_t i = 0; pr->conns >= 2 && i < st->nflows && nf < OV_MAX_CONNS; i++) {
-			const dmls_flow *fl = &st->flows[i];
-			if (fl->src == pr->src && fl->dst == pr->dst && !dmls_series_empty(&fl->conn) &&
-			    (double)fl->payload_bytes >= OV_SHARE * (double)pr->payload_bytes)
-				f[nf++] = i;
-		}
+		size_t f[OV_MAX_CONNS], nf = 0, nh = 0;
+		if (pr->conns >= 2)
+			nh = heavy_flows(st, pr, INT64_MIN, INT64_MAX, f);
+		for (size_t i = 0; i < nh; i++) /* those with a series */
+			if (!dmls_series_empty(&st->flows[f[i]].conn))
+				f[nf++] = f[i];
 		if (m + OV_MAX_CONNS + 1 > cap) {
 			ov_elem *g = realloc(e, 2 * cap * sizeof(*e));
 			if (!g) {
@@ -534,22 +548,15 @@ static int elements(const dmls_stats *st, const dmls_job_scope *job, const size_
 
 /* Split job into its groups (see above): out[0..*parts) when two or more,
  * else *parts 1.  0 or an error status. */
-static int split_overlap(const dmls_stats *st, const dmls_job_scope *job, dmls_job_scope **out,
-			 size_t *parts, dmls_error *err)
+static int split_overlap(const dmls_stats *st, const dmls_job_scope *job, const size_t *local,
+			 dmls_job_scope **out, size_t *parts, dmls_error *err)
 {
 	size_t n = job->n, ne = 0, ng = 0;
 	*parts = 1;
-	size_t *local = malloc((st->nhosts ? st->nhosts : 1) * sizeof(size_t));
 	ov_elem *e = NULL;
 	unsigned char *hosts = NULL; /* per group: n flags */
 	size_t *cnt = NULL, *rep = NULL;
 	int rc = 0;
-	if (!local)
-		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
-	for (size_t h = 0; h < st->nhosts; h++)
-		local[h] = n;
-	for (size_t i = 0; i < n; i++)
-		local[job->hosts[i]] = i;
 	if (elements(st, job, local, &e, &ne) < 0) {
 		rc = dmls_fail(err, DMLS_ENOMEM, "out of memory");
 		goto out;
@@ -706,7 +713,6 @@ out:
 	for (size_t i = 0; e && i < ne; i++)
 		free(e[i].c.t);
 	free(e);
-	free(local);
 	free(hosts);
 	free(cnt);
 	free(rep);
@@ -742,26 +748,11 @@ static double run_spacing(const dmls_stats *st, const dmls_series *s, double *tm
  * pair's connections one run after another are not two jobs'). */
 static int two_at_once(const dmls_stats *st, const dmls_pair *pr)
 {
+	size_t f[OV_MAX_CONNS];
 	int64_t from = st->runs > 1 ? st->run_from_ns : INT64_MIN;
 	int64_t to = st->runs > 1 ? st->run_to_ns : INT64_MAX;
-	const dmls_flow *f[2] = {NULL, NULL};
-	for (size_t i = 0; i < st->nflows; i++) {
-		const dmls_flow *fl = &st->flows[i];
-		if (fl->src != pr->src || fl->dst != pr->dst || fl->last_ns < from ||
-		    fl->first_ns >= to ||
-		    (double)fl->payload_bytes < OV_SHARE * (double)pr->payload_bytes)
-			continue;
-		if (!f[0] || fl->payload_bytes > f[0]->payload_bytes)
-			f[1] = f[0], f[0] = fl;
-		else if (!f[1] || fl->payload_bytes > f[1]->payload_bytes)
-			f[1] = fl;
-	}
-	if (!f[1])
-		return 0;
-	int64_t lo = f[0]->first_ns > f[1]->first_ns ? f[0]->first_ns : f[1]->first_ns;
-	int64_t hi = f[0]->last_ns < f[1]->last_ns ? f[0]->last_ns : f[1]->last_ns;
-	int64_t s0 = f[0]->last_ns - f[0]->first_ns, s1 = f[1]->last_ns - f[1]->first_ns;
-	return hi > lo && 2 * (double)(hi - lo) >= (double)(s0 < s1 ? s0 : s1);
+	return heavy_flows(st, pr, from, to, f) >= 2 &&
+	       dmls_flows_at_once(&st->flows[f[0]], &st->flows[f[1]]);
 }
 
 /* 1 when job may hold two jobs on overlapping hosts, before any clock (a
@@ -772,14 +763,10 @@ static int two_at_once(const dmls_stats *st, const dmls_pair *pr)
  * neither of which holds the other (as the split's groups: a star's
  * pushes and pulls, a butterfly's partners or a hierarchical job's
  * leaders have spacings of their own among the same hosts). */
-static int maybe_overlap(const dmls_stats *st, const dmls_job_scope *job, size_t *local,
+static int maybe_overlap(const dmls_stats *st, const dmls_job_scope *job, const size_t *local,
 			 double *tmp, uint64_t *set)
 {
 	size_t n = job->n, m = 0;
-	for (size_t h = 0; h < st->nhosts; h++)
-		local[h] = n;
-	for (size_t i = 0; i < n; i++)
-		local[job->hosts[i]] = i;
 	typedef struct {
 		double x;
 		uint64_t hosts;
@@ -827,11 +814,11 @@ static int maybe_overlap(const dmls_stats *st, const dmls_job_scope *job, size_t
 int dmls_jobs_split_overlap(dmls_job_scope **jobs, size_t *njobs, const dmls_stats *st,
 			    dmls_error *err)
 {
-	size_t *in = malloc((st->nhosts ? st->nhosts : 1) * sizeof(size_t));
+	size_t *local = malloc((st->nhosts ? st->nhosts : 1) * sizeof(size_t));
 	double *tmp = malloc(OV_MAX_RUNS * sizeof(double));
 	uint64_t set[OV_MAX_ELEMS];
-	if (!in || !tmp) {
-		free(in);
+	if (!local || !tmp) {
+		free(local);
 		free(tmp);
 		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
 	}
@@ -841,16 +828,20 @@ int dmls_jobs_split_overlap(dmls_job_scope **jobs, size_t *njobs, const dmls_sta
 	 * never hold another's), so this ends, OV_MAX_SPLITS splits at most */
 	for (size_t j = 0, splits = 0; j < *njobs && splits < OV_MAX_SPLITS;) {
 		const dmls_job_scope *job = &(*jobs)[j];
-		if (job->n < OV_MIN_HOSTS + 1 || job->n > OV_MAX_JOB_HOSTS ||
-		    !maybe_overlap(st, job, in, tmp, set)) {
+		if (job->n < OV_MIN_HOSTS + 1 || job->n > OV_MAX_JOB_HOSTS) {
+			j++;
+			continue;
+		}
+		job_local(st, job, local);
+		if (!maybe_overlap(st, job, local, tmp, set)) {
 			j++;
 			continue;
 		}
 		dmls_job_scope *parts = NULL;
 		size_t np = 1;
-		int rc = split_overlap(st, job, &parts, &np, err);
+		int rc = split_overlap(st, job, local, &parts, &np, err);
 		if (rc) {
-			free(in);
+			free(local);
 			free(tmp);
 			return rc;
 		}
@@ -862,7 +853,7 @@ int dmls_jobs_split_overlap(dmls_job_scope **jobs, size_t *njobs, const dmls_sta
 		dmls_job_scope *grown = realloc(*jobs, (*njobs + np - 1) * sizeof(**jobs));
 		if (!grown) {
 			free_jobs(parts, np);
-			free(in);
+			free(local);
 			free(tmp);
 			return dmls_fail(err, DMLS_ENOMEM, "out of memory");
 		}
@@ -873,7 +864,7 @@ int dmls_jobs_split_overlap(dmls_job_scope **jobs, size_t *njobs, const dmls_sta
 			grown[(*njobs)++] = parts[i];
 		free(parts);
 	}
-	free(in);
+	free(local);
 	free(tmp);
 	return 0;
 }
