@@ -70,6 +70,10 @@ typedef struct dmls_job_scope {
 				* the clocks locked but for their offsets'
 				* wander (one job on busy hosts, or two of
 				* one period: unsure) */
+	double conn_period_s;  /* one of two jobs on the very same hosts, told
+				* apart by their connections' clocks
+				* (analysis.c): its connections' period;
+				* 0 for any other job */
 } dmls_job_scope;
 
 /* The jobs of st, the largest (by payload) first; *n is 0 with nothing but
@@ -311,6 +315,7 @@ typedef struct dmls_analysis {
 	size_t pair_group_n[2];   /* the two largest: their pairs, their periods */
 	double pair_group_s[2];
 	double conn_period_s[2];  /* the first pair apart: its two periods */
+	int conn_heavy;           /* ... the one of its heavier connection (0, 1) */
 	int two_jobs;             /* two jobs on the same hosts: count, period
 				   * and S withheld */
 	int pulled_first;         /* star seen with its hub: the first sends (the
@@ -345,6 +350,10 @@ typedef struct dmls_analysis {
 	size_t pairs_told;         /* pairs it shares with another job (both ends
 				    * hosts of both) read as its own by their
 				    * connections' clocks (jobs_overlap.c) */
+	double twin_period_s;      /* one of two jobs on the very same hosts
+				    * (analysis.c): its connections' period,
+				    * and the other's; else NAN */
+	double twin_other_s;
 	double job_start_s, job_end_s; /* the job's own time base: first and last
 				    * packet between its hosts (or between
 				    * one of them and a host of no job), s

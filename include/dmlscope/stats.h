@@ -116,6 +116,8 @@ typedef struct dmls_pair {
 	dmls_born born;
 	uint8_t conns;         /* its data connections (DMLS_CONN_MIN_BYTES) at once,
 				* up to 255 */
+	uint8_t series_payload; /* 1: series counts payload bytes (a view's
+				 * connection, jobs_overlap.c); 0: wire */
 	uint32_t conn_flow;    /* the data connection that sent last (internal) */
 	int64_t conn_ns;       /* ... and when */
 } dmls_pair;
@@ -320,6 +322,15 @@ typedef struct dmls_stats {
 static inline int dmls_flow_hidden(const dmls_stats *st, size_t f)
 {
 	return st->flow_hidden && st->flow_hidden[f];
+}
+
+/* Payload bytes per byte of a pair's series: 1 where it counts payload (a
+ * view's connection), else the pair's payload share of its wire bytes. */
+static inline double dmls_pair_series_payload(const dmls_pair *pr)
+{
+	if (pr->series_payload)
+		return 1.0;
+	return pr->wire_bytes ? (double)pr->payload_bytes / (double)pr->wire_bytes : 0;
 }
 
 /* bin_ns <= 0 selects the default 1 ms; limits NULL: the defaults. */

@@ -707,7 +707,9 @@ static int run_stages(dmls_analysis *a, dmls_stats *st, const dmls_trainlog *log
 
 /* The job's own time base: its packets are those between two of its hosts,
  * or between one of them and a host of no job (its control plane: a
- * launcher, a store); in_any counts the jobs each host is in. */
+ * launcher, a store); in_any counts the jobs each host is in.  One of two
+ * jobs on the very same hosts has its data pairs' alone (the view's: its
+ * own connections; the control plane of the two is not told apart). */
 static void job_time_base(dmls_analysis *a, const dmls_stats *st, const dmls_job_scope *job,
 			  const size_t *in_any, unsigned char *mine)
 {
@@ -720,7 +722,8 @@ static void job_time_base(dmls_analysis *a, const dmls_stats *st, const dmls_job
 		const dmls_pair *pr = &st->pairs[k];
 		int in = (mine[pr->src] && (mine[pr->dst] || !in_any[pr->dst])) ||
 			 (mine[pr->dst] && !in_any[pr->src]);
-		if (!in || pr->packets == 0)
+		if (!in || pr->packets == 0 ||
+		    (job->conn_period_s > 0 && (double)pr->payload_bytes < job->thr))
 			continue;
 		wire += (double)pr->wire_bytes;
 		first = pr->first_ns < first ? pr->first_ns : first;
@@ -751,6 +754,22 @@ static size_t shared_pairs(const dmls_stats *st, const dmls_job_scope *job, cons
 	return n;
 }
 
+/* One of two jobs on the very same hosts (split_colocated): its data
+ * pairs' threshold as jobs.c cuts, at the scale of its view's own pairs
+ * (mine: its hosts). */
+static double twin_thr(const dmls_stats *view, const dmls_job_scope *job,
+		       const unsigned char *mine)
+{
+	double m = 0;
+	for (size_t k = 0; k < view->npairs; k++) {
+		const dmls_pair *pr = &view->pairs[k];
+		double w = dmls_pair_payload_in_run(view, pr);
+		if (mine[pr->src] && mine[pr->dst] && pr->src != pr->dst && w > m)
+			m = w;
+	}
+	return m > 0 ? fmin(job->thr, DMLS_EDGE_FRACTION * m) : job->thr;
+}
+
 static dmls_analysis *analysis_new(size_t job_id)
 {
 	dmls_analysis *a = calloc(1, sizeof(*a));
@@ -759,6 +778,7 @@ static dmls_analysis *analysis_new(size_t job_id)
 	a->gradient_bytes = a->expected_iter_bytes = a->observed_iter_bytes = NAN;
 	a->server_bytes = a->job_start_s = a->job_end_s = a->job_wire_bytes = NAN;
 	a->capture_start_s = a->capture_end_s = NAN;
+	a->twin_period_s = a->twin_other_s = NAN;
 	a->job_id = job_id;
 	return a;
 }
@@ -808,9 +828,18 @@ static int run_jobs(dmls_analysis *a, dmls_stats *st, const dmls_trainlog *log,
 			break;
 		}
 		x->pairs_told = np ? v.replaced + v.dropped : 0;
+		dmls_job_scope job = jobs[j];
+		if (x->pairs_told && job.conn_period_s > 0) {
+			job.thr = twin_thr(&v.view, &job, mine);
+			x->twin_period_s = job.conn_period_s;
+			for (size_t o = 0; o < njobs; o++) /* the other, on the same hosts */
+				if (o != j && jobs[o].conn_period_s > 0 && jobs[o].n == job.n &&
+				    !memcmp(jobs[o].hosts, job.hosts, job.n * sizeof(size_t)))
+					x->twin_other_s = jobs[o].conn_period_s;
+		}
 		if (x->pairs_told)
-			job_time_base(x, &v.view, &jobs[j], in_any, mine);
-		rc = run_stages(x, x->pairs_told ? &v.view : st, j ? NULL : log, &jobs[j], njobs,
+			job_time_base(x, &v.view, &job, in_any, mine);
+		rc = run_stages(x, x->pairs_told ? &v.view : st, j ? NULL : log, &job, njobs,
 				in_split, np ? jp : NULL, np, err);
 		if (np)
 			dmls_job_view_release(&v);
@@ -930,6 +959,100 @@ static int leave_stepless(dmls_analysis **ap, dmls_stats *st, const dmls_trainlo
 	return 0;
 }
 
+/*
+ * Two jobs on the very same hosts (stage_connections: their split data
+ * pairs' connections keep two steady clocks apart) are two jobs of those
+ * hosts, each with its connections' period (dmls_job_scope.conn_period_s),
+ * the one of the heavier connection first.  Each reads its view of the
+ * pairs (dmls_job_view_make: on each pair, the connection whose clock
+ * keeps its period is its own, the other job's hidden), as two jobs on
+ * overlapping hosts read the pairs they share.  Kept only when each of the
+ * two reads a view with every split pair told; else the job stays one,
+ * withheld, as found.  The analysis is then made again.
+ */
+#define COLO_APART 0.1 /* the two periods apart by more than this */
+
+static int colocated(const dmls_analysis *x, const dmls_job_scope *job)
+{
+	const double *p = x->conn_period_s;
+	int sure = x->conn_apart_steady > 0 ||
+		   (x->conn_tested >= 2 && x->conn_apart_agree == x->conn_tested);
+	return x->two_jobs && x->pair_groups < 2 && sure && job->conn_period_s == 0 &&
+	       isfinite(p[0]) && isfinite(p[1]) && p[0] > 0 && p[1] > (1 + COLO_APART) * p[0];
+}
+
+static int split_colocated(dmls_analysis **ap, dmls_stats *st, const dmls_trainlog *log,
+			   dmls_job_scope **jobsp, size_t *njobsp, dmls_error *err)
+{
+	dmls_analysis *a = *ap;
+	dmls_job_scope *jobs = *jobsp;
+	size_t njobs = *njobsp, more = 0;
+	for (size_t j = 0; j < a->njobs; j++)
+		more += (size_t)colocated(a->jobs[j], &jobs[j]);
+	if (!more)
+		return 0;
+	dmls_job_scope *nj = calloc(njobs + more, sizeof(*nj));
+	size_t *from = calloc(njobs + more, sizeof(size_t)), k = 0;
+	int rc = 0;
+	for (size_t j = 0; nj && from && j < njobs && rc == 0; j++) {
+		int two = j < a->njobs && colocated(a->jobs[j], &jobs[j]);
+		for (int t = 0; t <= two && rc == 0; t++) {
+			nj[k] = jobs[j];
+			nj[k].hosts = malloc(jobs[j].n * sizeof(size_t));
+			if (!nj[k].hosts) {
+				rc = -1;
+				break;
+			}
+			memcpy(nj[k].hosts, jobs[j].hosts, jobs[j].n * sizeof(size_t));
+			if (two) {
+				int h = a->jobs[j]->conn_heavy;
+				nj[k].conn_period_s = a->jobs[j]->conn_period_s[t ? !h : h];
+				nj[k].payload_bytes = jobs[j].payload_bytes / 2;
+			}
+			from[k++] = j;
+		}
+	}
+	if (!nj || !from || rc) {
+		dmls_jobs_free(nj, k);
+		free(from);
+		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
+	}
+	dmls_analysis *b = top_new(st);
+	int *role = malloc((st->nhosts ? st->nhosts : 1) * sizeof(int));
+	if (!b || !role) {
+		dmls_analysis_free(b);
+		free(role);
+		dmls_jobs_free(nj, k);
+		free(from);
+		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < st->nhosts; i++) {
+		role[i] = st->hosts[i].role;
+		st->hosts[i].role = DMLS_ROLE_OTHER;
+	}
+	rc = run_jobs(b, st, log, nj, k, err);
+	int told = rc == 0;
+	for (size_t i = 0; told && i < k && i < b->njobs; i++)
+		if (nj[i].conn_period_s > 0)
+			told = b->jobs[i]->pairs_told >= a->jobs[from[i]]->split_pairs &&
+			       b->jobs[i]->pairs_told > 0;
+	free(from);
+	if (!told) { /* as found: a and the roles it gave */
+		for (size_t i = 0; i < st->nhosts; i++)
+			st->hosts[i].role = role[i];
+		free(role);
+		dmls_analysis_free(b);
+		dmls_jobs_free(nj, k);
+		return rc;
+	}
+	free(role);
+	dmls_analysis_free(a);
+	*ap = b;
+	dmls_jobs_free(jobs, njobs);
+	*jobsp = nj, *njobsp = k;
+	return 0;
+}
+
 int dmls_analysis_run(dmls_analysis **out, dmls_stats *st, const dmls_trainlog *log,
 		      dmls_error *err)
 {
@@ -953,6 +1076,8 @@ int dmls_analysis_run(dmls_analysis **out, dmls_stats *st, const dmls_trainlog *
 	if (rc == 0)
 		rc = njobs ? run_jobs(a, st, log, jobs, njobs, err)
 			   : run_stages(a, st, log, NULL, 0, NULL, NULL, 0, err);
+	if (rc == 0 && njobs)
+		rc = split_colocated(&a, st, log, &jobs, &njobs, err);
 	if (rc == 0 && njobs > 1)
 		rc = leave_stepless(&a, st, log, jobs, njobs, err);
 	dmls_jobs_free(jobs, njobs);

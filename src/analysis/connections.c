@@ -183,9 +183,10 @@ static int one_step(const conn_clock *a, const conn_clock *b)
 
 /* The two heaviest connections of pair i (top[2 i], top[2 i + 1]) tested:
  * 1 apart, 0 one step, -1 no evidence, -2 out of memory; *steady: both
- * clocks steady (CONN_STEADY_CV). */
+ * clocks steady (CONN_STEADY_CV); *pa <= *pb their periods, *heavy which
+ * of the two is the heavier connection's. */
 static int pair_apart(const dmls_stats *st, const size_t *top, size_t i, double *pa, double *pb,
-		      int *steady)
+		      int *steady, int *heavy)
 {
 	conn_clock c[2];
 	const dmls_series *s[2] = {&st->flows[top[2 * i]].conn, &st->flows[top[2 * i + 1]].conn};
@@ -197,6 +198,7 @@ static int pair_apart(const dmls_stats *st, const size_t *top, size_t i, double 
 		*steady = c[0].cv <= CONN_STEADY_CV && c[1].cv <= CONN_STEADY_CV;
 		*pa = fmin(c[0].period_s, c[1].period_s);
 		*pb = fmax(c[0].period_s, c[1].period_s);
+		*heavy = c[0].period_s > c[1].period_s;
 	}
 	free(c[0].t);
 	free(c[1].t);
@@ -370,6 +372,7 @@ int dmls_connections_check(dmls_analysis *a, const dmls_stats *st, const dmls_jo
 	a->data_pairs = a->split_pairs = a->conn_tested = a->conn_apart = a->conn_apart_steady = 0;
 	a->conn_apart_agree = 0;
 	a->conn_period_s[0] = a->conn_period_s[1] = NAN;
+	a->conn_heavy = 0;
 	a->pair_groups = a->pair_group_n[0] = a->pair_group_n[1] = 0;
 	a->pair_group_s[0] = a->pair_group_s[1] = NAN;
 	if (!job || job->n < 2 || job->n > CONN_MAX_RANKS)
@@ -403,7 +406,7 @@ int dmls_connections_check(dmls_analysis *a, const dmls_stats *st, const dmls_jo
 		    dmls_series_empty(&st->flows[top[2 * i + 1]].conn))
 			continue;
 		double pa = NAN, pb = NAN;
-		int steady = 0, apart = pair_apart(st, top, i, &pa, &pb, &steady);
+		int steady = 0, heavy = 0, apart = pair_apart(st, top, i, &pa, &pb, &steady, &heavy);
 		if (apart == -2)
 			rc = -1;
 		if (apart < 0)
@@ -412,7 +415,7 @@ int dmls_connections_check(dmls_analysis *a, const dmls_stats *st, const dmls_jo
 		a->conn_apart += (size_t)apart;
 		a->conn_apart_steady += (size_t)(apart && steady);
 		if (apart && !isfinite(a->conn_period_s[0]))
-			a->conn_period_s[0] = pa, a->conn_period_s[1] = pb;
+			a->conn_period_s[0] = pa, a->conn_period_s[1] = pb, a->conn_heavy = heavy;
 		a->conn_apart_agree += (size_t)(apart && agree(pa, a->conn_period_s[0]) &&
 						agree(pb, a->conn_period_s[1]));
 	}

@@ -113,7 +113,7 @@ static void pair_bursts(bursts *bs, const dmls_stats *st, long k)
 	bs->bin_s = (double)pr->series.bin_ns * 1e-9;
 	bs->off_s = (double)(pr->series.t0_ns - st->t0_ns) * 1e-9;
 	bs->src = pr->src;
-	bs->scale = pr->wire_bytes ? (double)pr->payload_bytes / (double)pr->wire_bytes : 0;
+	bs->scale = dmls_pair_series_payload(pr);
 	bs->open = 0;
 	bs->edge_bin = INT64_MIN;
 	dmls_series_foreach(&pr->series, visit, bs);

@@ -568,8 +568,7 @@ static double worker_sent(const dmls_stats *st, const job_series *js, size_t h, 
 		const dmls_pair *pr = &st->pairs[js->pairs[i]];
 		if (pr->src != h || pr->wire_bytes == 0)
 			continue;
-		double f = (double)pr->payload_bytes / (double)pr->wire_bytes;
-		sum += f * dmls_series_range(&pr->series, lo, hi, NULL);
+		sum += dmls_pair_series_payload(pr) * dmls_series_range(&pr->series, lo, hi, NULL);
 	}
 	return sum;
 }

@@ -30,6 +30,7 @@ typedef struct dmls_job_view {
 	dmls_series *own; /* series made for the view (first connections') */
 	size_t nown;
 	size_t replaced, dropped;
+	size_t acks; /* shared pairs without payload (acknowledgements) left out */
 	double period_s; /* j's, from its own pairs' clocks */
 } dmls_job_view;
 int dmls_job_view_make(dmls_job_view *v, const dmls_stats *st, const dmls_job_scope *jobs,

@@ -100,12 +100,17 @@ static int cmp_pair_payload_desc(const void *x, const void *y, void *ctx)
 
 /* Job k's period from its OV_REF_PAIRS heaviest data pairs that no other
  * job shares: the median of their clocks with steps, when two or more and
- * over half of them are within OV_AGREE of it, else NAN.  0, or -1 when
- * out of memory. */
+ * over half of them are within OV_AGREE of it, else NAN; a job on the very
+ * hosts of another (no pair of its own) has its connections' period.  0,
+ * or -1 when out of memory. */
 static int job_period(const dmls_stats *st, const dmls_job_scope *jobs, size_t njobs, size_t k,
 		      unsigned char *shared, unsigned char *in, unsigned char *other, double *period)
 {
 	*period = NAN;
+	if (jobs[k].conn_period_s > 0) { /* a job on the very hosts of another */
+		*period = jobs[k].conn_period_s;
+		return 0;
+	}
 	shared_of(st, jobs, njobs, k, shared, in, other);
 	size_t *own = malloc((st->npairs ? st->npairs : 1) * sizeof(size_t)), n = 0;
 	if (!own)
@@ -149,24 +154,26 @@ static int owner(const dmls_series_clock *c, double pj, double pk)
 	return j && !k ? 1 : k && !j ? 2 : 0;
 }
 
-/* The series of a pair's first data connection: the pair's bins before
- * its connections' series start (the connection was the pair's only one
- * then; the others had not passed DMLS_CONN_MIN_BYTES), its own after,
+/* The series of a pair's first data connection, in payload bytes: the
+ * pair's bins before split_ns (wire bytes, at the pair's payload share),
+ * where its connections' series start (the connection was the pair's only
+ * one then; the others had not passed DMLS_CONN_MIN_BYTES), its own after,
  * into v->own (released with the view) and *out.  0, or -1 when out of
  * memory. */
-static int own_series(dmls_job_view *v, dmls_series *out, const dmls_series *pair,
-		      const dmls_series *conn)
+static int own_series(dmls_job_view *v, dmls_series *out, const dmls_pair *pr,
+		      const dmls_series *conn, int64_t split_ns)
 {
+	const dmls_series *pair = &pr->series;
+	double share = dmls_pair_series_payload(pr);
 	if (!v->own && !(v->own = malloc(OV_MAX_SHARED * sizeof(dmls_series))))
 		return -1;
 	dmls_series *s = &v->own[v->nown++];
 	dmls_series_init(s, conn->t0_ns, conn->bin_ns, conn->join);
-	int64_t split_ns = conn->t0_ns + conn->min_bin * conn->bin_ns;
 	for (size_t r = 0; r < pair->nruns; r++) {
 		dmls_series_run u = dmls_series_run_get(pair, r);
 		for (size_t j = 0; j < u.len; j++) {
 			int64_t ts = pair->t0_ns + (u.first + (int64_t)j) * pair->bin_ns;
-			uint64_t x = dmls_series_val(pair, u.off + j);
+			uint64_t x = (uint64_t)llround(share * (double)dmls_series_val(pair, u.off + j));
 			if (ts >= split_ns)
 				break;
 			if (x && dmls_series_add(s, ts, x) < 0)
@@ -270,13 +277,27 @@ static int view_pair(dmls_job_view *v, const dmls_stats *st, size_t p, double pj
 		q->payload_bytes = fl->payload_bytes;
 		q->first_ns = fl->first_ns, q->last_ns = fl->last_ns;
 		q->series = fl->conn;
+		q->series_payload = 1;
 		q->conns = 1;
 		v->replaced++;
-		int first = 1; /* the pair's first data connection: alone before */
-		for (size_t i = 0; i < nf; i++)
-			first &= i == one || st->flows[f[i]].first_ns > fl->first_ns;
+		/* the pair's first data connection, alone before the pair's
+		 * connections' series start (at the earliest of them: its own
+		 * starts with its next packet): the one that moved the most
+		 * outside its series, before (a connection opened first may
+		 * send later: a co-located job's ring, idle until its first
+		 * step is computed) */
+		int first = 1;
+		int64_t split_ns = INT64_MAX;
+		uint64_t pre = fl->payload_bytes - fl->conn.total;
+		for (size_t i = 0; i < nf; i++) {
+			const dmls_flow *o = &st->flows[f[i]];
+			const dmls_series *cs = &o->conn;
+			first &= i == one || o->payload_bytes - cs->total < pre;
+			if (!dmls_series_empty(cs) && cs->t0_ns + cs->min_bin * cs->bin_ns < split_ns)
+				split_ns = cs->t0_ns + cs->min_bin * cs->bin_ns;
+		}
 		if (first)
-			return own_series(v, &q->series, &pr->series, &fl->conn);
+			return own_series(v, &q->series, pr, &fl->conn, split_ns);
 	} else {
 		q->packets = q->wire_bytes = q->payload_bytes = 0;
 		q->first_ns = pr->last_ns, q->last_ns = pr->first_ns;
@@ -317,6 +338,38 @@ static void reverse_theirs(dmls_job_view *v, const dmls_stats *st, size_t p)
 	dmls_series_init(&q->series, pr->series.t0_ns, pr->series.bin_ns, pr->series.join);
 	q->conns = 0;
 	v->dropped++;
+}
+
+/* The pairs without payload that j shares (both ends hosts of another job
+ * too): the acknowledgements of both jobs' connections, the other way,
+ * counted on one series (the generator's two rings of 4 on the same
+ * hosts, 0.17 and 0.30 s a step: the other's acknowledgements, 2 % of
+ * the bytes, made the faster job's steps two at a time).  Out of j's
+ * view once some shared pair was told. */
+static void acks_out(dmls_job_view *v, const dmls_stats *st, unsigned char *in,
+		     const dmls_job_scope *jobs, size_t njobs, size_t j, unsigned char *other)
+{
+	mark(in, st->nhosts, &jobs[j]);
+	for (size_t o = 0; o < njobs; o++) {
+		size_t common = 0;
+		for (size_t i = 0; o != j && i < jobs[o].n; i++)
+			common += in[jobs[o].hosts[i]];
+		if (common < 2)
+			continue;
+		mark(other, st->nhosts, &jobs[o]);
+		for (size_t p = 0; p < st->npairs; p++) {
+			const dmls_pair *pr = &st->pairs[p];
+			dmls_pair *q = &v->pairs[p];
+			if (pr->src == pr->dst || pr->payload_bytes || !pr->packets || !in[pr->src] ||
+			    !in[pr->dst] || !other[pr->src] || !other[pr->dst] || !q->packets)
+				continue;
+			q->packets = q->wire_bytes = 0;
+			q->first_ns = pr->last_ns, q->last_ns = pr->first_ns;
+			dmls_series_init(&q->series, pr->series.t0_ns, pr->series.bin_ns,
+					 pr->series.join);
+			v->acks++;
+		}
+	}
 }
 
 void dmls_job_view_release(dmls_job_view *v)
@@ -386,6 +439,8 @@ int dmls_job_view_make(dmls_job_view *v, const dmls_stats *st, const dmls_job_sc
 	for (size_t i = 0; i < nsh && rc == 0 && v->hidden; i++)
 		if (!told[i])
 			reverse_theirs(v, st, pidx[i]);
+	if (rc == 0 && v->replaced + v->dropped > 0)
+		acks_out(v, st, in, jobs, njobs, j, other);
 	if (rc == 0 && v->replaced + v->dropped > 0) {
 		v->view = *st;
 		v->view.pairs = v->pairs;

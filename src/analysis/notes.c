@@ -128,7 +128,11 @@ void dmls_notes_job(dmls_analysis *a, const dmls_stats *st)
 {
 	const dmls_pattern *p = &a->pattern;
 	notes_view(a, st);
-	if (a->pairs_told)
+	if (a->pairs_told && isfinite(a->twin_period_s))
+		dmls_note(a, "one of two jobs on the same hosts, told apart by their connections' "
+			"clocks (%.3g s, the other's %.3g s): %zu pair(s) read as this job's alone",
+		     a->twin_period_s, a->twin_other_s, a->pairs_told);
+	else if (a->pairs_told)
 		dmls_note(a, "%zu pair(s) shared with another job (both ends run ranks of both): "
 			"read as this job's alone, told by their connections' clocks", a->pairs_told);
 	if (p->ranks > 0 && p->kind == DMLS_PAT_UNKNOWN && !p->lone_sender)

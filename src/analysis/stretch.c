@@ -243,8 +243,7 @@ double dmls_pair_payload_in_run(const dmls_stats *st, const dmls_pair *pr)
 	int64_t a = INT64_MIN, b = INT64_MAX - 1;
 	if (!dmls_run_bins(st, &pr->series, &a, &b))
 		return 0;
-	return dmls_series_range(&pr->series, a, b + 1, NULL) * (double)pr->payload_bytes /
-	       (double)pr->wire_bytes;
+	return dmls_series_range(&pr->series, a, b + 1, NULL) * dmls_pair_series_payload(pr);
 }
 
 /* period.h: the edge cut of the job whose hosts h have at[h] < n: thr, or

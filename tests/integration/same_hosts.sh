@@ -15,9 +15,13 @@
 # "butterfly" of 198 steps with S three times a job's.  A TinyCNN ring
 # and a MobileNetV2 ring of 4 on hosts 0-3
 # (tests/data/ddp4-ddp4mob-same-hosts.tar.xz, 0.132 and 0.720 s a step,
-# the small job 31 % of a pair's bytes) mix into ranks out of lockstep:
-# "asynchronous", with each rank's period a blend of both, until every
-# split pair's connections were found to keep the same two periods.
+# the small job 31 % of a pair's bytes; 300 and 40 steps) mixed into
+# ranks out of lockstep: "asynchronous", with each rank's period a blend
+# of both, until every split pair's connections were found to keep the
+# same two periods; then withheld.  Periods that far apart now make two
+# jobs of the same hosts, each reading its own connections: two rings of
+# 4, each with its own count, period and S (the rings at 0.116 and 0.119 s
+# stay one, withheld).
 set -u
 NAME=same_hosts
 . "$SRCDIR/tests/integration/lib/fixture.sh"
@@ -54,13 +58,19 @@ if not o or "data pairs keep 2 steps" not in o[0] or opposite["iterations"]["cou
         or opposite["model"]["gradient_bytes"] is not None:
     fails.append("DDP and MPI rings on the same hosts: count %s, S %s, notes %s (want withheld, noted)" %
                  (opposite["iterations"]["count"], opposite["model"]["gradient_bytes"], opposite["notes"]))
-m = notes(models, "two jobs on the same hosts")
-periods = [float(x) for x in re.findall(r"\(([0-9.]+) s, ([0-9.]+) s\)", m[0])[0]] if m else []
-if not periods or abs(periods[0] - 0.132) > 0.02 or abs(periods[1] - 0.720) > 0.07 \
-        or models["iterations"]["mode"] != "unknown" or models["iterations"]["count"] is not None:
-    fails.append("TinyCNN and MobileNetV2 rings on the same hosts: mode %s, count %s, notes %s "
-                 "(want withheld, noted with 0.132 and 0.720 s)" %
-                 (models["iterations"]["mode"], models["iterations"]["count"], models["notes"]))
+m = notes(models, "one of two jobs on the same hosts")
+jobs = sorted(models["jobs"], key=lambda j: j["iterations"]["count"] or 0)
+want = [(40, 0.720, 8946728), (300, 0.132, 547496)] # the testbed's logs: steps, s a step, S
+got = [(j["iterations"]["count"], j["iterations"]["period_s"], j["model"]["gradient_bytes"],
+        sorted(j["hosts"]), j["pattern"]["kind"]) for j in jobs]
+hosts = ["198.18.0.%d" % i for i in range(1, 5)]
+if not m or len(jobs) != 2 or any(
+        c is None or abs(c - n) > 1 or T is None or abs(T - t) > 0.05 * t or S is None
+        or abs(S - s) > 0.03 * s or h != hosts or k != "ring"
+        for (c, T, S, h, k), (n, t, s) in zip(got, want)):
+    fails.append("TinyCNN and MobileNetV2 rings on the same hosts: %s, notes %s "
+                 "(want two rings of hosts 1-4: 40 of 0.720 s, S 8.95 MB; 300 of 0.132 s, "
+                 "S 547 kB; noted)" % (got, models["notes"]))
 if notes(single, "two jobs") or notes(single, "data connections"):
     fails.append("a single job noted: %s" % single["notes"])
 if single["iterations"]["count"] is None:
