@@ -72,8 +72,9 @@ typedef struct dmls_job_scope {
 				* one period: unsure) */
 	double conn_period_s;  /* one of two jobs on the very same hosts, told
 				* apart by their connections' clocks
-				* (analysis.c): its connections' period;
-				* 0 for any other job */
+				* (analysis.c): its connections' period,
+				* and the other's; 0 for any other job */
+	double conn_other_s;
 } dmls_job_scope;
 
 /* The jobs of st, the largest (by payload) first; *n is 0 with nothing but

@@ -832,10 +832,7 @@ static int run_jobs(dmls_analysis *a, dmls_stats *st, const dmls_trainlog *log,
 		if (x->pairs_told && job.conn_period_s > 0) {
 			job.thr = twin_thr(&v.view, &job, mine);
 			x->twin_period_s = job.conn_period_s;
-			for (size_t o = 0; o < njobs; o++) /* the other, on the same hosts */
-				if (o != j && jobs[o].conn_period_s > 0 && jobs[o].n == job.n &&
-				    !memcmp(jobs[o].hosts, job.hosts, job.n * sizeof(size_t)))
-					x->twin_other_s = jobs[o].conn_period_s;
+			x->twin_other_s = job.conn_other_s;
 		}
 		if (x->pairs_told)
 			job_time_base(x, &v.view, &job, in_any, mine);
@@ -981,6 +978,55 @@ static int colocated(const dmls_analysis *x, const dmls_job_scope *job)
 	       isfinite(p[0]) && isfinite(p[1]) && p[0] > 0 && p[1] > (1 + COLO_APART) * p[0];
 }
 
+/* A job on the same hosts as another whose view leaves some of them
+ * without data (a hierarchical job on hosts 0-3 beside a ring on 0-4: its
+ * view of host 4 holds none) keeps the hosts with data alone, two or
+ * more.  Decided on the views of jobs[0..n) as made; 0, or -1 when out of
+ * memory. */
+static int twin_hosts(const dmls_stats *st, dmls_job_scope *jobs, size_t n)
+{
+	size_t nh = st->nhosts ? st->nhosts : 1;
+	unsigned char *mine = malloc(nh), *data = calloc(n * nh, 1);
+	int rc = mine && data ? 0 : -1;
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		dmls_job_view v;
+		if (jobs[i].conn_period_s <= 0)
+			continue;
+		if (dmls_job_view_make(&v, st, jobs, n, i) < 0) {
+			rc = -1;
+			break;
+		}
+		memset(mine, 0, nh);
+		for (size_t h = 0; h < jobs[i].n; h++)
+			mine[jobs[i].hosts[h]] = 1;
+		double thr = twin_thr(v.st, &jobs[i], mine);
+		for (size_t p = 0; p < v.st->npairs; p++) {
+			const dmls_pair *pr = &v.st->pairs[p];
+			double w = dmls_pair_payload_in_run(v.st, pr);
+			if (mine[pr->src] && mine[pr->dst] && pr->src != pr->dst && w >= thr && w > 0)
+				data[i * nh + pr->src] = data[i * nh + pr->dst] = 1;
+		}
+		if (v.st == st) /* no view: as it is */
+			memset(data + i * nh, 1, nh);
+		dmls_job_view_release(&v);
+	}
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		size_t m = 0;
+		for (size_t h = 0; h < jobs[i].n; h++)
+			m += data[i * nh + jobs[i].hosts[h]];
+		if (jobs[i].conn_period_s <= 0 || m < 2 || m == jobs[i].n)
+			continue;
+		m = 0;
+		for (size_t h = 0; h < jobs[i].n; h++)
+			if (data[i * nh + jobs[i].hosts[h]])
+				jobs[i].hosts[m++] = jobs[i].hosts[h];
+		jobs[i].n = m;
+	}
+	free(mine);
+	free(data);
+	return rc;
+}
+
 static int split_colocated(dmls_analysis **ap, dmls_stats *st, const dmls_trainlog *log,
 			   dmls_job_scope **jobsp, size_t *njobsp, dmls_error *err)
 {
@@ -1007,12 +1053,18 @@ static int split_colocated(dmls_analysis **ap, dmls_stats *st, const dmls_trainl
 			if (two) {
 				int h = a->jobs[j]->conn_heavy;
 				nj[k].conn_period_s = a->jobs[j]->conn_period_s[t ? !h : h];
+				nj[k].conn_other_s = a->jobs[j]->conn_period_s[t ? h : !h];
 				nj[k].payload_bytes = jobs[j].payload_bytes / 2;
 			}
 			from[k++] = j;
 		}
 	}
 	if (!nj || !from || rc) {
+		dmls_jobs_free(nj, k);
+		free(from);
+		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
+	}
+	if (twin_hosts(st, nj, k) < 0) {
 		dmls_jobs_free(nj, k);
 		free(from);
 		return dmls_fail(err, DMLS_ENOMEM, "out of memory");

@@ -49,7 +49,7 @@
 #define OV_REF_PAIRS 8   /* a job's own pairs whose clocks give its period */
 #define OV_MAX_CONNS 4   /* connections of a shared pair given a clock */
 #define OV_MAX_SHARED 64 /* shared pairs looked at, per job */
-#define OV_SHARE 0.05    /* a connection with this share of its pair's payload */
+#define OV_SHARE 0.02    /* a connection with this share of its pair's payload (CONN_SHARE) */
 #define OV_AGREE 0.1     /* a period within 10 % of a job's */
 #define OV_MIN_STEPS 8   /* a pair's iterations that make a clock */
 #define OV_STEADY_CV 0.5 /* a clock this steady (robust CV of its step lengths) */
