@@ -75,6 +75,11 @@ typedef struct dmls_job_scope {
 				* (analysis.c): its connections' period,
 				* and the other's; 0 for any other job */
 	double conn_other_s;
+	size_t conn_ref;       /* ... its connection on a pair both use
+				* (st->flows index + 1), and the other's:
+				* their steps tell the two apart where the
+				* periods are too close to */
+	size_t conn_other_ref;
 } dmls_job_scope;
 
 /* The jobs of st, the largest (by payload) first; *n is 0 with nothing but
@@ -317,6 +322,10 @@ typedef struct dmls_analysis {
 	double pair_group_s[2];
 	double conn_period_s[2];  /* the first pair apart: its two periods */
 	int conn_heavy;           /* ... the one of its heavier connection (0, 1) */
+	size_t conn_flow[2];      /* ... its two connections (st->flows), in the
+				   * order of conn_period_s */
+	int two_jobs_sync;        /* two_jobs found where the job's ranks kept
+				   * one step (mode synchronous) */
 	int two_jobs;             /* two jobs on the same hosts: count, period
 				   * and S withheld */
 	int pulled_first;         /* star seen with its hub: the first sends (the

@@ -577,6 +577,7 @@ static int stage_connections(stage_ctx *c, dmls_error *err)
 			    !(sync && a->pair_groups >= 2))
 		return 0;
 	a->two_jobs = 1;
+	a->two_jobs_sync = sync;
 	a->mode.mode = DMLS_MODE_UNKNOWN; /* each rank's clock (mode.ranks) stays */
 	a->mode.why = a->pair_groups >= 2
 			      ? "two jobs on the same hosts: their data pairs keep steps of their own"
@@ -974,8 +975,14 @@ static int colocated(const dmls_analysis *x, const dmls_job_scope *job)
 	const double *p = x->conn_period_s;
 	int sure = x->conn_apart_steady > 0 ||
 		   (x->conn_tested >= 2 && x->conn_apart_agree == x->conn_tested);
-	return x->two_jobs && x->pair_groups < 2 && sure && job->conn_period_s == 0 &&
-	       isfinite(p[0]) && isfinite(p[1]) && p[0] > 0 && p[1] > (1 + COLO_APART) * p[0];
+	if (!x->two_jobs || x->pair_groups >= 2 || job->conn_period_s != 0 || !isfinite(p[0]) ||
+	    !isfinite(p[1]) || p[0] <= 0 || x->conn_flow[0] == SIZE_MAX)
+		return 0;
+	if (p[1] > (1 + COLO_APART) * p[0])
+		return sure;
+	/* closer: told by their steps (the views' lock to each job's
+	 * connection), where the job's ranks kept one step */
+	return x->two_jobs_sync && x->conn_apart_steady > 0;
 }
 
 /* A job on the same hosts as another whose view leaves some of them
@@ -1054,6 +1061,8 @@ static int split_colocated(dmls_analysis **ap, dmls_stats *st, const dmls_trainl
 				int h = a->jobs[j]->conn_heavy;
 				nj[k].conn_period_s = a->jobs[j]->conn_period_s[t ? !h : h];
 				nj[k].conn_other_s = a->jobs[j]->conn_period_s[t ? h : !h];
+				nj[k].conn_ref = a->jobs[j]->conn_flow[t ? !h : h] + 1;
+				nj[k].conn_other_ref = a->jobs[j]->conn_flow[t ? h : !h] + 1;
 				nj[k].payload_bytes = jobs[j].payload_bytes / 2;
 			}
 			from[k++] = j;

@@ -376,6 +376,7 @@ int dmls_connections_check(dmls_analysis *a, const dmls_stats *st, const dmls_jo
 	a->conn_apart_agree = 0;
 	a->conn_period_s[0] = a->conn_period_s[1] = NAN;
 	a->conn_heavy = 0;
+	a->conn_flow[0] = a->conn_flow[1] = SIZE_MAX;
 	a->pair_groups = a->pair_group_n[0] = a->pair_group_n[1] = 0;
 	a->pair_group_s[0] = a->pair_group_s[1] = NAN;
 	if (!job || job->n < 2 || job->n > CONN_MAX_RANKS)
@@ -417,8 +418,10 @@ int dmls_connections_check(dmls_analysis *a, const dmls_stats *st, const dmls_jo
 		a->conn_tested++;
 		a->conn_apart += (size_t)apart;
 		a->conn_apart_steady += (size_t)(apart && steady);
-		if (apart && !isfinite(a->conn_period_s[0]))
+		if (apart && !isfinite(a->conn_period_s[0])) {
 			a->conn_period_s[0] = pa, a->conn_period_s[1] = pb, a->conn_heavy = heavy;
+			a->conn_flow[heavy] = top[2 * i], a->conn_flow[!heavy] = top[2 * i + 1];
+		}
 		a->conn_apart_agree += (size_t)(apart && agree(pa, a->conn_period_s[0]) &&
 						agree(pb, a->conn_period_s[1]));
 	}

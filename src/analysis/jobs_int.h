@@ -31,6 +31,8 @@ typedef struct dmls_job_view {
 	size_t nown;
 	size_t replaced, dropped;
 	size_t acks; /* shared pairs without payload (acknowledgements) left out */
+	size_t ambiguous; /* a co-located job's shared pairs over two connections
+			   * no clock told, left out */
 	double period_s; /* j's, from its own pairs' clocks */
 } dmls_job_view;
 int dmls_job_view_make(dmls_job_view *v, const dmls_stats *st, const dmls_job_scope *jobs,

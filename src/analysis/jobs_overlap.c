@@ -145,6 +145,27 @@ static int job_period(const dmls_stats *st, const dmls_job_scope *jobs, size_t n
 	return rc;
 }
 
+#define OV_LOCK 0.6
+#define OV_LOCK_PHASE 0.15
+#define OV_LOCK_OTHER 0.5 /* a connection's lock to the other job's: below this */
+
+/* Share of the slow clock's step starts within OV_LOCK_PHASE of the fast
+ * clock's period from one of the fast clock's starts. */
+static double lock_share(const dmls_series_clock *slow, const dmls_series_clock *fast)
+{
+	size_t hit = 0, j = 0;
+	double tol = OV_LOCK_PHASE * fast->period_s;
+	for (size_t i = 0; i < slow->n; i++) {
+		while (j + 1 < fast->n && fast->t[j + 1] <= slow->t[i])
+			j++;
+		double d = fabs(slow->t[i] - fast->t[j]);
+		if (j + 1 < fast->n)
+			d = fmin(d, fabs(fast->t[j + 1] - slow->t[i]));
+		hit += d <= tol;
+	}
+	return slow->n ? (double)hit / (double)slow->n : 0;
+}
+
 /* The owner of a clock: 1 job j's, 2 the other's, 0 neither or both. */
 static int owner(const dmls_series_clock *c, double pj, double pk)
 {
@@ -154,14 +175,29 @@ static int owner(const dmls_series_clock *c, double pj, double pk)
 	return j && !k ? 1 : k && !j ? 2 : 0;
 }
 
+/* The owner of a clock by its steps, where the two jobs' periods are too
+ * close to tell (two jobs on the very same hosts): 1 when it locks to j's
+ * connection ref[0] (OV_LOCK of its starts) and not to the other's
+ * ref[1], 2 the other way, 0 else (the testbed's two TinyCNN rings at
+ * 0.116 and 0.119 s: 0.74-0.89 within a job, 0.33-0.39 across). */
+static int owner_lock(const dmls_series_clock *c, const dmls_series_clock *ref)
+{
+	if (!c->n || !c->t) /* no steps (a pair's iterations stand in: no times) */
+		return 0;
+	double a = lock_share(c, &ref[0]), b = lock_share(c, &ref[1]);
+	return a >= OV_LOCK && b < OV_LOCK_OTHER ? 1 : b >= OV_LOCK && a < OV_LOCK_OTHER ? 2 : 0;
+}
+
 /* The series of a pair's first data connection, in payload bytes: the
- * pair's bins before split_ns (wire bytes, at the pair's payload share),
- * where its connections' series start (the connection was the pair's only
+ * pair's bins from from_ns (the connection's first packet: what the pair
+ * moved before is another's, a co-located job's initial broadcast) to
+ * split_ns (wire bytes, at the pair's payload share), where its
+ * connections' series start (the connection was the pair's only data
  * one then; the others had not passed DMLS_CONN_MIN_BYTES), its own after,
  * into v->own (released with the view) and *out.  0, or -1 when out of
  * memory. */
 static int own_series(dmls_job_view *v, dmls_series *out, const dmls_pair *pr,
-		      const dmls_series *conn, int64_t split_ns)
+		      const dmls_series *conn, int64_t from_ns, int64_t split_ns)
 {
 	const dmls_series *pair = &pr->series;
 	double share = dmls_pair_series_payload(pr);
@@ -176,7 +212,7 @@ static int own_series(dmls_job_view *v, dmls_series *out, const dmls_pair *pr,
 			uint64_t x = (uint64_t)llround(share * (double)dmls_series_val(pair, u.off + j));
 			if (ts >= split_ns)
 				break;
-			if (x && dmls_series_add(s, ts, x) < 0)
+			if (x && ts + pair->bin_ns > from_ns && dmls_series_add(s, ts, x) < 0)
 				return -1;
 		}
 	}
@@ -217,8 +253,10 @@ static size_t heavy_flows(const dmls_stats *st, const dmls_pair *pr, int64_t fro
 	return nf;
 }
 
-/* The job-j view of shared pair p, whose other job has period pk. */
-static int view_pair(dmls_job_view *v, const dmls_stats *st, size_t p, double pj, double pk)
+/* The job-j view of shared pair p, whose other job has period pk; told by
+ * the lock to ref[0] (j's) and ref[1] where given. */
+static int view_pair(dmls_job_view *v, const dmls_stats *st, size_t p, double pj, double pk,
+		     const dmls_series_clock *ref)
 {
 	const dmls_pair *pr = &st->pairs[p];
 	size_t f[OV_MAX_CONNS], nf = heavy_flows(st, pr, INT64_MIN, INT64_MAX, f);
@@ -250,7 +288,7 @@ static int view_pair(dmls_job_view *v, const dmls_stats *st, size_t p, double pj
 	int who[OV_MAX_CONNS], mine = 0, theirs = 0;
 	size_t one = 0;
 	for (size_t i = 0; i < nc; i++) {
-		who[i] = owner(&c[i], pj, pk);
+		who[i] = ref ? owner_lock(&c[i], ref) : owner(&c[i], pj, pk);
 		mine += who[i] == 1, theirs += who[i] == 2;
 		one = who[i] == 1 ? i : one;
 		free(c[i].t);
@@ -297,7 +335,7 @@ static int view_pair(dmls_job_view *v, const dmls_stats *st, size_t p, double pj
 				split_ns = cs->t0_ns + cs->min_bin * cs->bin_ns;
 		}
 		if (first)
-			return own_series(v, &q->series, pr, &fl->conn, split_ns);
+			return own_series(v, &q->series, pr, &fl->conn, fl->first_ns, split_ns);
 	} else {
 		q->packets = q->wire_bytes = q->payload_bytes = 0;
 		q->first_ns = pr->last_ns, q->last_ns = pr->first_ns;
@@ -312,8 +350,8 @@ static int view_pair(dmls_job_view *v, const dmls_stats *st, size_t p, double pj
  * way, connections the other job's clocks told (a TCP connection carries
  * both directions: a Gloo pair's reduce one way, the other job's initial
  * broadcast back, 10.9 MB beside a TinyCNN ring's 33 MB edges, no clock
- * of either job), is the other job's too: out of the view. */
-static void reverse_theirs(dmls_job_view *v, const dmls_stats *st, size_t p)
+ * of either job), is the other job's too: out of the view (1; else 0). */
+static int reverse_theirs(dmls_job_view *v, const dmls_stats *st, size_t p)
 {
 	const dmls_pair *pr = &st->pairs[p];
 	size_t f[OV_MAX_CONNS], nf = heavy_flows(st, pr, INT64_MIN, INT64_MAX, f), theirs = 0;
@@ -329,7 +367,7 @@ static void reverse_theirs(dmls_job_view *v, const dmls_stats *st, size_t p)
 		}
 	}
 	if (nf == 0 || theirs < nf)
-		return;
+		return 0;
 	for (size_t i = 0; i < nf; i++)
 		v->hidden[f[i]] = 1;
 	dmls_pair *q = &v->pairs[p];
@@ -338,6 +376,26 @@ static void reverse_theirs(dmls_job_view *v, const dmls_stats *st, size_t p)
 	dmls_series_init(&q->series, pr->series.t0_ns, pr->series.bin_ns, pr->series.join);
 	q->conns = 0;
 	v->dropped++;
+	return 1;
+}
+
+/* A pair of two jobs on the very same hosts that no clock told, over two
+ * connections or more (each job's initial parameter broadcast, no steps):
+ * whose bytes are whose is unknown, and either job reading them all
+ * counted the other's broadcast as a step of its own (a second after its
+ * first): out of the view. */
+static void ambiguous_out(dmls_job_view *v, const dmls_stats *st, size_t p)
+{
+	const dmls_pair *pr = &st->pairs[p];
+	size_t f[OV_MAX_CONNS];
+	if (heavy_flows(st, pr, INT64_MIN, INT64_MAX, f) < 2)
+		return;
+	dmls_pair *q = &v->pairs[p];
+	q->packets = q->wire_bytes = q->payload_bytes = 0;
+	q->first_ns = pr->last_ns, q->last_ns = pr->first_ns;
+	dmls_series_init(&q->series, pr->series.t0_ns, pr->series.bin_ns, pr->series.join);
+	q->conns = 0;
+	v->ambiguous++;
 }
 
 /* The pairs without payload that j shares (both ends hosts of another job
@@ -428,17 +486,32 @@ int dmls_job_view_make(dmls_job_view *v, const dmls_stats *st, const dmls_job_sc
 	memcpy(v->pairs, st->pairs, st->npairs * sizeof(dmls_pair));
 	double pk = NAN;
 	unsigned char told[OV_MAX_SHARED] = {0};
+	/* a job on the very hosts of another: its connection and the
+	 * other's, whose steps tell the two apart where the periods do not */
+	dmls_series_clock ref[2] = {{0}};
+	int lock = 0;
+	if (jobs[j].conn_ref && jobs[j].conn_other_ref && jobs[j].conn_ref <= st->nflows &&
+	    jobs[j].conn_other_ref <= st->nflows) {
+		const dmls_series *rs[2] = {&st->flows[jobs[j].conn_ref - 1].conn,
+					    &st->flows[jobs[j].conn_other_ref - 1].conn};
+		rc = dmls_series_clocks(st, ref, rs, 2);
+		lock = rc == 0 && ref[0].n && ref[1].n;
+	}
 	for (size_t i = 0; i < nsh && rc == 0; i++) {
 		if (i == 0 || with[i] != with[i - 1])
 			rc = job_period(st, jobs, njobs, with[i], shared, in, other, &pk);
 		size_t before = v->replaced + v->dropped;
-		if (rc == 0 && isfinite(pk) && !agree(pj, pk))
-			rc = view_pair(v, st, pidx[i], pj, pk);
+		int by_lock = lock && jobs[with[i]].conn_ref == jobs[j].conn_other_ref &&
+			      isfinite(pk) && agree(pj, pk);
+		if (rc == 0 && isfinite(pk) && (!agree(pj, pk) || by_lock))
+			rc = view_pair(v, st, pidx[i], pj, pk, by_lock ? ref : NULL);
 		told[i] = v->replaced + v->dropped > before;
 	}
+	free(ref[0].t);
+	free(ref[1].t);
 	for (size_t i = 0; i < nsh && rc == 0 && v->hidden; i++)
-		if (!told[i])
-			reverse_theirs(v, st, pidx[i]);
+		if (!told[i] && !reverse_theirs(v, st, pidx[i]) && jobs[j].conn_period_s > 0)
+			ambiguous_out(v, st, pidx[i]);
 	if (rc == 0 && v->replaced + v->dropped > 0)
 		acks_out(v, st, in, jobs, njobs, j, other);
 	if (rc == 0 && v->replaced + v->dropped > 0) {
@@ -494,8 +567,6 @@ out:
 #define OV_MAX_JOB_HOSTS 64
 #define OV_MAX_SPLITS 16 /* splits over all jobs (each a search per clock) */
 #define OV_MAX_RUNS 4096 /* a pair's bursts whose spacing is looked at */
-#define OV_LOCK 0.6
-#define OV_LOCK_PHASE 0.15
 
 typedef struct ov_elem {
 	size_t src, dst;  /* job-local hosts */
@@ -527,23 +598,6 @@ static int cmp_elem_period(const void *x, const void *y)
 	if (a->steady != b->steady)
 		return b->steady - a->steady;
 	return (a->c.period_s > b->c.period_s) - (a->c.period_s < b->c.period_s);
-}
-
-/* Share of the slow clock's step starts within OV_LOCK_PHASE of the fast
- * clock's period from one of the fast clock's starts. */
-static double lock_share(const dmls_series_clock *slow, const dmls_series_clock *fast)
-{
-	size_t hit = 0, j = 0;
-	double tol = OV_LOCK_PHASE * fast->period_s;
-	for (size_t i = 0; i < slow->n; i++) {
-		while (j + 1 < fast->n && fast->t[j + 1] <= slow->t[i])
-			j++;
-		double d = fabs(slow->t[i] - fast->t[j]);
-		if (j + 1 < fast->n)
-			d = fmin(d, fabs(fast->t[j + 1] - slow->t[i]));
-		hit += d <= tol;
-	}
-	return slow->n ? (double)hit / (double)slow->n : 0;
 }
 
 /* local[h]: host h's index in job, job->n for the others. */

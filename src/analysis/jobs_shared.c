@@ -642,7 +642,7 @@ static int make_jobs(const dmls_stats *st, const dmls_job_scope *job, const size
 	size_t n = job->n;
 	for (size_t j = 0; j < nj; j++) {
 		size_t m = start[j + 1] - start[j];
-		out[j] = (dmls_job_scope){m, malloc(m * sizeof(size_t)), job->thr, 0, 1, 0, 0};
+		out[j] = (dmls_job_scope){m, malloc(m * sizeof(size_t)), job->thr, 0, 1, 0, 0, 0, 0};
 		if (!out[j].hosts) {
 			for (size_t i = 0; i < j; i++)
 				free(out[i].hosts);
