@@ -253,6 +253,17 @@ static size_t heavy_flows(const dmls_stats *st, const dmls_pair *pr, int64_t fro
 	return nf;
 }
 
+/* Pair p out of the view: no packets, bytes or series. */
+static void pair_out(dmls_job_view *v, const dmls_stats *st, size_t p)
+{
+	const dmls_pair *pr = &st->pairs[p];
+	dmls_pair *q = &v->pairs[p];
+	q->packets = q->wire_bytes = q->payload_bytes = 0;
+	q->first_ns = pr->last_ns, q->last_ns = pr->first_ns;
+	dmls_series_init(&q->series, pr->series.t0_ns, pr->series.bin_ns, pr->series.join);
+	q->conns = 0;
+}
+
 /* The job-j view of shared pair p, whose other job has period pk; told by
  * the lock to ref[0] (j's) and ref[1] where given. */
 static int view_pair(dmls_job_view *v, const dmls_stats *st, size_t p, double pj, double pk,
@@ -337,10 +348,7 @@ static int view_pair(dmls_job_view *v, const dmls_stats *st, size_t p, double pj
 		if (first)
 			return own_series(v, &q->series, pr, &fl->conn, fl->first_ns, split_ns);
 	} else {
-		q->packets = q->wire_bytes = q->payload_bytes = 0;
-		q->first_ns = pr->last_ns, q->last_ns = pr->first_ns;
-		dmls_series_init(&q->series, pr->series.t0_ns, pr->series.bin_ns, pr->series.join);
-		q->conns = 0;
+		pair_out(v, st, p);
 		v->dropped++;
 	}
 	return 0;
@@ -370,11 +378,7 @@ static int reverse_theirs(dmls_job_view *v, const dmls_stats *st, size_t p)
 		return 0;
 	for (size_t i = 0; i < nf; i++)
 		v->hidden[f[i]] = 1;
-	dmls_pair *q = &v->pairs[p];
-	q->packets = q->wire_bytes = q->payload_bytes = 0;
-	q->first_ns = pr->last_ns, q->last_ns = pr->first_ns;
-	dmls_series_init(&q->series, pr->series.t0_ns, pr->series.bin_ns, pr->series.join);
-	q->conns = 0;
+	pair_out(v, st, p);
 	v->dropped++;
 	return 1;
 }
@@ -390,11 +394,7 @@ static void ambiguous_out(dmls_job_view *v, const dmls_stats *st, size_t p)
 	size_t f[OV_MAX_CONNS];
 	if (heavy_flows(st, pr, INT64_MIN, INT64_MAX, f) < 2)
 		return;
-	dmls_pair *q = &v->pairs[p];
-	q->packets = q->wire_bytes = q->payload_bytes = 0;
-	q->first_ns = pr->last_ns, q->last_ns = pr->first_ns;
-	dmls_series_init(&q->series, pr->series.t0_ns, pr->series.bin_ns, pr->series.join);
-	q->conns = 0;
+	pair_out(v, st, p);
 	v->ambiguous++;
 }
 
@@ -417,14 +417,10 @@ static void acks_out(dmls_job_view *v, const dmls_stats *st, unsigned char *in,
 		mark(other, st->nhosts, &jobs[o]);
 		for (size_t p = 0; p < st->npairs; p++) {
 			const dmls_pair *pr = &st->pairs[p];
-			dmls_pair *q = &v->pairs[p];
 			if (pr->src == pr->dst || pr->payload_bytes || !pr->packets || !in[pr->src] ||
-			    !in[pr->dst] || !other[pr->src] || !other[pr->dst] || !q->packets)
+			    !in[pr->dst] || !other[pr->src] || !other[pr->dst] || !v->pairs[p].packets)
 				continue;
-			q->packets = q->wire_bytes = 0;
-			q->first_ns = pr->last_ns, q->last_ns = pr->first_ns;
-			dmls_series_init(&q->series, pr->series.t0_ns, pr->series.bin_ns,
-					 pr->series.join);
+			pair_out(v, st, p);
 			v->acks++;
 		}
 	}
