@@ -309,6 +309,7 @@ typedef struct dmls_analysis {
 	int hub_one_at_a_time;    /* star seen from its hub alone, which answers one
 				   * spoke at a time: no period, no S */
 	size_t data_pairs;        /* the job's data pairs (directed) ... */
+	size_t split_three;       /* split pairs over three connections or more */
 	size_t split_pairs;       /* ... those over two connections or more,
 				   * each with 5 % of its bytes (connections.c) ... */
 	size_t conn_tested;       /* ... those whose connections' clocks were

@@ -373,6 +373,7 @@ int dmls_flows_at_once(const dmls_flow *x, const dmls_flow *y)
 int dmls_connections_check(dmls_analysis *a, const dmls_stats *st, const dmls_job_scope *job)
 {
 	a->data_pairs = a->split_pairs = a->conn_tested = a->conn_apart = a->conn_apart_steady = 0;
+	a->split_three = 0;
 	a->conn_apart_agree = 0;
 	a->conn_period_s[0] = a->conn_period_s[1] = NAN;
 	a->conn_heavy = 0;
@@ -405,6 +406,7 @@ int dmls_connections_check(dmls_analysis *a, const dmls_stats *st, const dmls_jo
 		    !dmls_flows_at_once(&st->flows[top[2 * i]], &st->flows[top[2 * i + 1]]))
 			continue;
 		a->split_pairs++;
+		a->split_three += conns[i] >= 3;
 		if (a->conn_tested >= CONN_MAX_TESTS ||
 		    dmls_series_empty(&st->flows[top[2 * i]].conn) ||
 		    dmls_series_empty(&st->flows[top[2 * i + 1]].conn))

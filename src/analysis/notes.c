@@ -164,6 +164,12 @@ void dmls_notes_job(dmls_analysis *a, const dmls_stats *st)
 			"%zu pairs, %.3g s on %zu): count, period and S withheld",
 		     a->pair_groups, a->pair_group_s[0], a->pair_group_n[0], a->pair_group_s[1],
 		     a->pair_group_n[1]);
+	else if (a->two_jobs && 2 * a->split_three > a->split_pairs)
+		dmls_note(a, "two jobs or more on the same hosts: %zu of %zu split pairs keep steps "
+			"apart (%.3g s, %.3g s), %zu over 3 connections or more: count, period and "
+			"S withheld",
+		     a->conn_apart, a->conn_tested, a->conn_period_s[0], a->conn_period_s[1],
+		     a->split_three);
 	else if (a->two_jobs)
 		dmls_note(a, "two jobs on the same hosts: the connections of %zu of %zu split data "
 			"pairs keep steps apart (%.3g s, %.3g s): count, period and S withheld",
