@@ -771,6 +771,30 @@ static double twin_thr(const dmls_stats *view, const dmls_job_scope *job,
 	return m > 0 ? fmin(job->thr, DMLS_EDGE_FRACTION * m) : job->thr;
 }
 
+/* One of two jobs on the very same hosts whose view leaves some of them
+ * without data (a hierarchical job on hosts 0-3 beside a ring on 0-4: its
+ * view of host 4 holds none) keeps those with data alone, two or more:
+ * job's hosts into own (job->n of them), job then pointing there. */
+static void twin_hosts(const dmls_stats *view, dmls_job_scope *job, const unsigned char *mine,
+		       size_t *own)
+{
+	size_t m = 0;
+	for (size_t i = 0; i < job->n; i++) {
+		size_t h = job->hosts[i];
+		int data = 0;
+		for (size_t k = 0; k < view->npairs && !data; k++) {
+			const dmls_pair *pr = &view->pairs[k];
+			double w = dmls_pair_payload_in_run(view, pr);
+			data = (pr->src == h || pr->dst == h) && pr->src != pr->dst && mine[pr->src] &&
+			       mine[pr->dst] && w >= job->thr && w > 0;
+		}
+		if (data)
+			own[m++] = h;
+	}
+	if (m >= 2 && m < job->n)
+		job->hosts = own, job->n = m;
+}
+
 static dmls_analysis *analysis_new(size_t job_id)
 {
 	dmls_analysis *a = calloc(1, sizeof(*a));
@@ -822,6 +846,7 @@ static int run_jobs(dmls_analysis *a, dmls_stats *st, const dmls_trainlog *log,
 		x->jobs_found = njobs;
 		job_time_base(x, st, &jobs[j], in_any, mine);
 		size_t np = shared_pairs(st, &jobs[j], in_any, mine, jp);
+		int viewed = np != 0;
 		/* pairs shared with another job: what is this job's (jobs_overlap.c) */
 		dmls_job_view v;
 		if (np && dmls_job_view_make(&v, st, jobs, njobs, j) < 0) {
@@ -830,17 +855,27 @@ static int run_jobs(dmls_analysis *a, dmls_stats *st, const dmls_trainlog *log,
 		}
 		x->pairs_told = np ? v.replaced + v.dropped : 0;
 		dmls_job_scope job = jobs[j];
+		size_t *own = NULL;
 		if (x->pairs_told && job.conn_period_s > 0) {
 			job.thr = twin_thr(&v.view, &job, mine);
 			x->twin_period_s = job.conn_period_s;
 			x->twin_other_s = job.conn_other_s;
+			if (!(own = malloc(job.n * sizeof(size_t)))) {
+				dmls_job_view_release(&v);
+				rc = dmls_fail(err, DMLS_ENOMEM, "out of memory");
+				break;
+			}
+			twin_hosts(&v.view, &job, mine, own);
 		}
 		if (x->pairs_told)
 			job_time_base(x, &v.view, &job, in_any, mine);
+		if (own) /* the pairs between the hosts it kept */
+			np = shared_pairs(st, &job, in_any, mine, jp);
 		rc = run_stages(x, x->pairs_told ? &v.view : st, j ? NULL : log, &job, njobs,
 				in_split, np ? jp : NULL, np, err);
-		if (np)
+		if (viewed)
 			dmls_job_view_release(&v);
+		free(own);
 		if (jobs[j].by_clock == 2) /* an unsure split (jobs_shared.c): maybe part of a job */
 			x->pattern.confidence *= 0.5;
 		if (rc == 0 && j)
@@ -964,9 +999,10 @@ static int leave_stepless(dmls_analysis **ap, dmls_stats *st, const dmls_trainlo
  * the one of the heavier connection first.  Each reads its view of the
  * pairs (dmls_job_view_make: on each pair, the connection whose clock
  * keeps its period is its own, the other job's hidden), as two jobs on
- * overlapping hosts read the pairs they share.  Kept only when each of the
- * two reads a view with every split pair told; else the job stays one,
- * withheld, as found.  The analysis is then made again.
+ * overlapping hosts read the pairs they share, on the hosts its view has
+ * data on (twin_hosts).  Kept only when each of the two reads a view with
+ * every split pair told; else the job stays one, withheld, as found.  The
+ * analysis is then made again.
  */
 #define COLO_APART 0.1 /* the two periods apart by more than this */
 
@@ -983,55 +1019,6 @@ static int colocated(const dmls_analysis *x, const dmls_job_scope *job)
 	/* closer: told by their steps (the views' lock to each job's
 	 * connection), where the job's ranks kept one step */
 	return x->two_jobs_sync && x->conn_apart_steady > 0;
-}
-
-/* A job on the same hosts as another whose view leaves some of them
- * without data (a hierarchical job on hosts 0-3 beside a ring on 0-4: its
- * view of host 4 holds none) keeps the hosts with data alone, two or
- * more.  Decided on the views of jobs[0..n) as made; 0, or -1 when out of
- * memory. */
-static int twin_hosts(const dmls_stats *st, dmls_job_scope *jobs, size_t n)
-{
-	size_t nh = st->nhosts ? st->nhosts : 1;
-	unsigned char *mine = malloc(nh), *data = calloc(n * nh, 1);
-	int rc = mine && data ? 0 : -1;
-	for (size_t i = 0; i < n && rc == 0; i++) {
-		dmls_job_view v;
-		if (jobs[i].conn_period_s <= 0)
-			continue;
-		if (dmls_job_view_make(&v, st, jobs, n, i) < 0) {
-			rc = -1;
-			break;
-		}
-		memset(mine, 0, nh);
-		for (size_t h = 0; h < jobs[i].n; h++)
-			mine[jobs[i].hosts[h]] = 1;
-		double thr = twin_thr(v.st, &jobs[i], mine);
-		for (size_t p = 0; p < v.st->npairs; p++) {
-			const dmls_pair *pr = &v.st->pairs[p];
-			double w = dmls_pair_payload_in_run(v.st, pr);
-			if (mine[pr->src] && mine[pr->dst] && pr->src != pr->dst && w >= thr && w > 0)
-				data[i * nh + pr->src] = data[i * nh + pr->dst] = 1;
-		}
-		if (v.st == st) /* no view: as it is */
-			memset(data + i * nh, 1, nh);
-		dmls_job_view_release(&v);
-	}
-	for (size_t i = 0; i < n && rc == 0; i++) {
-		size_t m = 0;
-		for (size_t h = 0; h < jobs[i].n; h++)
-			m += data[i * nh + jobs[i].hosts[h]];
-		if (jobs[i].conn_period_s <= 0 || m < 2 || m == jobs[i].n)
-			continue;
-		m = 0;
-		for (size_t h = 0; h < jobs[i].n; h++)
-			if (data[i * nh + jobs[i].hosts[h]])
-				jobs[i].hosts[m++] = jobs[i].hosts[h];
-		jobs[i].n = m;
-	}
-	free(mine);
-	free(data);
-	return rc;
 }
 
 static int split_colocated(dmls_analysis **ap, dmls_stats *st, const dmls_trainlog *log,
@@ -1069,11 +1056,6 @@ static int split_colocated(dmls_analysis **ap, dmls_stats *st, const dmls_trainl
 		}
 	}
 	if (!nj || !from || rc) {
-		dmls_jobs_free(nj, k);
-		free(from);
-		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
-	}
-	if (twin_hosts(st, nj, k) < 0) {
 		dmls_jobs_free(nj, k);
 		free(from);
 		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
