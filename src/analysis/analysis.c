@@ -995,10 +995,12 @@ static int leave_stepless(dmls_analysis **ap, dmls_stats *st, const dmls_trainlo
 /*
  * Two jobs on the very same hosts (stage_connections: their split data
  * pairs' connections keep two steady clocks apart) are two jobs of those
- * hosts, each with its connections' period (dmls_job_scope.conn_period_s),
- * the one of the heavier connection first.  Each reads its view of the
- * pairs (dmls_job_view_make: on each pair, the connection whose clock
- * keeps its period is its own, the other job's hidden), as two jobs on
+ * hosts, each with its connections' period (dmls_job_scope.conn_period_s)
+ * and its connection on the first split pair (conn_ref), the one of the
+ * heavier connection first.  Each reads its view of the pairs
+ * (dmls_job_view_make: on each pair, the connection whose clock keeps its
+ * period, or where the periods are within COLO_APART whose steps lock to
+ * its conn_ref, is its own, the other job's hidden), as two jobs on
  * overlapping hosts read the pairs they share, on the hosts its view has
  * data on (twin_hosts).  Kept only when each of the two reads a view with
  * every split pair told; else the job stays one, withheld, as found.  The
