@@ -1091,6 +1091,27 @@ static int split_colocated(dmls_analysis **ap, dmls_stats *st, const dmls_trainl
 		return rc;
 	}
 	free(role);
+	/* the top level is the job moving the most bytes: a job on other
+	 * hosts may move more than either of the two that were one */
+	size_t top = 0;
+	for (size_t i = 1; i < k && i < b->njobs; i++)
+		if (b->jobs[i]->job_wire_bytes > b->jobs[top]->job_wire_bytes)
+			top = i;
+	if (top && nj[0].conn_period_s > 0) {
+		dmls_job_scope t = nj[top];
+		memmove(&nj[1], &nj[0], top * sizeof(*nj));
+		nj[0] = t;
+		dmls_analysis_free(b);
+		for (size_t i = 0; i < st->nhosts; i++)
+			st->hosts[i].role = DMLS_ROLE_OTHER;
+		b = top_new(st);
+		rc = b ? run_jobs(b, st, log, nj, k, err) : dmls_fail(err, DMLS_ENOMEM, "out of memory");
+		if (rc) {
+			dmls_analysis_free(b);
+			dmls_jobs_free(nj, k);
+			return rc;
+		}
+	}
 	dmls_analysis_free(a);
 	*ap = b;
 	dmls_jobs_free(jobs, njobs);
