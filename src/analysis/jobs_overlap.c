@@ -404,25 +404,17 @@ static void ambiguous_out(dmls_job_view *v, const dmls_stats *st, size_t p)
  * hosts, 0.17 and 0.30 s a step: the other's acknowledgements, 2 % of
  * the bytes, made the faster job's steps two at a time).  Out of j's
  * view once some shared pair was told. */
-static void acks_out(dmls_job_view *v, const dmls_stats *st, unsigned char *in,
-		     const dmls_job_scope *jobs, size_t njobs, size_t j, unsigned char *other)
+static void acks_out(dmls_job_view *v, const dmls_stats *st, const dmls_job_scope *jobs,
+		     size_t njobs, size_t j, unsigned char *shared, unsigned char *in,
+		     unsigned char *other)
 {
-	mark(in, st->nhosts, &jobs[j]);
-	for (size_t o = 0; o < njobs; o++) {
-		size_t common = 0;
-		for (size_t i = 0; o != j && i < jobs[o].n; i++)
-			common += in[jobs[o].hosts[i]];
-		if (common < 2)
+	shared_of(st, jobs, njobs, j, shared, in, other);
+	for (size_t p = 0; p < st->npairs; p++) {
+		const dmls_pair *pr = &st->pairs[p];
+		if (!shared[p] || pr->payload_bytes || !pr->packets || !v->pairs[p].packets)
 			continue;
-		mark(other, st->nhosts, &jobs[o]);
-		for (size_t p = 0; p < st->npairs; p++) {
-			const dmls_pair *pr = &st->pairs[p];
-			if (pr->src == pr->dst || pr->payload_bytes || !pr->packets || !in[pr->src] ||
-			    !in[pr->dst] || !other[pr->src] || !other[pr->dst] || !v->pairs[p].packets)
-				continue;
-			pair_out(v, st, p);
-			v->acks++;
-		}
+		pair_out(v, st, p);
+		v->acks++;
 	}
 }
 
@@ -509,7 +501,7 @@ int dmls_job_view_make(dmls_job_view *v, const dmls_stats *st, const dmls_job_sc
 		if (!told[i] && !reverse_theirs(v, st, pidx[i]) && jobs[j].conn_period_s > 0)
 			ambiguous_out(v, st, pidx[i]);
 	if (rc == 0 && v->replaced + v->dropped > 0)
-		acks_out(v, st, in, jobs, njobs, j, other);
+		acks_out(v, st, jobs, njobs, j, shared, in, other);
 	if (rc == 0 && v->replaced + v->dropped > 0) {
 		v->view = *st;
 		v->view.pairs = v->pairs;
