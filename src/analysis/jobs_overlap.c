@@ -28,8 +28,11 @@
  *   - a shared pair over one connection whose clock (the byte clock, else
  *     the pair's iterations) is the other job's alone is out of the job's
  *     view (no bytes, no series);
+ *   - where the two periods agree (two jobs of one period), a clock is
+ *     the job's that locks to the steps of the job's heaviest own pair
+ *     and not to the other's (owner_lock);
  *   - anything else (a clock of neither or of both: two jobs of one
- *     period) stays as it was.
+ *     period in one step) stays as it was.
  * The view is a shallow copy of the stats with its own pairs array; the
  * series are the stats' (never released through the view), but for those
  * made for it (own_series).  Both the split at a shared host
@@ -104,9 +107,12 @@ static int cmp_pair_payload_desc(const void *x, const void *y, void *ctx)
  * hosts of another (no pair of its own) has its connections' period.  0,
  * or -1 when out of memory. */
 static int job_period(const dmls_stats *st, const dmls_job_scope *jobs, size_t njobs, size_t k,
-		      unsigned char *shared, unsigned char *in, unsigned char *other, double *period)
+		      unsigned char *shared, unsigned char *in, unsigned char *other, double *period,
+		      dmls_series_clock *ref)
 {
 	*period = NAN;
+	if (ref)
+		free(ref->t), memset(ref, 0, sizeof(*ref));
 	if (jobs[k].conn_period_s > 0) { /* a job on the very hosts of another */
 		*period = jobs[k].conn_period_s;
 		return 0;
@@ -130,17 +136,23 @@ static int job_period(const dmls_stats *st, const dmls_job_scope *jobs, size_t n
 	int rc = n ? dmls_series_clocks(st, c, s, n) : 0;
 	double per[OV_REF_PAIRS];
 	size_t m = 0;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n; i++)
 		if (c[i].n)
 			per[m++] = c[i].period_s;
-		free(c[i].t);
-	}
 	double mid = m ? dmls_median(per, m) : NAN; /* per reordered */
 	size_t near = 0;
 	for (size_t i = 0; i < m; i++)
 		near += agree(per[i], mid);
 	if (rc == 0 && near >= 2 && 2 * near > m)
 		*period = mid;
+	for (size_t i = 0; i < n; i++) {
+		if (ref && !ref->t && isfinite(*period) && c[i].n && c[i].t &&
+		    c[i].cv <= OV_STEADY_CV && agree(c[i].period_s, mid)) {
+			*ref = c[i]; /* the heaviest steady clock at the period */
+			continue;
+		}
+		free(c[i].t);
+	}
 	free(own);
 	return rc;
 }
@@ -436,6 +448,7 @@ int dmls_job_view_make(dmls_job_view *v, const dmls_stats *st, const dmls_job_sc
 	size_t nh = st->nhosts ? st->nhosts : 1, np = st->npairs ? st->npairs : 1;
 	unsigned char *shared = malloc(np), *in = malloc(nh), *other = malloc(nh);
 	unsigned char *listed = malloc(np);
+	dmls_series_clock steps[2] = {{0}}; /* j's heaviest own clock, the other's */
 	int rc = -1;
 	if (!shared || !in || !other || !listed)
 		goto out;
@@ -463,7 +476,8 @@ int dmls_job_view_make(dmls_job_view *v, const dmls_stats *st, const dmls_job_sc
 	if (nsh == 0)
 		goto out;
 	double pj;
-	if ((rc = job_period(st, jobs, njobs, j, shared, in, other, &pj)) || !isfinite(pj))
+	if ((rc = job_period(st, jobs, njobs, j, shared, in, other, &pj, &steps[0])) ||
+	    !isfinite(pj))
 		goto out;
 	v->pairs = malloc(np * sizeof(dmls_pair));
 	v->hidden = calloc(st->nflows ? st->nflows : 1, 1);
@@ -487,12 +501,16 @@ int dmls_job_view_make(dmls_job_view *v, const dmls_stats *st, const dmls_job_sc
 	}
 	for (size_t i = 0; i < nsh && rc == 0; i++) {
 		if (i == 0 || with[i] != with[i - 1])
-			rc = job_period(st, jobs, njobs, with[i], shared, in, other, &pk);
+			rc = job_period(st, jobs, njobs, with[i], shared, in, other, &pk, &steps[1]);
 		size_t before = v->replaced + v->dropped;
 		int by_lock = lock && jobs[with[i]].conn_ref == jobs[j].conn_other_ref &&
 			      isfinite(pk) && agree(pj, pk);
-		if (rc == 0 && isfinite(pk) && (!agree(pj, pk) || by_lock))
-			rc = view_pair(v, st, pidx[i], pj, pk, by_lock ? ref : NULL);
+		/* two jobs of one period on overlapping hosts: by the steps of
+		 * each one's heaviest pair of its own */
+		int by_steps = !by_lock && isfinite(pk) && agree(pj, pk) && steps[0].t && steps[1].t;
+		if (rc == 0 && isfinite(pk) && (!agree(pj, pk) || by_lock || by_steps))
+			rc = view_pair(v, st, pidx[i], pj, pk,
+				       by_lock ? ref : by_steps ? steps : NULL);
 		told[i] = v->replaced + v->dropped > before;
 	}
 	free(ref[0].t);
@@ -510,6 +528,8 @@ int dmls_job_view_make(dmls_job_view *v, const dmls_stats *st, const dmls_job_sc
 		v->period_s = pj;
 	}
 out:
+	free(steps[0].t);
+	free(steps[1].t);
 	free(shared);
 	free(in);
 	free(other);
@@ -534,7 +554,8 @@ out:
  * of its OV_MAX_ELEMS heaviest data pairs gets the byte clock of its
  * series, or where it runs over two connections or more, each connection
  * gets one.  Steady clocks (OV_STEADY_CV) whose periods agree within
- * OV_AGREE (each with the group's shortest) are a group.  A group whose
+ * OV_AGREE (each with the group's shortest) are a group, cut where it holds
+ * two jobs of one period (refine_groups: by steps, by hosts).  A group whose
  * heaviest clock locks to another's (OV_LOCK of its step starts within
  * OV_LOCK_PHASE of the other's period from one of the other's starts) is
  * part of it: one job's edges that count k bursts a step, or a split
@@ -563,6 +584,7 @@ typedef struct ov_elem {
 	dmls_series_clock c;
 	int steady;       /* robust CV of its steps within OV_STEADY_CV */
 	size_t group;
+	int conn;         /* a connection's clock (its pair runs over two or more) */
 } ov_elem;
 
 /* jobs[0..n) and their hosts (jobs.c's dmls_jobs_free: jobs.c calls in
@@ -626,10 +648,10 @@ static int elements(const dmls_stats *st, const dmls_job_scope *job, const size_
 			e = g, cap *= 2;
 		}
 		if (nf < 2)
-			e[m++] = (ov_elem){a, b, &pr->series, (double)pr->payload_bytes, {0}, 0, 0};
+			e[m++] = (ov_elem){a, b, &pr->series, (double)pr->payload_bytes, {0}, 0, 0, 0};
 		for (size_t i = 0; nf >= 2 && i < nf; i++)
 			e[m++] = (ov_elem){a, b, &st->flows[f[i]].conn,
-					   (double)st->flows[f[i]].payload_bytes, {0}, 0, 0};
+					   (double)st->flows[f[i]].payload_bytes, {0}, 0, 0, 1};
 	}
 	qsort(e, m, sizeof(*e), cmp_elem_payload_desc);
 	m = m < OV_MAX_ELEMS ? m : OV_MAX_ELEMS;
@@ -643,6 +665,133 @@ static int elements(const dmls_stats *st, const dmls_job_scope *job, const size_
 	return rc ? -1 : 0;
 }
 
+/* 1 when two clocks' steps are apart: neither locks to the other
+ * (OV_LOCK_OTHER of its starts near the other's). */
+static int steps_apart(const dmls_series_clock *x, const dmls_series_clock *y)
+{
+	return lock_share(x, y) < OV_LOCK_OTHER && lock_share(y, x) < OV_LOCK_OTHER;
+}
+
+/* 1 when clocks x and y keep one step: OV_LOCK of the slower's starts
+ * near the faster's (lock_share). */
+static int locked(const dmls_series_clock *x, const dmls_series_clock *y)
+{
+	const dmls_series_clock *slow = x->period_s > y->period_s ? x : y;
+	return lock_share(slow, slow == x ? y : x) >= OV_LOCK;
+}
+
+/* 1 when group g's clocks (e[0..nst)) hold two connections of one pair
+ * whose steps are apart (steps_apart). */
+static int apart_on_a_pair(const ov_elem *e, size_t nst, size_t g)
+{
+	for (size_t i = 0; i < nst; i++)
+		for (size_t k = i + 1; e[i].group == g && k < nst; k++)
+			if (e[k].group == g && e[k].src == e[i].src && e[k].dst == e[i].dst &&
+			    steps_apart(&e[i].c, &e[k].c))
+				return 1;
+	return 0;
+}
+
+static size_t find_root(size_t *up, size_t x)
+{
+	while (up[x] != x)
+		x = up[x] = up[up[x]];
+	return x;
+}
+
+/* Group g cut by steps (see refine_groups): the parts numbered from *ng
+ * on, the first keeping g. */
+static void cut_by_steps(ov_elem *e, size_t nst, size_t g, size_t *ng)
+{
+	const size_t open = SIZE_MAX - 1; /* placed in the part being made */
+	size_t parts = 0, part[OV_MAX_ELEMS];
+	for (;;) {
+		size_t seed = nst;
+		for (size_t i = 0; i < nst; i++)
+			if (e[i].group == g && (seed == nst || e[i].payload > e[seed].payload))
+				seed = i;
+		if (seed == nst)
+			break;
+		size_t to = parts ? *ng + parts - 1 : open, own = 0;
+		for (size_t i = 0; i < nst; i++)
+			if (e[i].group == g && (i == seed || locked(&e[i].c, &e[seed].c)))
+				e[i].group = to, own += !e[i].conn;
+		/* a part of connections alone (the other job's, on pairs the
+		 * two share: a job's part, tried again) is no job's evidence */
+		part[parts++] = own ? to : open;
+	}
+	size_t kept = 0;
+	for (size_t p = 0; p < parts; p++)
+		kept += p == 0 || part[p] != open;
+	for (size_t i = 0; i < nst; i++) {
+		int mine = e[i].group == open;
+		for (size_t p = 1; p < parts && !mine; p++)
+			mine = e[i].group == *ng + p - 1 && (kept < 2 || part[p] == open);
+		if (mine)
+			e[i].group = g;
+	}
+	/* the parts kept, numbered on from *ng (empty numbers stay empty) */
+	if (kept >= 2)
+		*ng += parts - 1;
+}
+
+/*
+ * Two jobs of one period (their clocks in one group by period): the group
+ * of e[0..nst) by period is cut (new groups numbered from ng on; the
+ * count returned)
+ *   - by steps, where two connections of one pair keep steps apart
+ *     (steps_apart): each clock goes with the heaviest one it locks to, the
+ *     heaviest of the rest starting a part of its own; a part of
+ *     connections' clocks alone goes back (the testbed's DDP rings on
+ *     hosts 0-4 and 3-6, 0.106 and 0.105 s a step: one job of 7,
+ *     "unknown").  A pair's two connections in two groups by period (a
+ *     chain of periods cut between them) join their groups first;
+ *   - by hosts: each group's clocks whose pairs join no host of another
+ *     part's are a part (a chain: rings on hosts 1-4 and 5-8 within 3 %
+ *     of one period, each sharing two hosts with a ring on 3-6 stepping
+ *     slower, were one group of 8 holding the middle ring's hosts, and the
+ *     middle ring part of it).
+ * The parts of one job are joined again after (its parts' steps lock, or
+ * one's hosts are inside another's): a hierarchical job's groups.
+ */
+static size_t refine_groups(ov_elem *e, size_t nst, size_t n, size_t ng, size_t *up)
+{
+	for (size_t i = 0; i < nst; i++)
+		for (size_t k = i + 1; k < nst; k++) {
+			size_t from = e[k].group, to = e[i].group;
+			if (from == to || e[k].src != e[i].src || e[k].dst != e[i].dst ||
+			    !agree(e[i].c.period_s, e[k].c.period_s) || !steps_apart(&e[i].c, &e[k].c))
+				continue;
+			for (size_t q = 0; q < nst; q++)
+				e[q].group = e[q].group == from ? to : e[q].group;
+		}
+	for (size_t g = 0, ng0 = ng; g < ng0; g++)
+		if (apart_on_a_pair(e, nst, g))
+			cut_by_steps(e, nst, g, &ng);
+	for (size_t g = 0, ng1 = ng; g < ng1; g++) {
+		for (size_t h = 0; h < n; h++)
+			up[h] = h;
+		for (size_t i = 0; i < nst; i++)
+			if (e[i].group == g)
+				up[find_root(up, e[i].src)] = find_root(up, e[i].dst);
+		size_t first = SIZE_MAX; /* the root of the part that keeps g */
+		for (size_t i = 0; i < nst; i++) {
+			if (e[i].group != g)
+				continue;
+			size_t r = find_root(up, e[i].src);
+			if (first == SIZE_MAX)
+				first = r;
+			if (r == first)
+				continue;
+			size_t to = ng++; /* a new part: every clock of root r */
+			for (size_t k = i; k < nst; k++)
+				if (e[k].group == g && find_root(up, e[k].src) == r)
+					e[k].group = to;
+		}
+	}
+	return ng;
+}
+
 /* Split job into its groups (see above): out[0..*parts) when two or more,
  * else *parts 1.  0 or an error status. */
 static int split_overlap(const dmls_stats *st, const dmls_job_scope *job, const size_t *local,
@@ -652,7 +801,7 @@ static int split_overlap(const dmls_stats *st, const dmls_job_scope *job, const 
 	*parts = 1;
 	ov_elem *e = NULL;
 	unsigned char *hosts = NULL; /* per group: n flags */
-	size_t *cnt = NULL, *rep = NULL;
+	size_t *cnt = NULL, *rep = NULL, *up = NULL;
 	int rc = 0;
 	if (elements(st, job, local, &e, &ne) < 0) {
 		rc = dmls_fail(err, DMLS_ENOMEM, "out of memory");
@@ -675,7 +824,8 @@ static int split_overlap(const dmls_stats *st, const dmls_job_scope *job, const 
 	if (nst < 2 * OV_MIN_GROUP)
 		goto out;
 	hosts = calloc(ne * n, 1), cnt = calloc(ne, sizeof(size_t)), rep = malloc(ne * sizeof(size_t));
-	if (!hosts || !cnt || !rep) {
+	up = malloc(n * sizeof(size_t));
+	if (!hosts || !cnt || !rep || !up) {
 		rc = dmls_fail(err, DMLS_ENOMEM, "out of memory");
 		goto out;
 	}
@@ -685,8 +835,11 @@ static int split_overlap(const dmls_stats *st, const dmls_job_scope *job, const 
 		if (i == 0 || !agree(e[i].c.period_s, e[first].c.period_s))
 			first = i, rep[ng++] = i;
 		e[i].group = ng - 1;
-		cnt[ng - 1]++;
-		hosts[(ng - 1) * n + e[i].src] = hosts[(ng - 1) * n + e[i].dst] = 1;
+	}
+	ng = refine_groups(e, nst, n, ng, up);
+	for (size_t i = 0; i < nst; i++) {
+		cnt[e[i].group]++;
+		hosts[e[i].group * n + e[i].src] = hosts[e[i].group * n + e[i].dst] = 1;
 	}
 	/* each group's heaviest clock */
 	for (size_t g = 0; g < ng; g++)
@@ -709,9 +862,7 @@ static int split_overlap(const dmls_stats *st, const dmls_job_scope *job, const 
 				int inside = 1;
 				for (size_t i = 0; i < n && inside; i++)
 					inside = !hosts[g * n + i] || hosts[h * n + i];
-				const dmls_series_clock *x = &e[rep[g]].c, *y = &e[rep[h]].c;
-				const dmls_series_clock *slow = x->period_s > y->period_s ? x : y;
-				if (pass ? !inside : lock_share(slow, slow == x ? y : x) < OV_LOCK)
+				if (pass ? !inside : !locked(&e[rep[g]].c, &e[rep[h]].c))
 					continue;
 				for (size_t i = 0; i < nst; i++)
 					e[i].group = e[i].group == g ? h : e[i].group;
@@ -813,6 +964,7 @@ out:
 	free(hosts);
 	free(cnt);
 	free(rep);
+	free(up);
 	return rc;
 }
 

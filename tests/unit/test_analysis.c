@@ -1248,14 +1248,13 @@ static void test_two_jobs_same_hosts(void **state)
  * both send 3 -> 4, no host is a cut vertex.  Apart in period, they are
  * two jobs, each with its hosts, ring of 4, period and S, the pair 3 -> 4
  * read as each one's own; at one period (and one step) they stay one. */
-static dmls_analysis *overlapping_rings(dmls_stats *st, int64_t period2_ms)
+static dmls_analysis *ring_chain(dmls_stats *st, int nrings, const int64_t *period_ms)
 {
-	static const int ring[2][4] = {{1, 2, 3, 4}, {3, 4, 5, 6}};
-	const int64_t period_ms[2] = {100, period2_ms};
+	static const int ring[3][4] = {{1, 2, 3, 4}, {3, 4, 5, 6}, {5, 6, 7, 8}};
 	size_t n = 0;
-	conn_ev *e = malloc(2 * 60 * 2 * 4 * sizeof(*e));
+	conn_ev *e = malloc((size_t)nrings * 60 * 2 * 4 * sizeof(*e));
 	assert_non_null(e);
-	for (int c = 0; c < 2; c++)
+	for (int c = 0; c < nrings; c++)
 		for (int i = 0; i < 60; i++)
 			for (int k = 0; k < 2; k++)
 				for (int r = 0; r < 4; r++)
@@ -1277,11 +1276,15 @@ static dmls_analysis *overlapping_rings(dmls_stats *st, int64_t period2_ms)
 	return analyze(st);
 }
 
-static void test_overlapping_jobs(void **state)
+static dmls_analysis *overlapping_rings(dmls_stats *st, int64_t period2_ms)
 {
-	(void)state;
+	return ring_chain(st, 2, (const int64_t[]){100, period2_ms});
+}
+
+static void assert_overlapping(int64_t period2_ms)
+{
 	dmls_stats st;
-	dmls_analysis *a = overlapping_rings(&st, 142);
+	dmls_analysis *a = overlapping_rings(&st, period2_ms);
 	assert_int_equal(a->njobs, 2);
 	for (size_t j = 0; j < 2; j++) {
 		const dmls_analysis *x = a->jobs[j];
@@ -1291,7 +1294,7 @@ static void test_overlapping_jobs(void **state)
 		double want = 0.100;
 		for (size_t i = 0; i < x->pattern.ranks; i++)
 			if (st.hosts[x->pattern.members[i]].addr[15] == 6)
-				want = 0.142; /* the second ring's */
+				want = (double)period2_ms / 1000; /* the second ring's */
 		assert_near(x->iter.period_median_s, want, 0.03);
 		assert_true(x->iter.count >= 59 && x->iter.count <= 60);
 		/* S/4 a step from each rank: 2 (N - 1) / N S' with S' = S/6 */
@@ -1300,8 +1303,32 @@ static void test_overlapping_jobs(void **state)
 	}
 	dmls_analysis_free(a);
 	dmls_stats_release(&st);
-	a = overlapping_rings(&st, 100);
+}
+
+static void test_overlapping_jobs(void **state)
+{
+	(void)state;
+	assert_overlapping(142);
+	/* one period within 3 %: the steps tell them (the two connections
+	 * of 3 -> 4 keep two steps; each ring's edges lock to one) */
+	assert_overlapping(103);
+	dmls_stats st;
+	dmls_analysis *a = overlapping_rings(&st, 100);
 	assert_int_equal(a->njobs, 1);
+	dmls_analysis_free(a);
+	dmls_stats_release(&st);
+	/* a chain: rings on 1-4 and 5-8 within 3 % of one period, each
+	 * sharing two hosts with a ring on 3-6 at 142 ms: three jobs (the
+	 * outer two were one group, the middle one inside its hosts) */
+	a = ring_chain(&st, 3, (const int64_t[]){100, 142, 103});
+	assert_int_equal(a->njobs, 3);
+	for (size_t j = 0; j < 3; j++) {
+		const dmls_analysis *x = a->jobs[j];
+		assert_int_equal(x->pattern.kind, DMLS_PAT_RING);
+		assert_int_equal(x->pattern.ranks, 4);
+		assert_true(x->iter.count >= 59 && x->iter.count <= 60);
+		assert_near(x->gradient_bytes, (double)S_BYTES / 6, 0.03);
+	}
 	dmls_analysis_free(a);
 	dmls_stats_release(&st);
 }
