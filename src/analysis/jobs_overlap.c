@@ -665,6 +665,80 @@ static int elements(const dmls_stats *st, const dmls_job_scope *job, const size_
 	return rc ? -1 : 0;
 }
 
+#define OV_DRIFT_N 128      /* starts of a clock whose drift is looked at (the middle ones) */
+#define OV_DRIFT_RATE 0.15   /* drift rates looked at: up to 15 % of a period a step */
+#define OV_DRIFT_APART 0.5   /* periods drifted over the span: two jobs' steps */
+#define OV_DRIFT_SIGNIF 2.5  /* the drift's resultant over this many times 1/sqrt(n) */
+
+/* Resultant length of the phases ph[0..m) less w t. */
+static double resultant(const double *ph, const double *t, size_t m, double w)
+{
+	double c = 0, s = 0;
+	for (size_t i = 0; i < m; i++) {
+		double a = ph[i] - w * (t[i] - t[0]);
+		c += cos(a), s += sin(a);
+	}
+	return sqrt(c * c + s * s) / (double)m;
+}
+
+/*
+ * How far clock x's steps drift against y's: each of x's starts (the
+ * middle OV_DRIFT_N) has a phase in the step of y it falls in; one job's
+ * clocks keep their phases (an edge of a tree a fixed part of a step after
+ * another: no drift), two jobs' phases turn at the rate their periods
+ * differ.  The rate w whose line the phases follow best (the largest
+ * resultant of ph - w t, rates up to OV_DRIFT_RATE a step) gives the
+ * periods drifted over their span, 0 unless that line is significant:
+ * its resultant over OV_DRIFT_SIGNIF / sqrt(n) and twice the resultant at
+ * no drift.  NAN when too few starts fall in y's span, or they are far
+ * sparser than y's steps.
+ */
+static double phase_drift(const dmls_series_clock *x, const dmls_series_clock *y)
+{
+	if (x->n < OV_MIN_STEPS || y->n < 2 || !x->t || !y->t || !(y->period_s > 0))
+		return NAN;
+	double ph[OV_DRIFT_N], t[OV_DRIFT_N];
+	size_t m = 0, j = 0, from = x->n > OV_DRIFT_N ? (x->n - OV_DRIFT_N) / 2 : 0;
+	for (size_t i = from; i < x->n && m < OV_DRIFT_N; i++) {
+		double at = x->t[i];
+		if (at < y->t[0] || at >= y->t[y->n - 1])
+			continue;
+		while (j + 2 < y->n && y->t[j + 1] <= at)
+			j++;
+		double len = y->t[j + 1] - y->t[j];
+		if (len > 0)
+			ph[m] = 2 * M_PI * (at - y->t[j]) / len, t[m++] = at;
+	}
+	/* x's steps far sparser than y's are no clock of y's period (and a
+	 * search of rates as long as their ratio) */
+	if (m < OV_MIN_STEPS || !(t[m - 1] > t[0]) || t[m - 1] - t[0] > 4 * m * y->period_s)
+		return NAN;
+	double span = t[m - 1] - t[0], wmax = 2 * M_PI * OV_DRIFT_RATE / y->period_s;
+	double dw = 2 * M_PI / (4 * span), best = 0, bw = 0;
+	for (double w = -wmax; w <= wmax; w += dw) {
+		double r = resultant(ph, t, m, w);
+		if (r > best)
+			best = r, bw = w;
+	}
+	for (double w = bw - dw; w <= bw + dw; w += dw / 8) { /* finer, around it */
+		double r = resultant(ph, t, m, w);
+		if (r > best)
+			best = r, bw = w;
+	}
+	double r0 = resultant(ph, t, m, 0);
+	if (best < OV_DRIFT_SIGNIF / sqrt((double)m) || best < 2 * r0)
+		return 0;
+	return bw * span / (2 * M_PI);
+}
+
+/* 1 when each of two clocks drifts against the other by OV_DRIFT_APART
+ * periods or more, the two drifts of opposite signs (phase_drift). */
+static int drift_apart(const dmls_series_clock *x, const dmls_series_clock *y)
+{
+	double a = phase_drift(x, y), b = phase_drift(y, x);
+	return fabs(a) >= OV_DRIFT_APART && fabs(b) >= OV_DRIFT_APART && a * b < 0;
+}
+
 /* 1 when two clocks' steps are apart: neither locks to the other
  * (OV_LOCK_OTHER of its starts near the other's). */
 static int steps_apart(const dmls_series_clock *x, const dmls_series_clock *y)
@@ -735,16 +809,70 @@ static void cut_by_steps(ov_elem *e, size_t nst, size_t g, size_t *ng)
 		*ng += parts - 1;
 }
 
+/* The parts of group g that cut_by_steps made (g and from..ng) join
+ * again where their heaviest clocks' steps do not drift apart
+ * (drift_apart): one job's levels, a fixed part of a step after each
+ * other.  All of them when one is left. */
+static void join_without_drift(ov_elem *e, size_t nst, size_t g, size_t from, size_t ng)
+{
+	size_t np = ng - from + 1, id[OV_MAX_ELEMS], rep[OV_MAX_ELEMS], left = 0;
+	for (size_t p = 0; p < np; p++) {
+		id[p] = p ? from + p - 1 : g, rep[p] = nst;
+		for (size_t i = 0; i < nst; i++)
+			if (e[i].group == id[p] && (rep[p] == nst || e[i].payload > e[rep[p]].payload))
+				rep[p] = i;
+	}
+	for (size_t p = 0; p < np; p++) {
+		if (rep[p] == nst) /* empty: folded back */
+			continue;
+		size_t to = p;
+		for (size_t q = 0; q < p && to == p; q++)
+			if (rep[q] != nst && !drift_apart(&e[rep[p]].c, &e[rep[q]].c))
+				to = q;
+		if (to == p) {
+			left++;
+			continue;
+		}
+		for (size_t i = 0; i < nst; i++)
+			e[i].group = e[i].group == id[p] ? id[to] : e[i].group;
+		rep[p] = nst;
+	}
+	for (size_t i = 0; left < 2 && i < nst; i++)
+		for (size_t p = 1; p < np; p++)
+			e[i].group = e[i].group == id[p] ? g : e[i].group;
+}
+
+/* Group numbers of e[0..nst) made 0..k-1 in order of first use (a cut
+ * leaves numbers of parts it folded back or joined empty); k returned. */
+static size_t compact_groups(ov_elem *e, size_t nst)
+{
+	const size_t base = SIZE_MAX / 2; /* renamed, during the pass */
+	size_t ng = 0;
+	for (size_t i = 0; i < nst; i++) {
+		if (e[i].group >= base)
+			continue;
+		size_t old = e[i].group, id = base + ng++;
+		for (size_t k = i; k < nst; k++)
+			e[k].group = e[k].group == old ? id : e[k].group;
+	}
+	for (size_t i = 0; i < nst; i++)
+		e[i].group -= base;
+	return ng;
+}
+
 /*
  * Two jobs of one period (their clocks in one group by period): the group
- * of e[0..nst) by period is cut (new groups numbered from ng on; the
- * count returned)
- *   - by steps, where two connections of one pair keep steps apart
- *     (steps_apart): each clock goes with the heaviest one it locks to, the
+ * of e[0..nst) by period is cut (the groups numbered 0..k-1 after, k
+ * returned: never more than the clocks)
+ *   - by steps: each clock goes with the heaviest one it locks to, the
  *     heaviest of the rest starting a part of its own; a part of
  *     connections' clocks alone goes back (the testbed's DDP rings on
  *     hosts 0-4 and 3-6, 0.106 and 0.105 s a step: one job of 7,
- *     "unknown").  A pair's two connections in two groups by period (a
+ *     "unknown").  Unless two connections of one pair keep steps apart
+ *     (steps_apart), the parts whose steps do not drift apart join again
+ *     (two trees of 5 sharing two hosts and no pair at 0.131 and 0.137 s;
+ *     one tree's levels lock to each other at a fixed offset).  A pair's
+ *     two connections that keep steps apart in two groups by period (a
  *     chain of periods cut between them) join their groups first;
  *   - by hosts: each group's clocks whose pairs join no host of another
  *     part's are a part (a chain: rings on hosts 1-4 and 5-8 within 3 %
@@ -765,9 +893,14 @@ static size_t refine_groups(ov_elem *e, size_t nst, size_t n, size_t ng, size_t 
 			for (size_t q = 0; q < nst; q++)
 				e[q].group = e[q].group == from ? to : e[q].group;
 		}
-	for (size_t g = 0, ng0 = ng; g < ng0; g++)
-		if (apart_on_a_pair(e, nst, g))
-			cut_by_steps(e, nst, g, &ng);
+	for (size_t g = 0, ng0 = ng; g < ng0; g++) {
+		size_t from = ng;
+		int apart = apart_on_a_pair(e, nst, g);
+		cut_by_steps(e, nst, g, &ng);
+		if (!apart) /* no pair of both: a tree's levels keep their offsets */
+			join_without_drift(e, nst, g, from, ng);
+	}
+	ng = compact_groups(e, nst); /* at most nst groups, each part one more */
 	for (size_t g = 0, ng1 = ng; g < ng1; g++) {
 		for (size_t h = 0; h < n; h++)
 			up[h] = h;
@@ -789,7 +922,7 @@ static size_t refine_groups(ov_elem *e, size_t nst, size_t n, size_t ng, size_t 
 					e[k].group = to;
 		}
 	}
-	return ng;
+	return compact_groups(e, nst);
 }
 
 /* Split job into its groups (see above): out[0..*parts) when two or more,

@@ -1333,6 +1333,68 @@ static void test_overlapping_jobs(void **state)
 	dmls_stats_release(&st);
 }
 
+/* Two trees of 5 sharing hosts 4 and 5 but no pair: 1 -> {2, 3}, 2 -> {4,
+ * 5} every 100 ms and 4 -> {5, 6}, 5 -> {7, 8} every period2 ms; each
+ * step the leaves send S/4 up, the inner node 8 ms later, the root S/4
+ * down 16 ms after the leaves, the inner node 24 ms after (a level's
+ * edges a fixed part of a step after another's).  One period within 4 %,
+ * no pair carrying both: two jobs, told by their steps' drift (each
+ * tree's levels keep their offsets); at one period and phase, one. */
+static dmls_analysis *two_trees(dmls_stats *st, int64_t period2_ms)
+{
+	static const int kid[2][4][2] = {{{1, 2}, {1, 3}, {2, 4}, {2, 5}},
+					 {{4, 5}, {4, 6}, {5, 7}, {5, 8}}};
+	static const int64_t up_ms[4] = {8, 8, 0, 0}, down_ms[4] = {16, 16, 24, 24};
+	const int64_t period_ms[2] = {100, period2_ms};
+	size_t n = 0;
+	conn_ev e[2 * 60 * 8];
+	int dst[2 * 60 * 8];
+	for (int c = 0; c < 2; c++)
+		for (int i = 0; i < 60; i++)
+			for (int k = 0; k < 4; k++) {
+				int64_t t = SYNTH_T0 + (20 + 37 * c) * MS + i * period_ms[c] * MS;
+				dst[n] = kid[c][k][0];
+				e[n++] = (conn_ev){t + up_ms[k] * MS, kid[c][k][1], c, S_BYTES / 4};
+				dst[n] = kid[c][k][1];
+				e[n++] = (conn_ev){t + down_ms[k] * MS, kid[c][k][0], c, S_BYTES / 4};
+			}
+	for (size_t i = 0; i < n; i++) /* the destination in the source's top bits */
+		e[i].src |= dst[i] << 8;
+	qsort(e, n, sizeof(*e), cmp_conn_ev);
+	dmls_stats_init(st, 0);
+	for (size_t i = 0; i < n; i++) {
+		int sh = e[i].src & 0xff, d = e[i].src >> 8;
+		int lo = sh < d ? sh : d, hi = sh < d ? d : sh; /* one connection a pair */
+		uint16_t a = (uint16_t)(41000 + 100 * lo + hi), b = (uint16_t)(51000 + 100 * lo + hi);
+		conn_send(st, e[i].t, sh, d, sh == lo ? a : b, sh == lo ? b : a, e[i].bytes);
+	}
+	return analyze(st);
+}
+
+static void test_two_trees_one_period(void **state)
+{
+	(void)state;
+	dmls_stats st;
+	dmls_analysis *a = two_trees(&st, 104);
+	assert_int_equal(a->njobs, 2);
+	for (size_t j = 0; j < 2; j++) {
+		const dmls_analysis *x = a->jobs[j];
+		assert_int_equal(x->pattern.kind, DMLS_PAT_TREE);
+		assert_int_equal(x->pattern.ranks, 5);
+		int second = 0;
+		for (size_t i = 0; i < x->pattern.ranks; i++)
+			second |= st.hosts[x->pattern.members[i]].addr[15] == 8;
+		assert_near(x->iter.period_median_s, second ? 0.104 : 0.100, 0.03);
+		assert_true(x->iter.count >= 59 && x->iter.count <= 60);
+	}
+	dmls_analysis_free(a);
+	dmls_stats_release(&st);
+	a = two_trees(&st, 100); /* no drift: one job of 8 (not four of levels) */
+	assert_int_equal(a->njobs, 1);
+	dmls_analysis_free(a);
+	dmls_stats_release(&st);
+}
+
 static void test_pair_averaging_connections(void **state)
 {
 	(void)state;
@@ -1621,6 +1683,7 @@ int main(void)
 		cmocka_unit_test(test_pair_averaging_connections),
 		cmocka_unit_test(test_two_jobs_same_hosts),
 		cmocka_unit_test(test_overlapping_jobs),
+		cmocka_unit_test(test_two_trees_one_period),
 		cmocka_unit_test(test_pair_averaging_three),
 		cmocka_unit_test(test_mpich_three),
 		cmocka_unit_test(test_rabenseifner_rank),
