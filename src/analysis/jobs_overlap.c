@@ -900,7 +900,7 @@ static size_t refine_groups(ov_elem *e, size_t nst, size_t n, size_t ng, size_t 
 		if (!apart) /* no pair of both: a tree's levels keep their offsets */
 			join_without_drift(e, nst, g, from, ng);
 	}
-	ng = compact_groups(e, nst); /* at most nst groups, each part one more */
+	ng = compact_groups(e, nst); /* at most nst: each group holds a clock */
 	for (size_t g = 0, ng1 = ng; g < ng1; g++) {
 		for (size_t h = 0; h < n; h++)
 			up[h] = h;
