@@ -6,6 +6,8 @@
  */
 #include "dmlscope/job.h"
 
+#include "dmlscope/decode.h"
+
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -22,14 +24,66 @@ static const struct {
 	{"resnet152", 60192808},   {"vgg16", 138357544},      {"densenet121", 7978856},
 };
 
-/* Model size, workers and ranks from truth.json, when the run has one. */
+/* 1 when truth entry j's "hosts" (each with an "addr") are the hosts
+ * st->hosts[m[0..n)]. */
+static int same_hosts(json_t *j, const dmls_stats *st, const size_t *m, size_t n)
+{
+	json_t *hs = json_object_get(j, "hosts");
+	if (!json_is_array(hs) || json_array_size(hs) != n)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		char addr[64];
+		dmls_addr_format(st->hosts[m[i]].addr, addr, sizeof(addr));
+		int found = 0;
+		for (size_t k = 0; k < n && !found; k++) {
+			const char *a = json_string_value(json_object_get(json_array_get(hs, k), "addr"));
+			found = a && !strcmp(a, addr);
+		}
+		if (!found)
+			return 0;
+	}
+	return 1;
+}
+
+/* The entry of a multi-job run's truth.json ("jobs") that is the
+ * analysis' top-level job, whose numbers the run's are: the one on its
+ * hosts; of two on the very same hosts, the one whose logged mean step is
+ * nearest the analysis' period.  NULL when none is (or no analysis). */
+static json_t *top_job(json_t *jobs, const dmls_job *job)
+{
+	const dmls_analysis *a = job->analysis;
+	if (!a || !a->pattern.ranks)
+		return NULL;
+	json_t *best = NULL;
+	double off = INFINITY;
+	for (size_t i = 0; i < json_array_size(jobs); i++) {
+		json_t *j = json_array_get(jobs, i), *ms = json_object_get(j, "mean_step_s");
+		if (!same_hosts(j, &job->stats, a->pattern.members, a->pattern.ranks))
+			continue;
+		double d = json_is_number(ms) && isfinite(a->iter.period_s)
+				   ? fabs(json_number_value(ms) - a->iter.period_s)
+				   : INFINITY;
+		if (!best || d < off)
+			best = j, off = d;
+	}
+	return best;
+}
+
+/* Model size, workers and ranks from truth.json, when the run has one; of
+ * a run of several jobs, the top-level job's (its first job's are the
+ * file's own keys), none when no job of the file is the analysis'. */
 static void read_truth(const dmls_job *job, dmls_run_info *ri)
 {
 	if (!job->run.truth_path)
 		return;
-	json_t *t = json_load_file(job->run.truth_path, 0, NULL);
-	if (!t)
+	json_t *root = json_load_file(job->run.truth_path, 0, NULL), *t = root;
+	if (!root)
 		return;
+	json_t *jobs = json_object_get(root, "jobs");
+	if (json_is_array(jobs) && json_array_size(jobs) > 1 && !(t = top_job(jobs, job))) {
+		json_decref(root);
+		return;
+	}
 	json_t *g = json_object_get(t, "gradient_bytes"), *w = json_object_get(t, "workers");
 	json_t *r = json_object_get(t, "ranks");
 	if (json_is_number(g))
@@ -38,7 +92,7 @@ static void read_truth(const dmls_job *job, dmls_run_info *ri)
 		ri->workers = json_number_value(w);
 	if (json_is_number(r))
 		ri->ranks = json_number_value(r);
-	json_decref(t);
+	json_decref(root);
 }
 
 void dmls_run_info_get(const dmls_job *job, dmls_run_info *ri)

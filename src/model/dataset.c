@@ -16,6 +16,8 @@
  *   model_size_mb   truth.json's gradient_bytes in MiB (2^20 bytes, so that
  *                   ResNet50 is the study's 98 MB), else the parameter count
  *                   of torchvision's model of that name * 4 bytes
+ *   (of a run of several jobs, truth.json's entry of the top-level job:
+ *   dmls_run_info_get)
  *   steps, mean_step_s  from train_history.log
  *   wire_mb         all wire bytes of the run, 1e6 bytes
  *   mb_per_step     the study's response, computed by the analysis
