@@ -1242,12 +1242,11 @@ static void test_two_jobs_same_hosts(void **state)
 	dmls_stats_release(&st);
 }
 
-/* Two rings of 4 on overlapping hosts, 1 -> 2 -> 3 -> 4 -> 1 every 100 ms
- * and 3 -> 4 -> 5 -> 6 -> 3 every period2 ms, each send S/4 in 2
- * sub-steps 3 ms apart over the ring's own connection (ports by ring):
- * both send 3 -> 4, no host is a cut vertex.  Apart in period, they are
- * two jobs, each with its hosts, ring of 4, period and S, the pair 3 -> 4
- * read as each one's own; at one period (and one step) they stay one. */
+/* nrings rings of 4 on overlapping hosts, 1 -> 2 -> 3 -> 4 -> 1,
+ * 3 -> 4 -> 5 -> 6 -> 3 and 5 -> 6 -> 7 -> 8 -> 5, ring c every
+ * period_ms[c]; each rank sends S/4 in 2 sub-steps 3 ms apart over the
+ * ring's own connection (ports by ring): neighbours both send over one
+ * pair (3 -> 4, 5 -> 6), no host is a cut vertex. */
 static dmls_analysis *ring_chain(dmls_stats *st, int nrings, const int64_t *period_ms)
 {
 	static const int ring[3][4] = {{1, 2, 3, 4}, {3, 4, 5, 6}, {5, 6, 7, 8}};
@@ -1276,6 +1275,10 @@ static dmls_analysis *ring_chain(dmls_stats *st, int nrings, const int64_t *peri
 	return analyze(st);
 }
 
+/* Two rings (ring_chain), every 100 and period2 ms.  Apart in period, or
+ * of one period with steps that drift apart, they are two jobs, each with
+ * its hosts, ring of 4, period and S, the pair 3 -> 4 read as each one's
+ * own; at one period and one step they stay one. */
 static dmls_analysis *overlapping_rings(dmls_stats *st, int64_t period2_ms)
 {
 	return ring_chain(st, 2, (const int64_t[]){100, period2_ms});
