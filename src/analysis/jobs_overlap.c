@@ -908,7 +908,14 @@ static size_t refine_groups(ov_elem *e, size_t nst, size_t n, size_t ng, size_t 
 				e[q].group = e[q].group == from ? to : e[q].group;
 		}
 	for (size_t g = 0, ng0 = ng; g < ng0; g++) {
-		size_t from = ng;
+		size_t from = ng, src = SIZE_MAX;
+		int senders = 0; /* two or more */
+		for (size_t i = 0; i < nst && !senders; i++)
+			if (e[i].group == g)
+				senders = src != SIZE_MAX && e[i].src != src, src = e[i].src;
+		if (!senders) /* one host's sending (its own capture): its spokes
+			       * are the shared-host split's (jobs_shared.c) */
+			continue;
 		int apart = apart_on_a_pair(e, nst, g);
 		cut_by_steps(e, nst, g, &ng);
 		if (!apart) /* no pair of both: a tree's levels keep their offsets */
