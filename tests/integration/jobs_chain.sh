@@ -13,7 +13,6 @@ NAME=jobs_chain
 . "$SRCDIR/tests/integration/lib/rings.sh"
 periods=(100 115 132 152 175 201 231 266 305 351 404 465)
 rings_chain 24 256KB "${periods[@]}"
-"$DMLSCOPE" analyze "$tmp/rings.pcap" --quiet --json "$tmp/a.json" ||
-	{ echo "$NAME: FAIL: analyze exit $?"; exit 1; }
+rings_analyze
 rings_check "$tmp/a.json" 24 256000 0.05 "${periods[@]}" || exit 1
 echo "$NAME: ok: 12 jobs of 4 hosts on a chain, each ring/4, 24 steps"

@@ -12,7 +12,6 @@ set -u
 NAME=jobs_one_period
 . "$SRCDIR/tests/integration/lib/rings.sh"
 rings_chain 600 64KB 1000 1030
-"$DMLSCOPE" analyze "$tmp/rings.pcap" --quiet --json "$tmp/a.json" ||
-	{ echo "$NAME: FAIL: analyze exit $?"; exit 1; }
+rings_analyze
 rings_check "$tmp/a.json" 600 64000 0.01 1000 1030 || exit 1
 echo "$NAME: ok: 2 rings of 600 steps on overlapping hosts, 1.00 and 1.03 s a step"

@@ -11,8 +11,7 @@ set -u
 NAME=jobs_overlap_long
 . "$SRCDIR/tests/integration/lib/rings.sh"
 rings_chain 600 64KB 1000 1300
-"$DMLSCOPE" analyze "$tmp/rings.pcap" --quiet --json "$tmp/a.json" ||
-	{ echo "$NAME: FAIL: analyze exit $?"; exit 1; }
+rings_analyze
 bin=$(/usr/bin/python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["limits"]["series"]["host_bin_s"])' "$tmp/a.json")
 /usr/bin/python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) > 0.001 else 1)' "$bin" ||
 	{ echo "$NAME: FAIL: hosts' series at $bin s: the case is not made (want coarser than 1 ms)"; exit 1; }

@@ -1154,6 +1154,22 @@ static void assert_twins(const dmls_analysis *a, const double *period_s, const d
 	}
 }
 
+/* Two rings on connections of their own (rings_on_connections, the
+ * second's sends S / minor) every period_ms[0] and [1]: two jobs of
+ * hosts 1-4 (assert_twins), the second's S 4 / minor of the first's. */
+static void assert_two_rings(const int64_t *period_ms, int minor)
+{
+	dmls_stats st;
+	dmls_stats_init(&st, 0);
+	rings_on_connections(&st, period_ms, 2, 0, 60, minor);
+	dmls_analysis *a = analyze(&st);
+	double s = 2.0 * S_BYTES / 4 * 4 / 6; /* a rank sends 2 x S/4 a step: W S_ring */
+	assert_twins(a, (const double[]){(double)period_ms[0] / 1000, (double)period_ms[1] / 1000},
+		     (const double[]){s, s * 4 / minor}, 60);
+	dmls_analysis_free(a);
+	dmls_stats_release(&st);
+}
+
 /* Two synchronous rings of 4 on the same 4 hosts, stepping every 100 and
  * 117 ms over connections of their own, are one component: without the
  * connections' clocks, one ring whose steps and S mix both.  Their
@@ -1169,25 +1185,13 @@ static void test_two_jobs_same_hosts(void **state)
 {
 	(void)state;
 	static const int64_t two[] = {100, 117}, near[] = {100, 105}, one[] = {100};
+	assert_two_rings(two, 4);
+	assert_two_rings(near, 4);
+
 	dmls_stats st;
 	dmls_stats_init(&st, 0);
-	rings_on_connections(&st, two, 2, 0, 60, 4);
-	dmls_analysis *a = analyze(&st);
-	double s = 2.0 * S_BYTES / 4 * 4 / 6; /* a rank sends 2 x S/4 a step: W S_ring */
-	assert_twins(a, (const double[]){0.100, 0.117}, (const double[]){s, s}, 60);
-	dmls_analysis_free(a);
-	dmls_stats_release(&st);
-
-	dmls_stats_init(&st, 0);
-	rings_on_connections(&st, near, 2, 0, 60, 4);
-	a = analyze(&st);
-	assert_twins(a, (const double[]){0.100, 0.105}, (const double[]){s, s}, 60);
-	dmls_analysis_free(a);
-	dmls_stats_release(&st);
-
-	dmls_stats_init(&st, 0);
 	rings_on_connections(&st, one, 1, 1, 60, 4);
-	a = analyze(&st);
+	dmls_analysis *a = analyze(&st);
 	assert_int_equal(a->split_pairs, 4);
 	assert_int_equal(a->conn_tested, 4);
 	assert_int_equal(a->conn_apart, 0);
@@ -1204,22 +1208,11 @@ static void test_two_jobs_same_hosts(void **state)
 	 * testbed's TinyCNN and MobileNetV2 rings of 3 (17 % and 5 % of their
 	 * pairs): counted as one, 64 steps for 60 and 200 */
 	static const int64_t minor[] = {330, 76};
-	dmls_stats_init(&st, 0);
-	rings_on_connections(&st, minor, 2, 0, 60, 40);
-	a = analyze(&st);
-	assert_twins(a, (const double[]){0.330, 0.076}, (const double[]){s, s / 10}, 60);
-	dmls_analysis_free(a);
-	dmls_stats_release(&st);
-
+	assert_two_rings(minor, 40);
 	/* smaller still: 2.4 % of each pair's bytes (the testbed's TinyCNN
 	 * clique beside a ResNet-18 ring: 4.8 %, the ring then called
 	 * asynchronous and the clique lost) */
-	dmls_stats_init(&st, 0);
-	rings_on_connections(&st, minor, 2, 0, 60, 160);
-	a = analyze(&st);
-	assert_twins(a, (const double[]){0.330, 0.076}, (const double[]){s, s / 40}, 60);
-	dmls_analysis_free(a);
-	dmls_stats_release(&st);
+	assert_two_rings(minor, 160);
 
 	/* one ring restarted after 30 steps over new connections: one after
 	 * the other, not at once; no split, its numbers stand */

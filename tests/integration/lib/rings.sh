@@ -1,7 +1,7 @@
 # lib/rings.sh - generated rings of 4 on overlapping hosts, ring k on
 # hosts 198.18.1.(2k+1) to (2k+4), each sharing two hosts with the next
-# (jobs_chain, jobs_overlap_long): sourced with NAME set.  CMake's test
-# glob does not reach this folder.
+# (jobs_chain, jobs_overlap_long, jobs_one_period): sourced with NAME set.
+# CMake's test glob does not reach this folder.
 
 # rings_chain ITERATIONS GRADIENT PERIOD_MS...: one ring a period, merged
 # by time into $tmp/rings.pcap ($tmp a scratch folder removed on exit);
@@ -31,6 +31,13 @@ rings_chain() {
 	rm -f "$tmp/r.pcap"
 	mergecap -w "$tmp/rings.pcap" "$tmp"/m*.pcap || { echo "$NAME: FAIL: mergecap"; exit 1; }
 	rm -f "$tmp"/m*.pcap
+}
+
+# rings_analyze: dmlscope analyze $tmp/rings.pcap into $tmp/a.json, or the
+# test fails.
+rings_analyze() {
+	"$DMLSCOPE" analyze "$tmp/rings.pcap" --quiet --json "$tmp/a.json" ||
+		{ echo "$NAME: FAIL: analyze exit $?"; exit 1; }
 }
 
 # rings_check JSON ITERATIONS S_BYTES PERIOD_TOLERANCE PERIOD_MS...: each
