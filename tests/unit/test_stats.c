@@ -394,6 +394,70 @@ static void test_series_any_order(void **state)
 	}
 }
 
+/* Bytes of bin k of the big series below: runs of 3 bins, 10 apart. */
+static uint64_t big_bin(int64_t k)
+{
+	return k >= 0 && k % 13 < 3 ? (uint64_t)(k % 1000) + 1 : 0;
+}
+
+static void big_check(const dmls_series *s, int64_t nbins, uint64_t extra_at_7)
+{
+	uint64_t total = 0;
+	for (int64_t k = -2; k < nbins + 2; k++) {
+		uint64_t want = big_bin(k) * (k < nbins) + (k == 7 ? extra_at_7 : 0);
+		assert_true(dmls_series_get(s, k) == want);
+		total += want;
+	}
+	assert_true(s->total == total);
+	sum_bins_total = 0;
+	dmls_series_foreach(s, sum_bins, NULL);
+	assert_true(sum_bins_total == total);
+}
+
+/* Series whose buffers are large (values, run headers: hundreds of KiB,
+ * the pages of their own on Linux) read back bin by bin as they were
+ * written: in time order, backwards, widened past 4 GiB, with a run years
+ * away, coarsened and merged. */
+static void test_series_big_buffers(void **state)
+{
+	(void)state;
+	const int64_t n = 400000; /* 30770 runs, 92310 values */
+	dmls_series fw, bw, half;
+	dmls_series_init(&fw, 0, 1000, 2);
+	dmls_series_init(&bw, 0, 1000, 2);
+	dmls_series_init(&half, 0, 1000, 2);
+	for (int64_t k = 0; k < n; k++)
+		if (big_bin(k)) {
+			assert_int_equal(dmls_series_add_bin(&fw, k, big_bin(k)), 0);
+			assert_int_equal(dmls_series_add_bin(k % 2 ? &half : &bw, k, big_bin(k)), 0);
+		}
+	for (int64_t k = n - 1; k >= 0; k--) /* the other half, from the end */
+		if (big_bin(k) && k % 2)
+			assert_int_equal(dmls_series_add_bin(&bw, k, big_bin(k)), 0);
+	assert_true(fw.nruns == (size_t)((n + 12) / 13) && fw.nv >= 3 * fw.nruns);
+	assert_true(dmls_series_mem_bytes(&fw) > ((size_t)256 << 10));
+	big_check(&fw, n, 0);
+	big_check(&bw, n, 0);
+	assert_int_equal(dmls_series_merge(&half, &bw), 0); /* bw's bins, the odd ones twice */
+	for (int64_t k = 0; k < 2000; k++)
+		assert_true(dmls_series_get(&half, k) == big_bin(k) * (1 + (k % 2)));
+	/* widened past 4 GiB, then a run 2^40 bins away: 64-bit values, headers */
+	assert_int_equal(dmls_series_add_bin(&fw, 7, 5000000000ULL), 0);
+	assert_int_equal(fw.wide, 1);
+	big_check(&fw, n, 5000000000ULL);
+	int64_t far = (int64_t)1 << 40;
+	assert_int_equal(dmls_series_add_bin(&fw, far, 9), 0);
+	assert_int_equal(fw.far, 1);
+	assert_true(dmls_series_get(&fw, far) == 9 && dmls_series_get(&fw, 13) == big_bin(13));
+	assert_int_equal(dmls_series_coarsen(&fw), 0);
+	assert_true(dmls_series_get(&fw, 6) == big_bin(13) + big_bin(12));
+	assert_true(dmls_series_get(&fw, 3) == big_bin(7) + 5000000000ULL);
+	assert_true(dmls_series_get(&fw, far / 2) == 9);
+	dmls_series_release(&fw);
+	dmls_series_release(&bw);
+	dmls_series_release(&half);
+}
+
 /* A scan: every packet a new flow from a new host, with one heavy flow in
  * the middle of it.  The tables stay at their caps, the heavy hitter stays
  * exact, and every total adds up: kept + folded = all. */
@@ -684,6 +748,7 @@ int main(void)
 		cmocka_unit_test(test_series_coarsen_merge),
 		cmocka_unit_test(test_series_wide),
 		cmocka_unit_test(test_series_any_order),
+		cmocka_unit_test(test_series_big_buffers),
 		cmocka_unit_test(test_series_dense_u32),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
