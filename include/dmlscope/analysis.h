@@ -482,5 +482,10 @@ int dmls_trainlog_metrics_compute(dmls_trainlog_metrics *m, const dmls_stats *st
 				  const dmls_trainlog *log, double period_s, double job_wire_bytes,
 				  double job_span_s, dmls_error *err);
 void dmls_trainlog_metrics_release(dmls_trainlog_metrics *m);
+/* A run of several jobs: each of the logs (names for the notes) to the job
+ * whose steps its rows keep (trainlog_metrics.c), as that job's train_log;
+ * notes name the logs no job keeps.  DMLS_OK or DMLS_ENOMEM. */
+int dmls_analysis_job_logs(dmls_analysis *a, const dmls_stats *st, const dmls_trainlog *logs,
+			   const char *const *names, size_t n, dmls_error *err);
 
 #endif

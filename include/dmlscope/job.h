@@ -44,6 +44,12 @@ typedef struct dmls_job {
 	dmls_input_file *files;   /* copies, paths owned by the job */
 	int has_log;
 	dmls_trainlog log;
+	/* a run of several jobs: the run's job-<k>/train_history.log as read,
+	 * each given to the job whose steps its rows keep (one that cannot be
+	 * read is left out, its error the job's damage) */
+	size_t njob_logs;
+	dmls_trainlog *job_logs;
+	const char **job_log_names; /* "job-<k>/train_history.log" */
 	dmls_analysis *analysis;  /* NULL if the analysis failed */
 	dmls_error analysis_error; /* why it failed */
 	dmls_error damage;        /* first damaged input (status DMLS_OK if none) */

@@ -65,7 +65,13 @@ typedef struct dmls_run {
 	char **captures;      /* paths, sorted */
 	char *log_path;       /* NULL when no train_history.log */
 	char *truth_path;     /* NULL when no truth.json */
+	/* a run of several jobs (the testbed's): job-<k>/train_history.log of
+	 * each job that wrote one, by k, at most DMLS_RUN_MAX_JOB_LOGS */
+	size_t njob_logs;
+	char **job_logs;
 } dmls_run;
+
+#define DMLS_RUN_MAX_JOB_LOGS 32
 
 /* Parse "framework-model-optimizer-batch-backend-delay-topology". */
 int dmls_run_attrs_parse(dmls_run_attrs *a, const char *name);

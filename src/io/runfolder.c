@@ -3,6 +3,7 @@
  *
  * A run folder is taken as is: every *.pcap / *.pcapng / *.cap file in it
  * (the study's worker-<i>-tcpdump.pcap), its train_history.log when present
+ * (and, in a run of several jobs, each job's job-<k>/train_history.log)
  * and the seven attributes in its name.  The log is a small CSV
  * (Type,ID,Timestamp,Loss,Accuracy) parsed strictly: a malformed line is an
  * error naming the file and line, never a silently skipped row.
@@ -300,8 +301,44 @@ static int add_capture(dmls_run *run, char *path)
 	return 0;
 }
 
+/* k of a subfolder named job-<k> (digits only, k < 10^6), else -1. */
+static long job_folder(const char *name)
+{
+	if (strncmp(name, "job-", 4) || !name[4] || strlen(name + 4) > 6)
+		return -1;
+	for (const char *c = name + 4; *c; c++)
+		if (!isdigit((unsigned char)*c))
+			return -1;
+	return strtol(name + 4, NULL, 10);
+}
+
+/* Folder dir's job-<k>/train_history.log (a regular file) into the run's
+ * job logs, its k in ks: 0, or -1 when out of memory. */
+static int add_job_log(dmls_run *run, long *ks, const char *dir, const char *sub, long k)
+{
+	struct stat sb;
+	char *f = path_join(dir, sub), *log = f ? path_join(f, "train_history.log") : NULL;
+	free(f);
+	if (!log)
+		return -1;
+	if (run->njob_logs >= DMLS_RUN_MAX_JOB_LOGS || stat(log, &sb) || !S_ISREG(sb.st_mode)) {
+		free(log);
+		return 0;
+	}
+	if (!run->job_logs && !(run->job_logs = calloc(DMLS_RUN_MAX_JOB_LOGS, sizeof(char *)))) {
+		free(log);
+		return -1;
+	}
+	size_t i = run->njob_logs++; /* in order of k */
+	for (; i > 0 && ks[i - 1] > k; i--)
+		run->job_logs[i] = run->job_logs[i - 1], ks[i] = ks[i - 1];
+	run->job_logs[i] = log, ks[i] = k;
+	return 0;
+}
+
 static int open_folder(dmls_run *run, const char *dir, dmls_error *err)
 {
+	long ks[DMLS_RUN_MAX_JOB_LOGS];
 	DIR *d = opendir(dir);
 	if (!d)
 		return dmls_fail(err, DMLS_EIO, "'%s': %s", dir, strerror(errno));
@@ -315,6 +352,9 @@ static int open_folder(dmls_run *run, const char *dir, dmls_error *err)
 			run->log_path = path_join(dir, e->d_name);
 		} else if (!strcmp(e->d_name, "truth.json")) {
 			run->truth_path = path_join(dir, e->d_name);
+		} else if (job_folder(e->d_name) >= 0 &&
+			   add_job_log(run, ks, dir, e->d_name, job_folder(e->d_name))) {
+			rc = dmls_fail(err, DMLS_ENOMEM, "'%s': out of memory", dir);
 		}
 	}
 	closedir(d);
@@ -377,5 +417,8 @@ void dmls_run_release(dmls_run *run)
 	free(run->name);
 	free(run->log_path);
 	free(run->truth_path);
+	for (size_t i = 0; i < run->njob_logs; i++)
+		free(run->job_logs[i]);
+	free(run->job_logs);
 	memset(run, 0, sizeof(*run));
 }

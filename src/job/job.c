@@ -247,6 +247,32 @@ static void note_clocks(dmls_job *job)
 	dmls_analysis_note_input(job->analysis, text);
 }
 
+/* The run's job-<k>/train_history.log files: 0, or -1 when out of memory. */
+static int load_job_logs(dmls_job *job)
+{
+	size_t n = job->run.njob_logs;
+	job->job_logs = calloc(n, sizeof(*job->job_logs));
+	job->job_log_names = calloc(n, sizeof(*job->job_log_names));
+	if (!job->job_logs || !job->job_log_names)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		const char *path = job->run.job_logs[i], *name = path + strlen(path);
+		for (int slashes = 0; name > path && slashes < 2; name--)
+			if (name[-1] == '/' && ++slashes == 2)
+				break;
+		dmls_error lerr;
+		if (dmls_trainlog_load(&job->job_logs[job->njob_logs], path, &lerr) != DMLS_OK) {
+			if (lerr.status == DMLS_ENOMEM)
+				return -1;
+			if (job->damage.status == DMLS_OK)
+				job->damage = lerr;
+			continue;
+		}
+		job->job_log_names[job->njob_logs++] = name;
+	}
+	return 0;
+}
+
 int dmls_job_run_analysis(dmls_job *job, dmls_error *err)
 {
 	int rc;
@@ -257,12 +283,20 @@ int dmls_job_run_analysis(dmls_job *job, dmls_error *err)
 		else if (job->damage.status == DMLS_OK)
 			job->damage = lerr;
 	}
+	if (job->run.njob_logs && load_job_logs(job))
+		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
 	rc = dmls_analysis_run(&job->analysis, &job->stats, job->has_log ? &job->log : NULL,
 			       &job->analysis_error);
-	if (rc != DMLS_OK)
+	if (rc == DMLS_OK && job->njob_logs)
+		rc = dmls_analysis_job_logs(job->analysis, &job->stats, job->job_logs,
+					    job->job_log_names, job->njob_logs,
+					    &job->analysis_error);
+	if (rc != DMLS_OK) {
+		dmls_analysis_free(job->analysis);
 		job->analysis = NULL;
-	else
+	} else {
 		note_clocks(job);
+	}
 	dmls_stats_release_analysis_series(&job->stats); /* read by nothing after */
 	if (rc == DMLS_ENOMEM) /* not a property of the data: the job fails */
 		return dmls_fail(err, rc, "%s", job->analysis_error.msg);
@@ -278,6 +312,10 @@ void dmls_job_release(dmls_job *job)
 	free(job->files);
 	if (job->has_log)
 		dmls_trainlog_release(&job->log);
+	for (size_t i = 0; i < job->njob_logs; i++)
+		dmls_trainlog_release(&job->job_logs[i]);
+	free(job->job_logs);
+	free(job->job_log_names);
 	dmls_stats_release(&job->stats);
 	dmls_run_release(&job->run);
 	memset(job, 0, sizeof(*job));
