@@ -18,7 +18,8 @@
  *                   of torchvision's model of that name * 4 bytes
  *   (of a run of several jobs, truth.json's entry of the top-level job:
  *   dmls_run_info_get)
- *   steps, mean_step_s  from train_history.log
+ *   steps, mean_step_s  from train_history.log (a run of several jobs: the
+ *                   top-level job's job-<k>/train_history.log)
  *   wire_mb         all wire bytes of the run, 1e6 bytes
  *   mb_per_step     the study's response, computed by the analysis
  *                   (trainlog_metrics.c): wire MB per mean-step-time bin
