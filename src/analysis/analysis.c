@@ -1119,6 +1119,83 @@ static int split_colocated(dmls_analysis **ap, dmls_stats *st, const dmls_trainl
 	return 0;
 }
 
+/*
+ * Two jobs found apart that keep one step: the same period (within
+ * PARTS_PERIOD), one end of each in every step of the other
+ * (dmls_clock_compare's lock, PARTS_LOCK) at a fixed offset (its spread
+ * over the period, PARTS_SPREAD) that only jitters about one value (its
+ * wander, PARTS_WANDER: two jobs' offsets drift or random-walk, two parts
+ * of one job are tied again at every step), on hosts that touch (a host
+ * of both, or a pair between them moving data).  A job split at a host it
+ * shares with another (a tree's inner node on a ring's hosts: the tree
+ * read as a star of 3 and a pair) gives such parts, each with a confident
+ * pattern of its own; two jobs seldom do.  Each is noted and its pattern's
+ * confidence halved; nothing is merged.
+ */
+#define PARTS_PERIOD 0.03
+#define PARTS_LOCK 0.9
+#define PARTS_SPREAD 0.25
+#define PARTS_WANDER 1.0
+
+static int touching(const dmls_stats *st, const dmls_analysis *x, const dmls_analysis *y,
+		    unsigned char *in)
+{
+	memset(in, 0, st->nhosts ? st->nhosts : 1);
+	for (size_t i = 0; i < x->pattern.ranks; i++)
+		in[x->pattern.members[i]] |= 1;
+	for (size_t i = 0; i < y->pattern.ranks; i++)
+		if ((in[y->pattern.members[i]] |= 2) == 3)
+			return 1;
+	for (size_t k = 0; k < st->npairs; k++) {
+		const dmls_pair *p = &st->pairs[k];
+		if ((in[p->src] | in[p->dst]) == 3 && in[p->src] != in[p->dst] &&
+		    (double)p->payload_bytes >= DMLS_MIN_DATA_BYTES)
+			return 1;
+	}
+	return 0;
+}
+
+static int flag_locked_parts(dmls_analysis *a, const dmls_stats *st)
+{
+	if (a->njobs < 2)
+		return 0;
+	unsigned char *in = malloc(st->nhosts ? st->nhosts : 1);
+	size_t *with = malloc(a->njobs * sizeof(size_t)); /* a job it keeps step with */
+	if (!in || !with) {
+		free(in);
+		free(with);
+		return -1;
+	}
+	for (size_t i = 0; i < a->njobs; i++)
+		with[i] = SIZE_MAX;
+	for (size_t i = 0; i < a->njobs; i++)
+		for (size_t j = i + 1; j < a->njobs; j++) {
+			const dmls_analysis *x = a->jobs[i], *y = a->jobs[j];
+			double P = x->iter.period_s, Q = y->iter.period_s;
+			if (x->iter.count < 8 || y->iter.count < 8 || !(P > 0) || !(Q > 0) ||
+			    !x->pattern.members || !y->pattern.members ||
+			    fabs(P - Q) > PARTS_PERIOD * fmin(P, Q) || !touching(st, x, y, in))
+				continue;
+			double spread, lock, wander;
+			dmls_clock_compare(x->iter.comm_end_s, x->iter.count, y->iter.comm_end_s,
+					   y->iter.count, P, &spread, &lock, &wander);
+			if (lock >= PARTS_LOCK && spread <= PARTS_SPREAD && wander >= PARTS_WANDER) {
+				with[i] = with[i] == SIZE_MAX ? j : with[i];
+				with[j] = with[j] == SIZE_MAX ? i : with[j];
+			}
+		}
+	for (size_t i = 0; i < a->njobs; i++)
+		if (with[i] != SIZE_MAX) {
+			a->jobs[i]->pattern.confidence *= 0.5;
+			dmls_note(a->jobs[i], "in lockstep with job %zu, whose hosts touch its own (one "
+					      "period, steps at a fixed offset): maybe both are parts of one "
+					      "job, split at a shared host", a->jobs[with[i]]->job_id);
+		}
+	free(in);
+	free(with);
+	return 0;
+}
+
 int dmls_analysis_run(dmls_analysis **out, dmls_stats *st, const dmls_trainlog *log,
 		      dmls_error *err)
 {
@@ -1146,6 +1223,8 @@ int dmls_analysis_run(dmls_analysis **out, dmls_stats *st, const dmls_trainlog *
 		rc = split_colocated(&a, st, log, &jobs, &njobs, err);
 	if (rc == 0 && njobs > 1)
 		rc = leave_stepless(&a, st, log, jobs, njobs, err);
+	if (rc == 0 && flag_locked_parts(a, st))
+		rc = dmls_fail(err, DMLS_ENOMEM, "out of memory");
 	dmls_jobs_free(jobs, njobs);
 	if (rc) {
 		dmls_analysis_free(a);
