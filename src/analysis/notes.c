@@ -140,6 +140,11 @@ void dmls_notes_job(dmls_analysis *a, const dmls_stats *st)
 	if (p->hub_exchanges)
 		dmls_note(a, "hub-shaped collective: the hub exchanges with its spokes at once "
 			"(no push-then-pull), so it is a rank, not a parameter server");
+	if (p->kind == DMLS_PAT_HIERARCHICAL && !isfinite(a->gradient_bytes) &&
+	    isfinite(a->iter.bytes_per_worker))
+		dmls_note(a, "S null: a hierarchical all-reduce's bytes depend on the algorithms "
+			"inside and across its %zu groups (bytes per worker are measured)",
+		     p->ngroups);
 	if (p->kind == DMLS_PAT_BUTTERFLY && p->ranks == 3)
 		dmls_note(a, "3 ranks in a path whose middle rank exchanges with an end at once: "
 			"MPICH's or Open MPI's all-reduce for N = 3 (the extra rank hands its "

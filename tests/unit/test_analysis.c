@@ -494,6 +494,9 @@ static void test_hierarchical(void **state)
 	run_job(&st, SYNTH_T0, hier_iter, 20, 0.03);
 	dmls_analysis *a = check_job(&st, DMLS_PAT_HIERARCHICAL, 8, -1);
 	assert_int_equal(a->pattern.ngroups, 2);
+	/* S is null, and a note says why (it had none) */
+	assert_true(isnan(a->gradient_bytes) && isfinite(a->iter.bytes_per_worker));
+	assert_true(has_note(a, "S null: a hierarchical all-reduce's bytes depend"));
 	dmls_analysis_free(a);
 	dmls_stats_release(&st);
 }
