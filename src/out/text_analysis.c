@@ -144,6 +144,28 @@ static void burst_text(const dmls_result *r, FILE *fp)
 }
 
 /* The other jobs of the capture: a few lines each. */
+/* The train log beside the traffic: a job's own log. */
+static void log_text(const dmls_result *r, FILE *fp)
+{
+	char err[32] = "no error: no steady step", mb[32] = "no MB per step";
+	if (!r->has_log)
+		return;
+	if (isfinite(r->log.period_error))
+		snprintf(err, sizeof(err), "%+.1f %%", 100 * r->log.period_error);
+	if (isfinite(r->log.mb_per_step))
+		snprintf(mb, sizeof(mb), "%.2f MB per step", r->log.mb_per_step);
+	if (!isfinite(r->log.mean_step_s)) /* under 2 steps, or out of order */
+		fprintf(fp, "train log: %lld steps, no step time\n", (long long)r->log.steps);
+	else if (isfinite(r->log.detected_period_s))
+		fprintf(fp, "train log: %lld steps, mean step %.4g s, from the second %.4g s "
+			    "(traffic: %.4g s, %s), %s\n",
+			(long long)r->log.steps, r->log.mean_step_s, r->log.steady_step_s,
+			r->log.detected_period_s, err, mb);
+	else
+		fprintf(fp, "train log: %lld steps, mean step %.4g s (traffic: no job-wide period), %s\n",
+			(long long)r->log.steps, r->log.mean_step_s, mb);
+}
+
 static void jobs_text(const dmls_result *r, FILE *fp)
 {
 	char b1[32];
@@ -155,6 +177,7 @@ static void jobs_text(const dmls_result *r, FILE *fp)
 		pattern_text(jr, fp);
 		iterations_text(jr, fp);
 		runs_text(jr, fp);
+		log_text(jr, fp);
 		for (size_t i = 0; i < jr->nnotes; i++)
 			fprintf(fp, "note: %s\n", jr->notes[i]);
 	}
@@ -166,21 +189,7 @@ void dmls_render_text_analysis(const dmls_result *r, FILE *fp)
 	iterations_text(r, fp);
 	runs_text(r, fp);
 	burst_text(r, fp);
-	char err[32] = "no error: no steady step", mb[32] = "no MB per step";
-	if (r->has_log && isfinite(r->log.period_error))
-		snprintf(err, sizeof(err), "%+.1f %%", 100 * r->log.period_error);
-	if (r->has_log && isfinite(r->log.mb_per_step))
-		snprintf(mb, sizeof(mb), "%.2f MB per step", r->log.mb_per_step);
-	if (r->has_log && !isfinite(r->log.mean_step_s)) /* under 2 steps, or out of order */
-		fprintf(fp, "train log: %lld steps, no step time\n", (long long)r->log.steps);
-	else if (r->has_log && isfinite(r->log.detected_period_s))
-		fprintf(fp, "train log: %lld steps, mean step %.4g s, from the second %.4g s "
-			    "(traffic: %.4g s, %s), %s\n",
-			(long long)r->log.steps, r->log.mean_step_s, r->log.steady_step_s,
-			r->log.detected_period_s, err, mb);
-	else if (r->has_log)
-		fprintf(fp, "train log: %lld steps, mean step %.4g s (traffic: no job-wide period), %s\n",
-			(long long)r->log.steps, r->log.mean_step_s, mb);
+	log_text(r, fp);
 	for (size_t i = 0; i < r->nnotes; i++)
 		fprintf(fp, "note: %s\n", r->notes[i]);
 	jobs_text(r, fp);

@@ -7,10 +7,11 @@
 #   ddp4-ddp4-overlap        rings on hosts 0-3 and 2-5
 #   ddp3-ddp3-one-period     rings of 3 on hosts 0-2 and 1-3, one period
 #                            (0.085 and 0.087 s): told by their steps
-# Then the same run with one log's times moved by 1000 s (it keeps no
-# job's steps: a note names it, no job takes it) and with one log
-# malformed (the one-line error naming it, exit 1, the other log still
-# read).  Before, no job of such a run had a train_log.
+# The text gives each job's "train log:" line.  Then the same run with
+# one log's times moved by 1000 s (it keeps no job's steps: a note names
+# it, no job takes it) and with one log malformed (the one-line error
+# naming it, exit 1, the other log still read).  Before, no job of such a
+# run had a train_log.
 set -u
 NAME=job_logs
 . "$SRCDIR/tests/integration/lib/fixture.sh"
@@ -63,8 +64,12 @@ for r in ddp4-ddp4mob-same-hosts ddp4-ddp4-overlap ddp3-ddp3-one-period; do
 	check "$tmp/$r.json" "$tmp/$r" 0 1 || exit 1
 done
 
-# a log an hour away keeps no job's steps
+# the text shows each job's log line
 r=ddp4-ddp4-overlap
+n=$("$DMLSCOPE" analyze "$tmp/$r" | grep -c '^train log: [0-9]* steps, mean step')
+[ "$n" = 2 ] || { echo "$NAME: FAIL: $r: $n 'train log:' lines in the text, want one per job (2)"; exit 1; }
+
+# a log an hour away keeps no job's steps
 /usr/bin/python3 - "$tmp/$r/job-1/train_history.log" <<'PY' || exit 1
 import sys
 p = sys.argv[1]
