@@ -127,21 +127,26 @@ double dmls_run_edge_cut(const struct dmls_stats *st, const size_t *at, size_t n
 
 /* The period of requests at t[0..k) (ascending) when kc > k were sent:
  * the span over the number of steps whose period the intervals fit best
- * as whole multiples (mode.c); NAN for an empty span. */
+ * as whole multiples, where they fit well; else the span over kc - 1
+ * steps (mode.c); NAN for an empty span. */
 double dmls_period_of_missed(const double *t, size_t k, size_t kc);
 
 /* The period of requests among bursts at t[0..k) that hold kc < k
  * requests (answers taken for requests; mode.c): span_period, the span
  * over the requests, unless the answers lie outside the requests' span (a
- * rank answering others after its own last step) and stretch it: then the
- * median interval, when more than 10 % apart from it.  An answer inside
- * the span often sits right by a request (an interval under a quarter of
- * the median): when the extra bursts are few (a quarter of the requests or
- * fewer), half of them or more show so and the span is at most 25 % over
- * the median, the answers are inside and the span is the requests' (the
- * median is not the mean there: a rank whose steps shorten as the job
- * goes, 0.24 s to 0.09 s on the testbed, has a median 12-18 % under it;
- * answers after the last step stretched a span by 58 % in test_analysis). */
+ * rank answering others after its own last step) and stretch it.  An
+ * answer inside the span often sits right by a request (an interval under
+ * a quarter of the median): when the extra bursts are few (a quarter of
+ * the requests or fewer), half of them or more show so and the span is at
+ * most 25 % over the median, the answers are inside and the span is the
+ * requests' (the median is not the mean there: a rank whose steps shorten
+ * as the job goes, 0.24 s to 0.09 s on the testbed, has a median 12-18 %
+ * under it).  Else bursts beyond an end, each over three medians from the
+ * next (k - kc at most), are answers (after the last step they stretched
+ * a span by 58 % in test_analysis): the span without them; none,
+ * the span again where it is at most 25 % over the median (3 answers of a
+ * 4-rank pair averaging rank, none by a request: the median was 12 %
+ * short); else the median interval, when more than 10 % apart from it. */
 double dmls_period_of_extra(const double *t, size_t k, size_t kc, double span_period);
 
 /* Helpers shared by the analysis files (stats_util.c). */
