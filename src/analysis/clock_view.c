@@ -148,7 +148,10 @@ static double multiple_spread(const double *fast, size_t nf, const double *slow,
  * the testbed: a synchronous server's, tree's or butterfly's edges are
  * within 7 % and 0.11; a host with ranks of two jobs at 8-9 % apart, or at
  * one period with offsets spread 0.27-0.51; an asynchronous server's
- * workers 14 % apart.  An asynchronous server with two workers answers
+ * workers 14 % apart.  Offsets spread wider as noise about one offset
+ * (dmls_steps_lock: one period within 3 %, lock 0.9, spread up to 0.30,
+ * not wandering) are one clock: a clique rank sending to five peers at
+ * once, one edge's ends 0.16-0.23 of a period from the first's.  An asynchronous server with two workers answers
  * both within most iterations of the merged clock, which the count below
  * cannot see.  An edge can carry two bursts a step where another carries
  * one (a rank of Open MPI's Rabenseifner all-reduce sends to its nearest
@@ -183,7 +186,9 @@ static int clocks_apart(const dmls_stats *st, size_t hub, const long *pk, size_t
 					fast = ref, nf = nref, slow = it.comm_end_s, ns_slow = it.count;
 				if (fabs(hi - lo) <= PACE_OFF * lo) /* lock: 0.66-1 either way */
 					apart = phase_spread(ref, nref, it.comm_end_s, it.count, lo) >
-						PACE_PHASE;
+							PACE_PHASE &&
+						!dmls_steps_lock(ref, nref, ref_p, it.comm_end_s,
+								 it.count, it.period_s);
 				else if (k >= 2 && k <= PACE_MULTIPLE && fabs(hi - k * lo) <= PACE_OFF * hi)
 					apart = multiple_spread(fast, nf, slow, ns_slow, hi, (size_t)k) >
 						PACE_PHASE;

@@ -176,7 +176,12 @@ static int spoke_steady(const part_clock *spoke, int hub)
  * steps), but their ends keep steady offsets from each other's (robust
  * spread, dmls_clock_compare, at most 0.04 of the period on the testbed's
  * butterflies and trees); two jobs' drift (0.25-0.51 measured, 0.37 for
- * offsets spread evenly).  Without evidence (too few steps): 1. */
+ * offsets spread evenly).  Offsets spread wider but as noise about one
+ * offset (steps_lock: one period, lock 0.9, spread at most 0.30, wander
+ * 0.7 or more) are one job too: a clique rank's own capture, one spoke
+ * 0.16-0.23 from the others with lock 0.95-1 (its sends to five peers at
+ * once, one of them late by a varying amount), had been a job of its own.
+ * Without evidence (too few steps): 1. */
 static int hub_same_job(const part_clock *a, const part_clock *b)
 {
 	if (a->count < DMLS_SHARED_MIN_STEPS || b->count < DMLS_SHARED_MIN_STEPS ||
@@ -185,7 +190,8 @@ static int hub_same_job(const part_clock *a, const part_clock *b)
 	double s1, s2, lock;
 	dmls_clock_compare(a->ends, a->count, b->ends, b->count, a->period_s, &s1, &lock, NULL);
 	dmls_clock_compare(b->ends, b->count, a->ends, a->count, b->period_s, &s2, &lock, NULL);
-	return !(fmin(s1, s2) > DMLS_SHARED_HUB_PHASE);
+	return !(fmin(s1, s2) > DMLS_SHARED_HUB_PHASE) ||
+	       steps_lock(a->ends, a->count, a->period_s, b->ends, b->count, b->period_s, NULL);
 }
 
 /* 1 when a lone spoke's clock (its edge to the cut vertex) is a job's
