@@ -134,6 +134,10 @@ typedef struct dmls_pattern {
 	size_t extra;          /* butterfly of 3 from a hub: the extra rank (it
 				* hands its whole vector, S, to the hub); else
 				* SIZE_MAX */
+	int tree_node;         /* tree read from a star whose hub sends to one
+				* spoke (the root here, hubs[0]) before it hears
+				* from it: a tree's inner node, its parent and
+				* children (dmls_pattern_star_node) */
 } dmls_pattern;
 
 /* dmls_burst: burst.h */
@@ -400,6 +404,12 @@ void dmls_pattern_check_two(dmls_pattern *p, const dmls_stats *st);
 /* A star's hub: a server its spokes take turns with, or a collective's
  * rank exchanging with them at once (N = 3: MPICH's butterfly)? */
 void dmls_pattern_check_hub(dmls_pattern *p, const dmls_stats *st);
+/* A star whose hub, each step, sends to one spoke before it hears from it
+ * and hears from every other spoke first: a tree's inner node with its
+ * parent (the root seen) and children, not a server (p->tree_node);
+ * iterations as dmls_pattern_tree_root's. */
+void dmls_pattern_star_node(dmls_pattern *p, const dmls_stats *st, const double *bounds_s,
+			    size_t count, double end_s);
 /* Tree: the root from timing (a child sends up before its parent sends
  * down); iterations from bounds_s[0..count) to end_s, s from st->t0_ns. */
 void dmls_pattern_tree_root(dmls_pattern *p, const dmls_stats *st, const double *bounds_s,

@@ -337,6 +337,7 @@ static int stage_shape_final(stage_ctx *c, dmls_error *err)
 		dmls_pattern_check_pairwise(p, c->st, win);
 		dmls_pattern_check_two(p, c->st);
 		dmls_pattern_check_hub(p, c->st);
+		dmls_pattern_star_node(p, c->st, it->bounds_s, it->count, it->end_s);
 	}
 	dmls_pattern_tree_root(p, c->st, it->bounds_s, it->count, it->end_s);
 	if (!c->a->hub_one_at_a_time &&

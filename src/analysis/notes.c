@@ -140,6 +140,10 @@ void dmls_notes_job(dmls_analysis *a, const dmls_stats *st)
 	if (p->hub_exchanges)
 		dmls_note(a, "hub-shaped collective: the hub exchanges with its spokes at once "
 			"(no push-then-pull), so it is a rank, not a parameter server");
+	if (p->tree_node)
+		dmls_note(a, "tree, not a server: the hub sends to its root before hearing from it, "
+			"the rest send first; the tree may reach past these %zu ranks",
+		     p->ranks);
 	if (p->kind == DMLS_PAT_HIERARCHICAL && !isfinite(a->gradient_bytes) &&
 	    isfinite(a->iter.bytes_per_worker))
 		dmls_note(a, "S null: a hierarchical all-reduce's bytes depend on the algorithms "

@@ -29,6 +29,64 @@ static double mean_time(const dmls_pair *pr, const dmls_stats *st, double a, dou
 	return w > 0 ? off_s + bin_s * sum / w : NAN;
 }
 
+/* The vote over the iterations on edge u-v (pairs a: u->v, b: v->u): +1
+ * for each iteration where u's bytes come first (u is the child), -1 where
+ * v's do; *m the iterations where both sent. */
+static long first_vote(const dmls_stats *st, long a, long b, const double *bounds_s, size_t count,
+		       double end_s, size_t *m)
+{
+	long vote = 0;
+	*m = 0;
+	for (size_t i = 0; i < count; i++) {
+		double t0 = bounds_s[i], t1 = i + 1 < count ? bounds_s[i + 1] : end_s;
+		double tu = mean_time(&st->pairs[a], st, t0, t1);
+		double tv = mean_time(&st->pairs[b], st, t0, t1);
+		if (isfinite(tu) && isfinite(tv)) {
+			vote += tu < tv ? 1 : -1;
+			(*m)++;
+		}
+	}
+	return vote;
+}
+
+/* A parameter server hears from every worker before it answers it (push,
+ * then pull), whatever the iterations' bounds cut (pull first: every spoke
+ * reversed alike).  A tree's inner node seen with its edges alone (one
+ * host's capture of both directions) is a star to the volume graph, but
+ * it sends up to its parent before the parent sends down: one spoke the
+ * other way round.  Votes count when three quarters of the iterations
+ * where both directions moved agree, over 4 iterations at least. */
+void dmls_pattern_star_node(dmls_pattern *p, const dmls_stats *st, const double *bounds_s,
+			    size_t count, double end_s)
+{
+	if (p->kind != DMLS_PAT_STAR || p->nhubs != 1 || p->partial || p->hub_exchanges ||
+	    p->ranks < 3 || count < 4 || !p->members)
+		return;
+	size_t hub = p->hubs[0], parent = SIZE_MAX, parents = 0, children = 0;
+	for (size_t i = 0; i < p->ranks; i++) {
+		size_t u = p->members[i], m;
+		if (u == hub)
+			continue;
+		long a = dmls_stats_find_pair(st, (uint32_t)u, (uint32_t)hub);
+		long b = dmls_stats_find_pair(st, (uint32_t)hub, (uint32_t)u);
+		if (a < 0 || b < 0)
+			return;
+		long vote = first_vote(st, a, b, bounds_s, count, end_s, &m);
+		if (m < 4 || 4 * labs(vote) < 3 * (long)m)
+			return; /* no clear order on this edge */
+		if (vote > 0)
+			children++;
+		else
+			parent = u, parents++;
+	}
+	if (parents != 1 || children < 1)
+		return;
+	p->kind = DMLS_PAT_TREE;
+	p->hubs[0] = parent;
+	p->tree_node = 1;
+	p->confidence = fmin(p->confidence, 0.7);
+}
+
 void dmls_pattern_tree_root(dmls_pattern *p, const dmls_stats *st, const double *bounds_s,
 			    size_t count, double end_s)
 {
@@ -57,15 +115,9 @@ void dmls_pattern_tree_root(dmls_pattern *p, const dmls_stats *st, const double 
 			    (double)st->pairs[a].payload_bytes < DMLS_EDGE_FRACTION * maxv ||
 			    (double)st->pairs[b].payload_bytes < DMLS_EDGE_FRACTION * maxv)
 				continue; /* a tree edge carries data both ways */
-			long vote = 0;
-			for (size_t i = 0; i < count; i++) {
-				double t0 = bounds_s[i], t1 = i + 1 < count ? bounds_s[i + 1] : end_s;
-				double tu = mean_time(&st->pairs[a], st, t0, t1);
-				double tv = mean_time(&st->pairs[b], st, t0, t1);
-				if (isfinite(tu) && isfinite(tv))
-					vote += tu < tv ? 1 : -1; /* u sent first: u is the child */
-			}
-			if (vote > 0)
+			size_t m;
+			long vote = first_vote(st, a, b, bounds_s, count, end_s, &m);
+			if (vote > 0) /* u sent first: u is the child */
 				child[u] = 1;
 			else if (vote < 0)
 				child[v] = 1;
