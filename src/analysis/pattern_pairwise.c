@@ -9,7 +9,9 @@
  * Test: cut the job's active span into windows of about one iteration (the
  * detected period, else span/16).  In each window an edge is active when it
  * carries at least PAIRWISE_ACTIVE of the busiest edge's bytes in that
- * window (edges undirected: u->v and v->u are one, so a parameter
+ * window, or of its own busiest window where that is less (a butterfly of
+ * 16 sends its nearest partner S/16, under a fifth of the farthest's S/2:
+ * read "pairwise" before, fill 0.58 and change 0.25) (edges undirected: u->v and v->u are one, so a parameter
  * server's push and pull phases are not partners changing); windows whose busiest edge is below 10 % of the busiest window are
  * quiet (stalls, chatter) and skipped.  With A_w the active set:
  *   fill   = mean |A_w| / |E|                    (E = the job's data edges)
@@ -79,10 +81,14 @@ static int window_stats(const double *x, size_t ne, size_t nw, double *fill,
 	for (size_t i = 0; i < ne * nw; i++)
 		top = x[i] > top ? x[i] : top;
 	unsigned char *prev = calloc(ne, 1), *cur = calloc(ne, 1);
+	double *own = calloc(ne, sizeof(double));
 	size_t valid = 0, pairs = 0;
 	double sfill = 0, schange = 0;
 	int have_prev = 0;
-	for (size_t w = 0; w < nw && prev && cur; w++) {
+	for (size_t e = 0; own && e < ne; e++) /* each edge's own busiest window */
+		for (size_t w = 0; w < nw; w++)
+			own[e] = x[e * nw + w] > own[e] ? x[e * nw + w] : own[e];
+	for (size_t w = 0; w < nw && prev && cur && own; w++) {
 		double m = 0;
 		for (size_t e = 0; e < ne; e++)
 			m = x[e * nw + w] > m ? x[e * nw + w] : m;
@@ -90,7 +96,7 @@ static int window_stats(const double *x, size_t ne, size_t nw, double *fill,
 			continue;
 		size_t na = 0, inter = 0, uni = 0;
 		for (size_t e = 0; e < ne; e++) {
-			cur[e] = x[e * nw + w] >= PAIRWISE_ACTIVE * m;
+			cur[e] = x[e * nw + w] >= PAIRWISE_ACTIVE * fmin(m, own[e]);
 			na += cur[e];
 			inter += cur[e] && prev[e];
 			uni += cur[e] || prev[e];
@@ -106,6 +112,7 @@ static int window_stats(const double *x, size_t ne, size_t nw, double *fill,
 	}
 	free(prev);
 	free(cur);
+	free(own);
 	if (valid < 4 || !pairs)
 		return 0;
 	*fill = sfill / (double)valid;
