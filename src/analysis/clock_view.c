@@ -151,9 +151,9 @@ static double multiple_spread(const double *fast, size_t nf, const double *slow,
  * workers 14 % apart.  Offsets spread wider as noise about one offset
  * (dmls_steps_lock: one period within 3 %, lock 0.9, spread up to 0.30,
  * not wandering) are one clock: a clique rank sending to five peers at
- * once, one edge's ends 0.16-0.23 of a period from the first's.  An asynchronous server with two workers answers
- * both within most iterations of the merged clock, which the count below
- * cannot see.  An edge can carry two bursts a step where another carries
+ * once, one edge's ends 0.16-0.23 of a period from the first's.  An
+ * asynchronous server with two workers answers both within most
+ * iterations of the merged clock, which the count below cannot see.  An edge can carry two bursts a step where another carries
  * one (a rank of Open MPI's Rabenseifner all-reduce sends to its nearest
  * partner first and last in a step: that edge's clock counts 72 for the
  * step's 36, which withheld every rank's file of the testbed's runs):

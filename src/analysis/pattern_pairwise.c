@@ -11,9 +11,11 @@
  * carries at least PAIRWISE_ACTIVE of the busiest edge's bytes in that
  * window, or of its own busiest window where that is less (a butterfly of
  * 16 sends its nearest partner S/16, under a fifth of the farthest's S/2:
- * read "pairwise" before, fill 0.58 and change 0.25) (edges undirected: u->v and v->u are one, so a parameter
- * server's push and pull phases are not partners changing); windows whose busiest edge is below 10 % of the busiest window are
- * quiet (stalls, chatter) and skipped.  With A_w the active set:
+ * read "pairwise" before, fill 0.58 and change 0.25).  Edges are
+ * undirected: u->v and v->u are one, so a parameter server's push and
+ * pull phases are not partners changing.  Windows whose busiest edge is
+ * below 10 % of the busiest window are quiet (stalls, chatter) and
+ * skipped.  With A_w the active set:
  *   fill   = mean |A_w| / |E|                    (E = the job's data edges)
  *   change = mean (1 - Jaccard(A_w, A_{w+1}))     over consecutive windows
  * A collective uses all its edges in every iteration (fill near 1, change
