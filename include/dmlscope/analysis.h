@@ -296,6 +296,9 @@ typedef struct dmls_analysis {
 	int iter_unsure;          /* the iterations' bytes do not repeat (a worker's
 				   * cells off its median): period, count and S
 				   * withheld */
+	double two_kinds;         /* the mean period over the median, when
+				   * iterations of two kinds withheld them
+				   * (analysis.c two_kinds); else 0 */
 	double stalled_share;     /* of the job's time in pauses of over 3 median
 				   * periods, when it withheld the iterations (0
 				   * else): stalls, not steps, set the clock */
