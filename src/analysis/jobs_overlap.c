@@ -1214,6 +1214,42 @@ static int maybe_overlap(const dmls_stats *st, const dmls_job_scope *job, const 
 	return groups >= 2;
 }
 
+/* 1 when a data pair of job (thr: its data threshold) joins a host of
+ * one part only to a host of another part only.  Jobs on overlapping
+ * hosts share hosts, and a pair between hosts each of one job alone is
+ * no job's data; parts so joined are one job whose steps vary across its
+ * ranks (a butterfly of 12 on 2 busy cores, cut into 3 ranks and 9 that
+ * share no host, its S/4 and S/8 edges between them).  0 as well without
+ * memory (the split stands, as before this check). */
+static int parts_bridged(const dmls_stats *st, const dmls_job_scope *job,
+			 const dmls_job_scope *parts, size_t np)
+{
+	size_t *only = malloc(st->nhosts * sizeof(size_t));
+	if (!only)
+		return 0;
+	for (size_t i = 0; i < job->n; i++)
+		only[job->hosts[i]] = SIZE_MAX; /* in no part yet */
+	for (size_t q = 0; q < np; q++)
+		for (size_t i = 0; i < parts[q].n; i++) {
+			size_t h = parts[q].hosts[i];
+			only[h] = only[h] == SIZE_MAX ? q : SIZE_MAX - 1; /* SIZE_MAX - 1: two parts */
+		}
+	unsigned char *in = calloc(st->nhosts, 1);
+	int bridged = 0;
+	for (size_t i = 0; in && i < job->n; i++)
+		in[job->hosts[i]] = 1;
+	for (size_t k = 0; in && k < st->npairs && !bridged; k++) {
+		const dmls_pair *pr = &st->pairs[k];
+		if (!in[pr->src] || !in[pr->dst] || (double)pr->payload_bytes < job->thr)
+			continue;
+		size_t a = only[pr->src], b = only[pr->dst];
+		bridged = a < SIZE_MAX - 1 && b < SIZE_MAX - 1 && a != b;
+	}
+	free(in);
+	free(only);
+	return bridged;
+}
+
 int dmls_jobs_split_overlap(dmls_job_scope **jobs, size_t *njobs, const dmls_stats *st,
 			    dmls_error *err)
 {
@@ -1247,6 +1283,10 @@ int dmls_jobs_split_overlap(dmls_job_scope **jobs, size_t *njobs, const dmls_sta
 			free(local);
 			free(tmp);
 			return rc;
+		}
+		if (np >= 2 && parts_bridged(st, job, parts, np)) {
+			free_jobs(parts, np);
+			np = 1;
 		}
 		if (np < 2) {
 			j++;
