@@ -62,6 +62,7 @@
 #define DMLS_SHARED_LONE_REGULARITY 0.5 /* a lone spoke's clock that may split */
 #define DMLS_SHARED_HUB_CV 0.25         /* the same around a hub of spokes only */
 #define DMLS_SHARED_HUB_PHASE 0.15      /* spokes of a hub whose steps drift apart */
+#define DMLS_SHARED_LONE_PERIOD 0.01    /* a lone spoke of its big part's very period */
 /* Twice a clock's period against another's: a guide only, wider than
  * DMLS_SHARED_PERIOD, which each half's own period must meet.  A tree's leaf
  * edge counts the reduce up and the broadcast down, not half a step apart:
@@ -196,13 +197,28 @@ static int hub_same_job(const part_clock *a, const part_clock *b)
 
 /* 1 when a lone spoke's clock (its edge to the cut vertex) is a job's
  * step of its own beside part b: steady (DMLS_SHARED_LONE_REGULARITY) and
- * either not b's step or b has no step at all (an asynchronous job). */
+ * either not b's step or b has no step at all (an asynchronous job).  A
+ * spoke of b's very period (within DMLS_SHARED_LONE_PERIOD) whose ends
+ * lock to b's, offsets within DMLS_SHARED_PHASE_LOADED, keeps b's step
+ * however its offsets wander: a 2-rank job beside b would need b's step
+ * to 1 %.  The extra rank of a butterfly of 10 or 12 (MPICH's: it hands
+ * its vector to a core rank and gets the result back; 10-12 processes on
+ * 2 cores) locked 1.0 at 0.2-0.5 % apart, spread 0.13-0.22, wander
+ * 0.61-0.67, and was split off as a job of its own.  Lone spokes of two
+ * jobs on the testbed's overlapping runs were 4-8 % apart. */
 static int lone_apart(const part_clock *spoke, const part_clock *b)
 {
 	if (!spoke_steady(spoke, 0))
 		return 0;
 	if (b->count < DMLS_SHARED_MIN_STEPS || !isfinite(b->period_s))
 		return 1;
+	if (fabs(spoke->period_s - b->period_s) <= DMLS_SHARED_LONE_PERIOD * b->period_s) {
+		double spread, lock;
+		dmls_clock_compare(spoke->ends, spoke->count, b->ends, b->count, b->period_s, &spread,
+				   &lock, NULL);
+		if (lock >= DMLS_SHARED_LOCK && spread <= DMLS_SHARED_PHASE_LOADED)
+			return 0;
+	}
 	return !same_step(spoke, b, NULL);
 }
 
