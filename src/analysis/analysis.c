@@ -552,15 +552,12 @@ static int stage_mode(stage_ctx *c, dmls_error *err)
 	free(workers);
 	a->iter_found = a->iter.count;
 	const dmls_iterations *it = &a->iter;
-	if (rc == 0 && a->mode.mode != DMLS_MODE_ASYNC && it->count >= 4 &&
-	    isfinite(it->bytes_outliers) && it->bytes_outliers > UNSURE_OUTLIERS) {
-		/* no unit tiles the bytes: parts of steps, or several, counted */
-		a->iter_unsure = 1;
-		a->iter.period_s = a->iter.period_median_s = NAN;
-		a->iter.bytes_per_worker = NAN;
-		return 0;
-	}
-	if (rc == 0 && a->mode.mode != DMLS_MODE_ASYNC && (a->two_kinds = two_kinds(it)) > 0) {
+	/* no unit tiles the bytes (parts of steps, or several, counted), or
+	 * steps and parts of steps counted alike (two_kinds) */
+	if (rc == 0 && a->mode.mode != DMLS_MODE_ASYNC &&
+	    ((it->count >= 4 && isfinite(it->bytes_outliers) &&
+	      it->bytes_outliers > UNSURE_OUTLIERS) ||
+	     (a->two_kinds = two_kinds(it)) > 0)) {
 		a->iter_unsure = 1;
 		a->iter.period_s = a->iter.period_median_s = NAN;
 		a->iter.bytes_per_worker = NAN;

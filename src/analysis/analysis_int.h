@@ -15,6 +15,9 @@ void dmls_work_in_two(const dmls_stats *st, size_t n, void *(*work)(void *), voi
 
 /* Add a note (at most DMLS_MAX_NOTES; the rest are dropped). */
 void dmls_note(dmls_analysis *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The note that the detected period is more than 3 % from a's train
+ * log's steady mean step (notes.c; a's log, the run folder's or a job's). */
+void dmls_note_log_period(dmls_analysis *a);
 /* The notes about one job (every job gets them). */
 void dmls_notes_job(dmls_analysis *a, const dmls_stats *st);
 /* The notes of the top level: the capture's, then its job's. */

@@ -256,7 +256,13 @@ void dmls_notes_all(dmls_analysis *a, const dmls_stats *st)
 	if (a->log.present && a->log.backwards_line)
 		dmls_note(a, "the train log's Batch times go backwards at its line %zu: no step time "
 			"from it (rows out of order, or a clock stepped back)", a->log.backwards_line);
-	if (a->log.present && isfinite(a->log.period_error) && fabs(a->log.period_error) > 0.03)
+	if (a->log.present)
+		dmls_note_log_period(a);
+}
+
+void dmls_note_log_period(dmls_analysis *a)
+{
+	if (isfinite(a->log.period_error) && fabs(a->log.period_error) > 0.03)
 		dmls_note(a, "detected period %.4g s differs from the log's steady mean step %.4g s by %.1f %%",
 		     a->iter.period_s, a->log.steady_step_s, 100 * a->log.period_error);
 }

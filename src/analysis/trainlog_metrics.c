@@ -296,10 +296,8 @@ static int take_log(dmls_analysis *a, size_t j, const dmls_stats *st, const dmls
 		dmls_note(x, "train log %s: its %zu Batch rows keep this job's steps (%.0f %% of them "
 			     "hold one)%s", name, log->steps, 100 * f.lock,
 			  points ? "" : "; no accuracy_vs_data (pairs shared with another job)");
-	if (rc == 0 && isfinite(x->log.period_error) && fabs(x->log.period_error) > 0.03)
-		dmls_note(x, "detected period %.4g s differs from the log's steady mean step %.4g s "
-			     "by %.1f %%", x->iter.period_s, x->log.steady_step_s,
-			  100 * x->log.period_error);
+	if (rc == 0)
+		dmls_note_log_period(x);
 	return rc;
 }
 

@@ -143,8 +143,7 @@ static void burst_text(const dmls_result *r, FILE *fp)
 	fprintf(fp, "  max backlog at 10 Gbit/s %s\n", mb(b->max_backlog_bytes[1], b1, sizeof(b1)));
 }
 
-/* The other jobs of the capture: a few lines each. */
-/* The train log beside the traffic: a job's own log. */
+/* The train log beside the traffic (the run folder's, or a job's own). */
 static void log_text(const dmls_result *r, FILE *fp)
 {
 	char err[32] = "no error: no steady step", mb[32] = "no MB per step";
@@ -166,6 +165,7 @@ static void log_text(const dmls_result *r, FILE *fp)
 			(long long)r->log.steps, r->log.mean_step_s, mb);
 }
 
+/* The other jobs of the capture: a few lines each. */
 static void jobs_text(const dmls_result *r, FILE *fp)
 {
 	char b1[32];

@@ -19,9 +19,7 @@ NAME=doubling_rank
 . "$SRCDIR/tests/integration/lib/fixture.sh"
 fixture_run mpi8-doubling.tar.xz mpi8-recursive_doubling
 fixture_analyze "$run" folder
-for w in 0 1 2 3 4 5 6 7; do
-	fixture_analyze "$run/worker-$w-tcpdump.pcap" "rank$w"
-done
+fixture_analyze_ranks "$run" rank 8
 hub=$(ls -d "$SRCDIR"/samples/*tensorpipe*star 2>/dev/null | head -1)
 [ -n "$hub" ] || { echo "$NAME: FAIL: no RPC star sample under samples/"; exit 1; }
 fixture_analyze "$hub/worker-0-tcpdump.pcap" hub

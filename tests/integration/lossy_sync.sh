@@ -20,9 +20,7 @@ fixture_run bfly8-loss2.tar.xz bfly8-loss2
 fixture_unpack async3-gossip.tar.xz
 fixture_unpack async3-pairavg.tar.xz
 fixture_analyze "$run" bfly
-for w in 0 1 2 3 4 5 6 7; do
-	fixture_analyze "$run/worker-$w-tcpdump.pcap" "w$w"
-done
+fixture_analyze_ranks "$run" w 8
 for r in async3-gossip async3-pairavg; do
 	fixture_analyze "$tmp/$r" "$r"
 done

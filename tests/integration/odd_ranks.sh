@@ -41,14 +41,10 @@ fixture_unpack async3-pairavg.tar.xz
 fixture_analyze "$tmp/async3-pairavg" pairavg
 fixture_unpack man5-pairwise.tar.xz
 fixture_analyze "$tmp/man5-pairwise" byes
-for w in 0 1 2 3 4; do
-	fixture_analyze "$tmp/man5-pairwise/worker-$w-tcpdump.pcap" "byes$w"
-done
+fixture_analyze_ranks "$tmp/man5-pairwise" byes 5
 fixture_analyze "$run" rab
 fixture_analyze "$tmp/man3-clique" clique
-for w in 0 1 2; do
-	fixture_analyze "$tmp/man3-clique/worker-$w-tcpdump.pcap" "clique$w"
-done
+fixture_analyze_ranks "$tmp/man3-clique" clique 3
 exec /usr/bin/python3 - "$tmp" <<'PY'
 import json, sys
 tmp = sys.argv[1]

@@ -25,3 +25,12 @@ fixture_analyze() {
 	"$DMLSCOPE" analyze "$1" --quiet --json "$tmp/${2:-a}.json" ||
 		{ echo "$NAME: FAIL: analyze $1 exit $?"; exit 1; }
 }
+
+# fixture_analyze_ranks DIR PREFIX N: each rank's own capture
+# DIR/worker-<w>-tcpdump.pcap, w from 0 to N-1, into $tmp/PREFIX<w>.json.
+fixture_analyze_ranks() {
+	local w
+	for ((w = 0; w < $3; w++)); do
+		fixture_analyze "$1/worker-$w-tcpdump.pcap" "$2$w"
+	done
+}
