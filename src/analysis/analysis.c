@@ -590,9 +590,13 @@ static int stage_mode(stage_ctx *c, dmls_error *err)
  * can leave each rank's clock a blend of both, out of lockstep with the
  * others' (a TinyCNN and a MobileNetV2 ring of 4: "asynchronous"): an
  * asynchronous job is two when two pairs or more were tested and every
- * one keeps two clocks at the same two periods (CONN_AGREE), which
- * TensorPipe's pair averaging, each pair at its ranks' own paces, does
- * not. */
+ * one keeps two steady clocks (connections.c, CONN_STEADY_CV) at the same
+ * two periods (CONN_AGREE).  TensorPipe's pair averaging keeps neither:
+ * each connection carries the requests of whichever peer picked it, at
+ * random, so its clock's steps vary (robust CV 0.41-1.1), and where the
+ * ranks keep one pace its pairs' two clocks can agree by chance (7 ranks
+ * without a pace: 0.113 and 0.437 s on one pair, 0.115 and 0.407 s on
+ * another, read as two jobs with count, period and S withheld). */
 static int stage_connections(stage_ctx *c, dmls_error *err)
 {
 	dmls_analysis *a = c->a;
@@ -600,7 +604,8 @@ static int stage_connections(stage_ctx *c, dmls_error *err)
 		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
 	int sync = a->mode.mode == DMLS_MODE_SYNC, async = a->mode.mode == DMLS_MODE_ASYNC;
 	size_t apart = sync ? a->conn_apart : a->conn_apart_steady;
-	if (async ? a->conn_tested < 2 || a->conn_apart_agree < a->conn_tested
+	if (async ? a->conn_tested < 2 || a->conn_apart_agree < a->conn_tested ||
+			    a->conn_apart_steady < a->conn_tested
 		  : (a->conn_tested < (sync ? 2u : 1u) || 2 * apart <= a->conn_tested) &&
 			    !(sync && a->pair_groups >= 2))
 		return 0;

@@ -29,9 +29,9 @@
  *      withheld with a note that gives both periods.  A synchronous job
  *      needs two pairs tested, an asynchronous one (two jobs' steps mixed
  *      in each rank's clock) two or more all keeping the same two periods
- *      (a->conn_apart_agree); one of unknown mode (a rank's own file sees
- *      one or two of its pairs) needs both clocks of its pairs apart to be
- *      steady: TensorPipe's pair averaging splits its pairs over two
+ *      (a->conn_apart_agree) on steady clocks; one of unknown mode (a
+ *      rank's own file sees one or two of its pairs) needs both clocks of
+ *      its pairs apart to be steady: TensorPipe's pair averaging splits its pairs over two
  *      connections too, each talking to whichever peer was picked, whose
  *      clocks keep no steady step.  When they keep one step, the
  *      connections are one job's: nothing is said.  Untested (a mergeable

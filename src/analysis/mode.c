@@ -48,12 +48,21 @@
  *                two run together (retransmission stalls: an 8-rank
  *                butterfly at 2 % loss, lock 0.74 and spread 0.06; free
  *                ranks' offsets drift, spread 0.36-1.0 on the testbed);
+ *                or step lock < 0.9 with a phase spread of 0.30 or more:
+ *                offsets spread evenly over the period give 0.37 (1.4826
+ *                times a quarter period), ranks of one speed that run
+ *                freely (gossip of 6 and 10 ranks without a pace: lock
+ *                0.75-0.79, spread 0.35-0.37), where synchronous jobs
+ *                under 0.9 keep 0.18 at most (a parameter server's
+ *                workers, whose pushes move with their compute; 0.24 at
+ *                lock 0.91 at 1 % loss);
  * synchronous    otherwise;
  * unknown        fewer than two ranks with a clock (one worker's capture,
  *                ranks whose sending shows no period), with the reason.
  * Ranks of equal speed that run freely keep one exchange per window for
- * long stretches; only their drift (the phase spread growing) tells them
- * apart, and short captures of such jobs may be called synchronous.
+ * long stretches; only their offsets (the phase spread) tell them apart,
+ * and short captures of such jobs, whose offsets have not spread yet, may
+ * be called synchronous.
  *
  * At most DMLS_MODE_MAX_RANKS ranks (the first in address order) get a
  * clock: the decision needs a few, and each costs an iteration search.
@@ -69,6 +78,8 @@
 #define DMLS_MODE_PERIOD_OFF 0.10  /* a rank's period this far off the median */
 #define DMLS_MODE_MIN_LOCK 0.75    /* share of steps with one end of each rank */
 #define DMLS_MODE_TIGHT_PHASE 0.15 /* phase spread of ends aligned step by step */
+#define DMLS_MODE_FREE_PHASE 0.30  /* phase spread of offsets near even over a period */
+#define DMLS_MODE_FULL_LOCK 0.90   /* step lock of ranks that keep one step */
 #define DMLS_MODE_PAIR_STEPS 12    /* steps of each of two clocks compared directly */
 #define DMLS_MODE_STEADY_BYTES 0.10 /* the job clock's bytes per worker spread */
 #define DMLS_MODE_OUTLIERS 0.05 /* and its share of cells off a worker's median */
@@ -256,6 +267,27 @@ double dmls_period_of_extra(const double *t, size_t k, size_t kc, double span_pe
 	return fabs(span_period - med) > 0.1 * med ? med : span_period;
 }
 
+/* Bursts as many as requests (period.h). */
+#define DMLS_LONE_ANSWER_GAP 6.0
+double dmls_period_of_even(const double *t, size_t k, double span_period)
+{
+	if (k < 4)
+		return span_period;
+	double *d = malloc((k - 1) * sizeof(double));
+	if (!d)
+		return span_period;
+	for (size_t i = 0; i + 1 < k; i++)
+		d[i] = t[i + 1] - t[i];
+	double med = dmls_median(d, k - 1);
+	free(d);
+	double head = t[1] - t[0], tail = t[k - 1] - t[k - 2];
+	double gap = fmax(head, tail);
+	if (!(med > 0) || !(gap > DMLS_LONE_ANSWER_GAP * med))
+		return span_period;
+	/* the lone burst is an answer; a request was missed among the rest */
+	return dmls_period_of_missed(tail >= head ? t : t + 1, k - 1, k);
+}
+
 static int event_clocks(dmls_mode *m, const dmls_exchanges *ex, const size_t *ranks, size_t take,
 			dmls_error *err)
 {
@@ -288,6 +320,8 @@ static int event_clocks(dmls_mode *m, const dmls_exchanges *ex, const size_t *ra
 			c->period_s = dmls_period_of_missed(ex->t[i], k, kc);
 		else if (kc < k && k >= 4)
 			c->period_s = dmls_period_of_extra(ex->t[i], k, kc, c->period_s);
+		else if (kc == k)
+			c->period_s = dmls_period_of_even(ex->t[i], k, c->period_s);
 		c->bytes_per_exchange = ex->bytes[i];
 		c->end_off = m->nends;
 		if (k)
@@ -411,6 +445,10 @@ static int decide(dmls_mode *m, size_t n, dmls_error *err)
 		   !(m->phase_spread <= DMLS_MODE_TIGHT_PHASE)) {
 		m->mode = DMLS_MODE_ASYNC;
 		m->why = "ranks at their own pace: steps not in lockstep";
+	} else if (m->step_lock < DMLS_MODE_FULL_LOCK &&
+		   m->phase_spread >= DMLS_MODE_FREE_PHASE) {
+		m->mode = DMLS_MODE_ASYNC;
+		m->why = "ranks at one pace but their own steps: offsets spread over the period";
 	} else if (!isfinite(m->step_lock)) {
 		m->mode = DMLS_MODE_UNKNOWN;
 		m->why = "too few steps to compare the ranks' clocks";

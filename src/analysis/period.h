@@ -149,6 +149,18 @@ double dmls_period_of_missed(const double *t, size_t k, size_t kc);
  * short); else the median interval, when more than 10 % apart from it. */
 double dmls_period_of_extra(const double *t, size_t k, size_t kc, double span_period);
 
+/* The period of requests among k bursts at t[0..k) that count as many as
+ * the connections' requests: span_period (the span over k - 1 steps),
+ * unless the burst at one end lies over six medians from the next.  That
+ * burst is then an answer (the fastest rank of a 7-rank pair averaging
+ * answered a slower one 0.88 s, 17 medians, after its own last step),
+ * and the count came out even because two requests inside the span ran
+ * together: the period of the k - 1 others with k sent
+ * (dmls_period_of_missed).  A rank's own step after a stall (a TCP
+ * retransmission timeout, 0.2 s and more) lies 3-5 medians from the
+ * previous one at the testbed's 0.05 s steps. */
+double dmls_period_of_even(const double *t, size_t k, double span_period);
+
 /* Helpers shared by the analysis files (stats_util.c). */
 int dmls_cmp_double(const void *a, const void *b); /* qsort, ascending */
 double dmls_quantile(double *v, size_t n, double q); /* sorts v; NAN if n == 0 */
