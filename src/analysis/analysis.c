@@ -349,7 +349,8 @@ static int reclock_by_ranks(stage_ctx *c, dmls_error *err)
 		rc = reclock(c, P, NULL, SIZE_MAX, err);
 	double C = agreed && nc ? dmls_median(tmp, nc) : NAN;
 	long k = by_bytes && agreed ? multiple_of(it->period_s, P) : 0;
-	int multiple = k >= 2 && fabs(C / (double)it->count - (double)k) <= RECLOCK_MULT_TOL * (double)k;
+	int multiple = k >= 2 && fabs(C / (double)it->count - (double)k) <=
+					 RECLOCK_MULT_TOL * (double)k;
 	if (rc == 0 && agreed && ((by_time && P >= RECLOCK_TIME * it->period_s) || multiple)) {
 		size_t best = 0; /* the agreeing rank of the count nearest their median */
 		for (size_t i = 1; i < nc; i++)

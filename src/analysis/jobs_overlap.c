@@ -1250,6 +1250,38 @@ static int parts_bridged(const dmls_stats *st, const dmls_job_scope *job,
 	return bridged;
 }
 
+/* 1 when one host is an end of every data pair of job (a star: a server
+ * and its workers).  Its spokes' clocks differ where the workers keep
+ * paces of their own (an asynchronous server), and its parts by clock
+ * can share a worker as well as the server, where a spoke's two
+ * directions fell in two groups: an asynchronous server of 5 workers of
+ * one speed was cut into three stars of 3.  A hub is the split at a
+ * shared host's to tell (jobs_shared.c). */
+static int star_job(const dmls_stats *st, const dmls_job_scope *job, const size_t *local)
+{
+	size_t hub = SIZE_MAX, other = SIZE_MAX; /* the two ends of the first pair */
+	for (size_t k = 0; k < st->npairs; k++) {
+		const dmls_pair *pr = &st->pairs[k];
+		size_t a = local[pr->src], b = local[pr->dst];
+		if (a >= job->n || b >= job->n || a == b || (double)pr->payload_bytes < job->thr)
+			continue;
+		if (hub == SIZE_MAX) {
+			hub = a, other = b;
+			continue;
+		}
+		int h = a == hub || b == hub, o = a == other || b == other;
+		if (!h)
+			hub = SIZE_MAX;
+		if (!o)
+			other = SIZE_MAX;
+		if (hub == SIZE_MAX && other == SIZE_MAX)
+			return 0;
+		if (hub == SIZE_MAX)
+			hub = other, other = SIZE_MAX;
+	}
+	return hub != SIZE_MAX;
+}
+
 /* 1 when the parts share hosts only at one host: every two of them one
  * host at most, and some two exactly one.  That is not jobs on
  * overlapping hosts but a hub (a server, a shared host), which the split
@@ -1301,7 +1333,7 @@ int dmls_jobs_split_overlap(dmls_job_scope **jobs, size_t *njobs, const dmls_sta
 			continue;
 		}
 		job_local(st, job, local);
-		if (!maybe_overlap(st, job, local, tmp, set)) {
+		if (star_job(st, job, local) || !maybe_overlap(st, job, local, tmp, set)) {
 			j++;
 			continue;
 		}

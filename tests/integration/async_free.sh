@@ -15,6 +15,9 @@
 #   aps6           --algorithm aps --ranks 6: a server and 5 workers of one
 #                  speed; the workers' pairs, each at its own period, were
 #                  cut into a star of 3 and a star of 4 sharing the server.
+#   aps8           --algorithm aps --ranks 8: likewise cut into stars of
+#                  5, 4 and 3, two of them sharing a worker with the server
+#                  (a spoke's two directions in two parts).
 #   pairavg7-pace  --algorithm pairavg --ranks 7 --pace 0.01 --steps 30: the fastest
 #                  rank answered a slower one 0.88 s after its own last
 #                  step, with two of its requests run together: as many
@@ -25,10 +28,10 @@ set -u
 NAME=async_free
 . "$SRCDIR/tests/integration/lib/fixture.sh"
 fixture_run gossip6.tar.xz gossip6
-for r in pairavg7 aps6 pairavg7-pace; do
+for r in pairavg7 aps6 aps8 pairavg7-pace; do
 	fixture_unpack "$r.tar.xz"
 done
-for r in gossip6 pairavg7 aps6 pairavg7-pace; do
+for r in gossip6 pairavg7 aps6 aps8 pairavg7-pace; do
 	fixture_analyze "$tmp/$r" "$r"
 done
 exec /usr/bin/python3 - "$tmp" <<'PY'
@@ -36,7 +39,7 @@ import json, sys
 tmp = sys.argv[1]
 worst = 0
 for r, kind, n in (("gossip6", "pairwise", 6), ("pairavg7", "pairwise", 7), ("aps6", "star", 6),
-                   ("pairavg7-pace", "pairwise", 7)):
+                   ("aps8", "star", 8), ("pairavg7-pace", "pairwise", 7)):
     d = json.load(open("%s/%s.json" % (tmp, r)))
     t = json.load(open("%s/%s/truth.json" % (tmp, r)))
     it, p = d["iterations"], d["pattern"]
@@ -59,6 +62,6 @@ for r, kind, n in (("gossip6", "pairwise", 6), ("pairavg7", "pairwise", 7), ("ap
                      % (r, addr, got, want))
         worst = max(worst, abs(got / want - 1))
 print("async_free: ok: gossip of 6, pair averaging of 7 (with and without a pace) and an "
-      "asynchronous server of 5 workers: one asynchronous job each, every rank within %.1f %%"
+      "asynchronous server of 5 and of 7 workers: one asynchronous job each, every rank within %.1f %%"
       % (100 * worst))
 PY
