@@ -252,12 +252,17 @@ double dmls_period_of_extra(const double *t, size_t k, size_t kc, double span_pe
 		return fabs(span_period - med) > 0.1 * med ? med : span_period;
 	if (2 * close >= e && span_period <= 1.25 * med)
 		return span_period;
-	/* answers beyond an end, each over three medians from the next burst
-	 * (a rank answering others after its own last step, at their pace):
-	 * the span without them, as many as the extra bursts at most */
+	/* answers beyond an end: after the last step, the bursts after a gap
+	 * of over three medians (a rank answering others after its own last
+	 * step, at their pace; two such answers 0.03 s apart, 0.82 s after
+	 * the rank's last step, at 2 % loss); before the first, each burst
+	 * over three medians from the next (a group there held the rank's
+	 * first steps, a stall after them); as many as the extra bursts at
+	 * most: the span without them */
 	size_t a = 0, b = 0;
-	while (b < e && t[k - 1 - b] - t[k - 2 - b] > 3.0 * med)
-		b++;
+	for (size_t j = 1; j <= e && j + 1 < k; j++)
+		if (t[k - j] - t[k - j - 1] > 3.0 * med)
+			b = j;
 	while (a + b < e && t[a + 1] - t[a] > 3.0 * med)
 		a++;
 	if (a || b)

@@ -141,9 +141,10 @@ double dmls_period_of_missed(const double *t, size_t k, size_t kc);
  * most 25 % over the median, the answers are inside and the span is the
  * requests' (the median is not the mean there: a rank whose steps shorten
  * as the job goes, 0.24 s to 0.09 s on the testbed, has a median 12-18 %
- * under it).  Else bursts beyond an end, each over three medians from the
- * next (k - kc at most), are answers (after the last step they stretched
- * a span by 58 % in test_analysis): the span without them; none,
+ * under it).  Else bursts beyond an end (k - kc at most) are answers:
+ * after the last step, those after a gap of over three medians; before
+ * the first, each over three medians from the next (after the last step
+ * they stretched a span by 58 % in test_analysis): the span without them; none,
  * the span again where it is at most 25 % over the median (3 answers of a
  * 4-rank pair averaging rank, none by a request: the median was 12 %
  * short); else the median interval, when more than 10 % apart from it. */
