@@ -16,7 +16,8 @@
  * of their hosts' sending, h left out (h's sending mixes both jobs).  Two
  * parts are one job when their periods agree within DMLS_SHARED_PERIOD and
  * their steps lock (dmls_clock_compare, mode.c: one end of the other part
- * in at least DMLS_SHARED_LOCK of the first part's steps, offsets steady
+ * in at least DMLS_SHARED_LOCK of the first part's steps (DMLS_SHARED_LOSSY_LOCK
+ * where the offsets stay within DMLS_SHARED_PHASE), offsets steady
  * within DMLS_SHARED_PHASE of the period, or within
  * DMLS_SHARED_PHASE_LOADED when they do not wander: dmls_clock_compare's
  * wander at least DMLS_SHARED_WANDER).  On busy hosts one job's parts are 0.12-0.18
@@ -56,6 +57,11 @@
 #define DMLS_SHARED_LOCK 0.9
 #define DMLS_SHARED_PHASE 0.10
 #define DMLS_SHARED_PHASE_LOADED 0.30   /* steady offsets this spread: one job, busy hosts */
+/* A lock this low with offsets within DMLS_SHARED_PHASE: one job whose
+ * retransmission stalls cut some steps in two or run two together (mode.c
+ * does the same): a tree of 6 at 1 % loss, its subtrees at one period
+ * locked 0.895 with offsets within 0.084, was two jobs. */
+#define DMLS_SHARED_LOSSY_LOCK 0.75
 #define DMLS_SHARED_WANDER 0.7          /* the offsets' wander from which they are steady */
 #define DMLS_SHARED_MAX_SPLITS 16       /* splits over all jobs */
 #define DMLS_SHARED_LONE_MAX 8          /* lone spokes given a clock, per cut vertex */
@@ -109,7 +115,9 @@ static int steps_lock(const double *e, size_t n, double Pe, const double *f, siz
 		return 0;
 	double spread, lock, wander;
 	dmls_clock_compare(e, n, f, nf, P, &spread, &lock, &wander);
-	if (!(lock >= DMLS_SHARED_LOCK) || !(spread <= DMLS_SHARED_PHASE_LOADED))
+	if (!(spread <= DMLS_SHARED_PHASE_LOADED) ||
+	    !(lock >= DMLS_SHARED_LOCK ||
+	      (lock >= DMLS_SHARED_LOSSY_LOCK && spread <= DMLS_SHARED_PHASE)))
 		return 0;
 	if (spread <= DMLS_SHARED_PHASE || wander >= DMLS_SHARED_WANDER)
 		return 1;
