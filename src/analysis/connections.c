@@ -31,13 +31,13 @@
  *      in each rank's clock) two or more all keeping the same two periods
  *      (a->conn_apart_agree) on steady clocks; one of unknown mode (a
  *      rank's own file sees one or two of its pairs) needs both clocks of
- *      its pairs apart to be steady: TensorPipe's pair averaging splits its pairs over two
- *      connections too, each talking to whichever peer was picked, whose
- *      clocks keep no steady step.  When they keep one step, the
- *      connections are one job's: nothing is said.  Untested (a mergeable
- *      state keeps no connection series, or too few steps), a synchronous
- *      job with half its pairs split or more gets a note that names both
- *      readings;
+ *      its pairs apart to be steady: TensorPipe's pair averaging splits
+ *      its pairs over two connections too, each talking to whichever peer
+ *      was picked, whose clocks keep no steady step.  When they keep one
+ *      step, the connections are one job's: nothing is said.  Untested (a
+ *      mergeable state keeps no connection series, or too few steps), a
+ *      synchronous job with half its pairs split or more gets a note that
+ *      names both readings;
  *   4. two jobs whose ranks send in opposite directions share no pair, so
  *      no pair splits: a synchronous job with data pairs both ways and no
  *      split pair gives its heaviest pairs a clock each (pair_groups), and

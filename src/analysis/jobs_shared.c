@@ -16,9 +16,9 @@
  * of their hosts' sending, h left out (h's sending mixes both jobs).  Two
  * parts are one job when their periods agree within DMLS_SHARED_PERIOD and
  * their steps lock (dmls_clock_compare, mode.c: one end of the other part
- * in at least DMLS_SHARED_LOCK of the first part's steps (DMLS_SHARED_LOSSY_LOCK
- * where the offsets stay within DMLS_SHARED_PHASE), offsets steady
- * within DMLS_SHARED_PHASE of the period, or within
+ * in at least DMLS_SHARED_LOCK of the first part's steps, or
+ * DMLS_SHARED_LOSSY_LOCK where the offsets stay within DMLS_SHARED_PHASE;
+ * offsets steady within DMLS_SHARED_PHASE of the period, or within
  * DMLS_SHARED_PHASE_LOADED when they do not wander: dmls_clock_compare's
  * wander at least DMLS_SHARED_WANDER).  On busy hosts one job's parts are 0.12-0.18
  * of a period apart from step to step (the testbed's 8-rank tree and
