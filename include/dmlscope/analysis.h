@@ -302,6 +302,9 @@ typedef struct dmls_analysis {
 	double stalled_share;     /* of the job's time in pauses of over 3 median
 				   * periods, when it withheld the iterations (0
 				   * else): stalls, not steps, set the clock */
+	double log_multiple;      /* k when the train log's steady step is a k-th
+				   * of the traffic's period and withheld it
+				   * (analysis.c log_multiple); else 0 */
 	size_t iter_found;        /* iterations the job clock counted (before an
 				   * asynchronous verdict) */
 	double gradient_bytes;    /* S, NAN if unknown */

@@ -187,6 +187,10 @@ void dmls_notes_job(dmls_analysis *a, const dmls_stats *st)
 		dmls_note(a, "iterations uncertain: %.0f %% of the time in stalls over 3 median "
 			"periods, inside steps too (a lossy path's timeouts): count, period and S "
 			"withheld", 100 * a->stalled_share);
+	else if (a->iter_unsure && a->log_multiple > 0)
+		dmls_note(a, "iterations uncertain: each of the %zu the traffic's clock counted is "
+			"about %.0f of the train log's steps: count, period and S withheld",
+		     a->iter_found, a->log_multiple);
 	else if (a->iter_unsure && a->two_kinds > 0)
 		dmls_note(a, "iterations uncertain: mean period %.1fx the median, lengths' robust CV "
 			"%.2f: steps and their parts counted alike; count, period and S withheld",
