@@ -267,9 +267,11 @@ double dmls_period_of_extra(const double *t, size_t k, size_t kc, double span_pe
 		a++;
 	if (a || b)
 		return (t[k - 1 - b] - t[a]) / (double)(kc - 1);
-	if (span_period <= 1.25 * med)
-		return span_period;
-	return fabs(span_period - med) > 0.1 * med ? med : span_period;
+	/* none beyond the ends: the answers are inside the span, whose
+	 * period is the requests' (the median interval is not: answers can
+	 * run dense, a rank at 2 % loss answered 28 times 0.02 s apart, and
+	 * the median was 68 % short of its step) */
+	return span_period;
 }
 
 /* Bursts as many as requests (period.h). */

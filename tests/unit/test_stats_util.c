@@ -222,6 +222,17 @@ static void test_period_of_extra(void **state)
 	span = (5.516 - 2.485) / 40;
 	assert_true(fabs(dmls_period_of_extra(lossy, 44, 41, span) - (4.666 - 2.485) / 40) < 1e-12);
 	assert_true(fabs(dmls_period_of_extra(lossy, 44, 41, span) / 0.0558 - 1) < 0.03);
+	/* another rank of that job (its log: 0.0802 s a step): 44 bursts of
+	 * 41 requests, 28 answers 0.02 s apart inside its span, none beyond
+	 * an end: the span (the median interval, 0.026 s, was 68 % short) */
+	static const double dense[] = {
+		2.451, 2.510, 2.569, 2.811, 3.015, 3.049, 3.271, 3.372, 4.060, 4.195, 4.330,
+		4.416, 4.447, 4.474, 4.494, 4.520, 4.542, 4.563, 4.592, 4.607, 4.636, 4.657,
+		4.682, 4.705, 4.727, 4.749, 4.772, 4.793, 4.815, 4.839, 4.861, 4.882, 4.907,
+		4.929, 4.951, 4.973, 4.994, 5.015, 5.250, 5.279, 5.487, 5.543, 5.573, 5.606};
+	span = (5.606 - 2.451) / 40;
+	assert_true(fabs(dmls_period_of_extra(dense, 44, 41, span) - span) < 1e-12);
+	assert_true(fabs(dmls_period_of_extra(dense, 44, 41, span) / 0.0802 - 1) < 0.03);
 }
 
 /* dmls_period_of_even: the fastest rank of a 7-rank pair averaging
