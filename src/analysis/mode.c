@@ -274,25 +274,52 @@ double dmls_period_of_extra(const double *t, size_t k, size_t kc, double span_pe
 	return span_period;
 }
 
-/* Bursts as many as requests (period.h). */
+/* A lone burst at one end of t[0..k) (k >= 4), over DMLS_LONE_ANSWER_GAP
+ * medians from the next: 1 at the start, 2 at the end (the larger gap),
+ * else 0.  A rank's answer after its own last step, or before its first
+ * (period.h, dmls_period_of_even). */
 #define DMLS_LONE_ANSWER_GAP 6.0
-double dmls_period_of_even(const double *t, size_t k, double span_period)
+static int lone_end(const double *t, size_t k)
 {
 	if (k < 4)
-		return span_period;
+		return 0;
 	double *d = malloc((k - 1) * sizeof(double));
 	if (!d)
-		return span_period;
+		return 0;
 	for (size_t i = 0; i + 1 < k; i++)
 		d[i] = t[i + 1] - t[i];
 	double med = dmls_median(d, k - 1);
 	free(d);
 	double head = t[1] - t[0], tail = t[k - 1] - t[k - 2];
-	double gap = fmax(head, tail);
-	if (!(med > 0) || !(gap > DMLS_LONE_ANSWER_GAP * med))
+	if (!(med > 0) || !(fmax(head, tail) > DMLS_LONE_ANSWER_GAP * med))
+		return 0;
+	return tail >= head ? 2 : 1;
+}
+
+/* Bursts as many as requests (period.h). */
+double dmls_period_of_even(const double *t, size_t k, double span_period)
+{
+	int lone = lone_end(t, k);
+	if (!lone)
 		return span_period;
 	/* the lone burst is an answer; a request was missed among the rest */
-	return dmls_period_of_missed(tail >= head ? t : t + 1, k - 1, k);
+	return dmls_period_of_missed(lone == 1 ? t + 1 : t, k - 1, k);
+}
+
+/* A rank's requests' period from its bursts (period.h). */
+double dmls_period_of_requests(const double *t, size_t k, size_t kc)
+{
+	size_t ks = kc < k ? kc : k;
+	double span = ks >= 2 ? (t[k - 1] - t[0]) / (double)(ks - 1) : NAN;
+	if (kc > k && k >= 3) { /* a lone answer at an end is no request */
+		int lone = lone_end(t, k);
+		return dmls_period_of_missed(t + (lone == 1), k - (lone != 0), kc);
+	}
+	if (kc < k && k >= 4)
+		return dmls_period_of_extra(t, k, kc, span);
+	if (kc == k)
+		return dmls_period_of_even(t, k, span);
+	return span;
 }
 
 static int event_clocks(dmls_mode *m, const dmls_exchanges *ex, const size_t *ranks, size_t take,
@@ -321,14 +348,7 @@ static int event_clocks(dmls_mode *m, const dmls_exchanges *ex, const size_t *ra
 		 * bursts, an answer was counted as a request inside the span;
 		 * more, requests were missed, at the ends or inside the span
 		 * (dmls_period_of_missed) */
-		size_t ks = kc < k ? kc : k;
-		c->period_s = ks >= 2 ? (ex->t[i][k - 1] - ex->t[i][0]) / (double)(ks - 1) : NAN;
-		if (kc > k && k >= 3)
-			c->period_s = dmls_period_of_missed(ex->t[i], k, kc);
-		else if (kc < k && k >= 4)
-			c->period_s = dmls_period_of_extra(ex->t[i], k, kc, c->period_s);
-		else if (kc == k)
-			c->period_s = dmls_period_of_even(ex->t[i], k, c->period_s);
+		c->period_s = dmls_period_of_requests(ex->t[i], k, kc);
 		c->bytes_per_exchange = ex->bytes[i];
 		c->end_off = m->nends;
 		if (k)

@@ -162,6 +162,15 @@ double dmls_period_of_extra(const double *t, size_t k, size_t kc, double span_pe
  * previous one at the testbed's 0.05 s steps. */
 double dmls_period_of_even(const double *t, size_t k, double span_period);
 
+/* The period of a rank's requests from its k bursts at t[0..k) when its
+ * connections carried kc requests (mode.c event_clocks): the span over
+ * the steps in it, by dmls_period_of_missed (kc > k: requests missed; a
+ * lone burst at an end, over six medians from the next, is an answer and
+ * left out first: a 5-rank pair averaging rank at 2 % loss answered 1.8 s
+ * after its last step and read +126 %), dmls_period_of_extra (kc < k) or
+ * dmls_period_of_even (kc == k). */
+double dmls_period_of_requests(const double *t, size_t k, size_t kc);
+
 /* Helpers shared by the analysis files (stats_util.c). */
 int dmls_cmp_double(const void *a, const void *b); /* qsort, ascending */
 double dmls_quantile(double *v, size_t n, double q); /* sorts v; NAN if n == 0 */
