@@ -41,6 +41,12 @@
  *                a step's inner bursts where the sum of all ranks does not,
  *                so they are not computed (a clock costs a search over the
  *                capture: on an hour at 1 ms, as much as the job's);
+ * unknown        half the ranks (two or more) off P on a lossy path
+ *                (DMLS_MODE_LOSSY of their packets sent again) where the
+ *                clocks are the ranks' byte clocks: stalls break them (a
+ *                DDP ring of 4 at 2 % loss: 0.12-0.57 s for steps of 0.12
+ *                s; of 8: 0.13-1.9 s), where requests' clocks (pair
+ *                averaging at 2 % loss) keep theirs;
  * asynchronous   otherwise, half the ranks (two or more) off P, or step
  *                lock < 0.75 unless the phase spread is 0.15 or less: the
  *                ends that pair up keep one offset step after step, and
@@ -68,6 +74,7 @@
  * clock: the decision needs a few, and each costs an iteration search.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -80,6 +87,7 @@
 #define DMLS_MODE_TIGHT_PHASE 0.15 /* phase spread of ends aligned step by step */
 #define DMLS_MODE_FREE_PHASE 0.30  /* phase spread of offsets near even over a period */
 #define DMLS_MODE_FULL_LOCK 0.90   /* step lock of ranks that keep one step */
+#define DMLS_MODE_LOSSY 0.01       /* packets sent again: the ranks' byte clocks break */
 #define DMLS_MODE_PAIR_STEPS 12    /* steps of each of two clocks compared directly */
 #define DMLS_MODE_STEADY_BYTES 0.10 /* the job clock's bytes per worker spread */
 #define DMLS_MODE_OUTLIERS 0.05 /* and its share of cells off a worker's median */
@@ -358,7 +366,7 @@ static int event_clocks(dmls_mode *m, const dmls_exchanges *ex, const size_t *ra
 	return 0;
 }
 
-static int decide(dmls_mode *m, size_t n, dmls_error *err);
+static int decide(dmls_mode *m, size_t n, int lossy, dmls_error *err);
 
 int dmls_mode_find(dmls_mode *m, const dmls_stats *st, const size_t *ranks, size_t n,
 		   const size_t *pairs, size_t np, const dmls_exchanges *ex,
@@ -374,6 +382,10 @@ int dmls_mode_find(dmls_mode *m, const dmls_stats *st, const size_t *ranks, size
 		m->why = "the job's steps move steady bytes per rank, every rank in every step";
 		return 0;
 	}
+	uint64_t sent = 0, again = 0;
+	for (size_t i = 0; i < n; i++)
+		sent += st->hosts[ranks[i]].tx_packets, again += st->hosts[ranks[i]].tx_retransmissions;
+	int lossy = sent > 0 && (double)again >= DMLS_MODE_LOSSY * (double)sent;
 	size_t take = n < DMLS_MODE_MAX_RANKS ? n : DMLS_MODE_MAX_RANKS;
 	m->ranks = calloc(take ? take : 1, sizeof(*m->ranks));
 	if (!m->ranks)
@@ -384,7 +396,7 @@ int dmls_mode_find(dmls_mode *m, const dmls_stats *st, const size_t *ranks, size
 		if (rc)
 			return rc;
 		m->by_request = 1;
-		return decide(m, n, err);
+		return decide(m, n, lossy, err);
 	}
 	dmls_iterations *its = malloc((take ? take : 1) * sizeof(*its));
 	if (!its)
@@ -395,11 +407,12 @@ int dmls_mode_find(dmls_mode *m, const dmls_stats *st, const size_t *ranks, size
 			while (++i < take)
 				dmls_iterations_release(&its[i]);
 	free(its);
-	return rc ? rc : decide(m, n, err);
+	return rc ? rc : decide(m, n, lossy, err);
 }
 
-/* The verdict from the clocks in m->ranks (n: the ranks asked for). */
-static int decide(dmls_mode *m, size_t n, dmls_error *err)
+/* The verdict from the clocks in m->ranks (n: the ranks asked for;
+ * lossy: they sent DMLS_MODE_LOSSY of their packets again). */
+static int decide(dmls_mode *m, size_t n, int lossy, dmls_error *err)
 {
 	for (size_t i = 0; i < m->nranks; i++)
 		m->ranks[i].ends = m->nends ? m->ends + m->ranks[i].end_off : NULL;
@@ -465,7 +478,11 @@ static int decide(dmls_mode *m, size_t n, dmls_error *err)
 	m->step_lock = nl ? dmls_median(q, nl) : NAN;
 	free(p);
 	free(q);
-	if (off >= 2 && 2 * off >= nclock) {
+	if (off >= 2 && 2 * off >= nclock && lossy && !m->by_request) {
+		m->mode = DMLS_MODE_UNKNOWN;
+		m->why = "on a lossy path the ranks' own clocks disagree: their periods cannot be "
+			 "compared";
+	} else if (off >= 2 && 2 * off >= nclock) {
 		m->mode = DMLS_MODE_ASYNC;
 		m->why = "ranks at their own pace: their periods differ";
 	} else if (isfinite(m->step_lock) && m->step_lock < DMLS_MODE_MIN_LOCK &&
