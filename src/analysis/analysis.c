@@ -546,9 +546,14 @@ static int pairwise_byes(const dmls_analysis *a, const dmls_stats *st, const siz
  * 0 (no log, or a period not a multiple of its step).
  */
 #define LOG_MULTIPLE_TOL 0.15
+/* Batch rows the log needs: its steady step from the second row on spans
+ * 2 steps or more (a log cut to 2 rows gave its first step, warm-up and
+ * all, and withheld a job for 4 of them) */
+#define LOG_MULTIPLE_STEPS 4
 static double log_multiple(const dmls_trainlog *log, const dmls_iterations *it)
 {
-	if (!log || !(log->steady_step_s > 0) || !(it->period_s > 0) || it->count < 2)
+	if (!log || log->steps < LOG_MULTIPLE_STEPS || !(log->steady_step_s > 0) ||
+	    !(it->period_s > 0) || it->count < 2)
 		return 0;
 	double r = it->period_s / log->steady_step_s, k = round(r);
 	return k >= 2 && fabs(r - k) <= LOG_MULTIPLE_TOL * k ? k : 0;
