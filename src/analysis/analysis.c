@@ -220,7 +220,7 @@ static int stage_shape(stage_ctx *c, dmls_error *err)
  * at 3 %: 3 of 2.4 s).  Each rank's own sending keeps the step.  So a
  * short capture's byte clock (fewer than RECLOCK_MULT_STEPS iterations:
  * the ranks' clocks cost a search each, a quarter of a short capture's
- * analysis) on a lossy path (the job's hosts sent RECLOCK_MULT_LOSS of
+ * analysis) on a lossy path (the job's hosts sent DMLS_LOSSY_SHARE of
  * their packets again or more: 1.9-2.9 % on those runs, 0.3 % on the
  * bundled DDP sample, whose clock is right) is checked against the clocks
  * of its first RECLOCK_MULT_RANKS ranks: where more than half agree on a
@@ -236,16 +236,6 @@ static int stage_shape(stage_ctx *c, dmls_error *err)
 #define RECLOCK_MULT_STEPS 256
 #define RECLOCK_MULT_RANKS 8
 #define RECLOCK_MULT_TOL 0.15
-#define RECLOCK_MULT_LOSS 0.01
-
-/* Whether the hosts h[0..n) sent RECLOCK_MULT_LOSS of their packets again. */
-static int lossy(const dmls_stats *st, const size_t *h, size_t n)
-{
-	uint64_t sent = 0, again = 0;
-	for (size_t i = 0; i < n; i++)
-		sent += st->hosts[h[i]].tx_packets, again += st->hosts[h[i]].tx_retransmissions;
-	return sent > 0 && (double)again >= RECLOCK_MULT_LOSS * (double)sent;
-}
 
 /* k >= 2 when x is about k times y (within RECLOCK_MULT_TOL), else 0. */
 static long multiple_of(double x, double y)
@@ -310,7 +300,7 @@ static int reclock_by_ranks(stage_ctx *c, dmls_error *err)
 	int unsure = it->bytes_outliers > UNSURE_OUTLIERS;
 	int by_time = it->method && !strcmp(it->method, "time-acf");
 	int by_bytes = !unsure && it->method && !strcmp(it->method, "byte-clock") &&
-		       it->count < RECLOCK_MULT_STEPS && n >= 2 && lossy(c->st, r, n);
+		       it->count < RECLOCK_MULT_STEPS && n >= 2 && dmls_hosts_lossy(c->st, r, n);
 	if (it->count < (by_bytes ? 2u : 4u) || !(unsure || by_time || by_bytes) ||
 	    !(it->period_median_s > 0) || n < 2 || a->hub_one_at_a_time)
 		return 0;

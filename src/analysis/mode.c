@@ -42,7 +42,7 @@
  *                so they are not computed (a clock costs a search over the
  *                capture: on an hour at 1 ms, as much as the job's);
  * unknown        half the ranks (two or more) off P on a lossy path
- *                (DMLS_MODE_LOSSY of their packets sent again) where the
+ *                (DMLS_LOSSY_SHARE of their packets sent again) where the
  *                clocks are the ranks' byte clocks: stalls break them (a
  *                DDP ring of 4 at 2 % loss: 0.12-0.57 s for steps of 0.12
  *                s; of 8: 0.13-1.9 s), where requests' clocks (pair
@@ -74,7 +74,6 @@
  * clock: the decision needs a few, and each costs an iteration search.
  */
 #include <math.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -87,7 +86,6 @@
 #define DMLS_MODE_TIGHT_PHASE 0.15 /* phase spread of ends aligned step by step */
 #define DMLS_MODE_FREE_PHASE 0.30  /* phase spread of offsets near even over a period */
 #define DMLS_MODE_FULL_LOCK 0.90   /* step lock of ranks that keep one step */
-#define DMLS_MODE_LOSSY 0.01       /* packets sent again: the ranks' byte clocks break */
 #define DMLS_MODE_PAIR_STEPS 12    /* steps of each of two clocks compared directly */
 #define DMLS_MODE_STEADY_BYTES 0.10 /* the job clock's bytes per worker spread */
 #define DMLS_MODE_OUTLIERS 0.05 /* and its share of cells off a worker's median */
@@ -382,10 +380,7 @@ int dmls_mode_find(dmls_mode *m, const dmls_stats *st, const size_t *ranks, size
 		m->why = "the job's steps move steady bytes per rank, every rank in every step";
 		return 0;
 	}
-	uint64_t sent = 0, again = 0;
-	for (size_t i = 0; i < n; i++)
-		sent += st->hosts[ranks[i]].tx_packets, again += st->hosts[ranks[i]].tx_retransmissions;
-	int lossy = sent > 0 && (double)again >= DMLS_MODE_LOSSY * (double)sent;
+	int lossy = dmls_hosts_lossy(st, ranks, n);
 	size_t take = n < DMLS_MODE_MAX_RANKS ? n : DMLS_MODE_MAX_RANKS;
 	m->ranks = calloc(take ? take : 1, sizeof(*m->ranks));
 	if (!m->ranks)
@@ -411,7 +406,7 @@ int dmls_mode_find(dmls_mode *m, const dmls_stats *st, const size_t *ranks, size
 }
 
 /* The verdict from the clocks in m->ranks (n: the ranks asked for;
- * lossy: they sent DMLS_MODE_LOSSY of their packets again). */
+ * lossy: they sent DMLS_LOSSY_SHARE of their packets again). */
 static int decide(dmls_mode *m, size_t n, int lossy, dmls_error *err)
 {
 	for (size_t i = 0; i < m->nranks; i++)

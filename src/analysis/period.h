@@ -171,6 +171,13 @@ double dmls_period_of_even(const double *t, size_t k, double span_period);
  * dmls_period_of_even (kc == k). */
 double dmls_period_of_requests(const double *t, size_t k, size_t kc);
 
+/* A lossy path: the hosts h[0..n) sent DMLS_LOSSY_SHARE of their packets
+ * again or more (stats_util.c).  Retransmission stalls then break the
+ * ranks' byte clocks (mode.c) and can make a job's clock count k steps as
+ * one (analysis.c reclock_by_ranks). */
+#define DMLS_LOSSY_SHARE 0.01
+int dmls_hosts_lossy(const struct dmls_stats *st, const size_t *h, size_t n);
+
 /* Helpers shared by the analysis files (stats_util.c). */
 int dmls_cmp_double(const void *a, const void *b); /* qsort, ascending */
 double dmls_quantile(double *v, size_t n, double q); /* sorts v; NAN if n == 0 */

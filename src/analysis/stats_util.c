@@ -7,10 +7,12 @@
  * 1.4826 to estimate a normal standard deviation (Rousseeuw & Croux 1993).
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis/period.h"
+#include "dmlscope/stats.h"
 
 int dmls_cmp_double(const void *a, const void *b)
 {
@@ -109,4 +111,12 @@ double dmls_robust_cv(const double *v, size_t n)
 	double spread = dmls_robust_spread(t, n, &med);
 	free(t);
 	return med > 0 ? spread / med : NAN;
+}
+
+int dmls_hosts_lossy(const dmls_stats *st, const size_t *h, size_t n)
+{
+	uint64_t sent = 0, again = 0;
+	for (size_t i = 0; i < n; i++)
+		sent += st->hosts[h[i]].tx_packets, again += st->hosts[h[i]].tx_retransmissions;
+	return sent > 0 && (double)again >= DMLS_LOSSY_SHARE * (double)sent;
 }
