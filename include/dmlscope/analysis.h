@@ -371,6 +371,12 @@ typedef struct dmls_analysis {
 	size_t pairs_told;         /* pairs it shares with another job (both ends
 				    * hosts of both) read as its own by their
 				    * connections' clocks (jobs_overlap.c) */
+	size_t background_flows;   /* steady connections among its hosts (a bulk
+				    * transfer beside the job) left out of its
+				    * pattern, iterations and S (jobs_overlap.c) */
+	double background_payload_bytes;
+	size_t background_unsplit; /* pairs where one ran beside two of the job's
+				    * connections or more: read as they are */
 	double twin_period_s;      /* one of two jobs on the very same hosts
 				    * (analysis.c): its connections' period,
 				    * and the other's; else NAN */

@@ -953,6 +953,15 @@ static int run_jobs(dmls_analysis *a, dmls_stats *st, const dmls_trainlog *log,
 			break;
 		}
 		x->pairs_told = np ? v.replaced + v.dropped : 0;
+		if (!np) { /* a bulk transfer between its hosts: out of its view */
+			if (dmls_job_view_background(&v, st, &jobs[j], &x->background_flows,
+						     &x->background_payload_bytes) < 0) {
+				rc = dmls_fail(err, DMLS_ENOMEM, "out of memory");
+				break;
+			}
+			viewed = x->background_flows > 0;
+			x->background_unsplit = v.ambiguous;
+		}
 		dmls_job_scope job = jobs[j];
 		size_t *own = NULL;
 		if (x->pairs_told && job.conn_period_s > 0) {
@@ -970,7 +979,16 @@ static int run_jobs(dmls_analysis *a, dmls_stats *st, const dmls_trainlog *log,
 			job_time_base(x, &v.view, &job, in_any, mine);
 		if (own) /* the pairs between the hosts it kept */
 			np = shared_pairs(st, &job, in_any, mine, jp);
-		rc = run_stages(x, x->pairs_told ? &v.view : st, j ? NULL : log, &job, njobs,
+		if (x->background_flows) { /* its clock on its pairs in the view */
+			job_time_base(x, &v.view, &job, in_any, mine);
+			np = 0;
+			for (size_t k = 0; k < st->npairs; k++)
+				if (mine[st->pairs[k].src] && mine[st->pairs[k].dst] &&
+				    st->pairs[k].src != st->pairs[k].dst && v.view.pairs[k].packets)
+					jp[np++] = k;
+		}
+		rc = run_stages(x, x->pairs_told || x->background_flows ? &v.view : st,
+				j ? NULL : log, &job, njobs,
 				in_split, np ? jp : NULL, np, err);
 		if (viewed)
 			dmls_job_view_release(&v);

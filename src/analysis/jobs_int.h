@@ -38,5 +38,7 @@ typedef struct dmls_job_view {
 int dmls_job_view_make(dmls_job_view *v, const dmls_stats *st, const dmls_job_scope *jobs,
 		  size_t njobs, size_t j);
 void dmls_job_view_release(dmls_job_view *v);
+int dmls_job_view_background(dmls_job_view *v, const dmls_stats *st, const dmls_job_scope *job,
+			     size_t *nflows, double *payload_bytes);
 
 #endif

@@ -38,7 +38,9 @@
  * made for it (own_series).  Both the split at a shared host
  * (jobs_shared.c) and each job's analysis (analysis.c) read it.  Before
  * both, one component may be split into such jobs by its pairs' clocks
- * (dmls_jobs_split_overlap, below).
+ * (dmls_jobs_split_overlap, below).  A job that shares no pair gets a view
+ * of the same kind where a bulk transfer runs between two of its hosts
+ * (dmls_job_view_background, at the end).
  */
 #include <math.h>
 #include <stdint.h>
@@ -276,6 +278,43 @@ static void pair_out(dmls_job_view *v, const dmls_stats *st, size_t p)
 	q->conns = 0;
 }
 
+/* Pair p in the view as its data connection f[one] alone (of its nf
+ * heaviest, f): its packets, bytes and series (payload).  0, or -1 when
+ * out of memory. */
+static int take_conn(dmls_job_view *v, const dmls_stats *st, size_t p, const size_t *f, size_t nf,
+		     size_t one)
+{
+	const dmls_pair *pr = &st->pairs[p];
+	dmls_pair *q = &v->pairs[p];
+	const dmls_flow *fl = &st->flows[f[one]];
+	q->packets = fl->packets, q->wire_bytes = fl->wire_bytes;
+	q->payload_bytes = fl->payload_bytes;
+	q->first_ns = fl->first_ns, q->last_ns = fl->last_ns;
+	q->series = fl->conn;
+	q->series_payload = 1;
+	q->conns = 1;
+	v->replaced++;
+	/* the pair's first data connection, alone before the pair's
+	 * connections' series start (at the earliest of them: its own
+	 * starts with its next packet): the one that moved the most
+	 * outside its series, before (a connection opened first may
+	 * send later: a co-located job's ring, idle until its first
+	 * step is computed) */
+	int first = 1;
+	int64_t split_ns = INT64_MAX;
+	uint64_t pre = fl->payload_bytes - fl->conn.total;
+	for (size_t i = 0; i < nf; i++) {
+		const dmls_flow *o = &st->flows[f[i]];
+		const dmls_series *cs = &o->conn;
+		first &= i == one || o->payload_bytes - cs->total < pre;
+		if (!dmls_series_empty(cs) && cs->t0_ns + cs->min_bin * cs->bin_ns < split_ns)
+			split_ns = cs->t0_ns + cs->min_bin * cs->bin_ns;
+	}
+	if (first)
+		return own_series(v, &q->series, pr, &fl->conn, fl->first_ns, split_ns);
+	return 0;
+}
+
 /* The job-j view of shared pair p, whose other job has period pk; told by
  * the lock to ref[0] (j's) and ref[1] where given, else by the periods,
  * or by the lock to alt[0] and alt[1] (each job's steps) where the
@@ -339,7 +378,6 @@ static int view_pair(dmls_job_view *v, const dmls_stats *st, size_t p, double pj
 				who[i] = mine ? 2 : 1, one = mine ? one : i;
 		mine = theirs = 1;
 	}
-	dmls_pair *q = &v->pairs[p];
 	if (mine + theirs < (int)nc || (mine == 0 && theirs == 0) || mine > 1 || (!conns && mine))
 		return 0; /* the job's as it is, a clock of neither, or not one
 			   * connection of the job's */
@@ -347,32 +385,7 @@ static int view_pair(dmls_job_view *v, const dmls_stats *st, size_t p, double pj
 		if (!conns || who[i] == 2)
 			v->hidden[f[i]] = 1;
 	if (mine == 1) {
-		const dmls_flow *fl = &st->flows[f[one]];
-		q->packets = fl->packets, q->wire_bytes = fl->wire_bytes;
-		q->payload_bytes = fl->payload_bytes;
-		q->first_ns = fl->first_ns, q->last_ns = fl->last_ns;
-		q->series = fl->conn;
-		q->series_payload = 1;
-		q->conns = 1;
-		v->replaced++;
-		/* the pair's first data connection, alone before the pair's
-		 * connections' series start (at the earliest of them: its own
-		 * starts with its next packet): the one that moved the most
-		 * outside its series, before (a connection opened first may
-		 * send later: a co-located job's ring, idle until its first
-		 * step is computed) */
-		int first = 1;
-		int64_t split_ns = INT64_MAX;
-		uint64_t pre = fl->payload_bytes - fl->conn.total;
-		for (size_t i = 0; i < nf; i++) {
-			const dmls_flow *o = &st->flows[f[i]];
-			const dmls_series *cs = &o->conn;
-			first &= i == one || o->payload_bytes - cs->total < pre;
-			if (!dmls_series_empty(cs) && cs->t0_ns + cs->min_bin * cs->bin_ns < split_ns)
-				split_ns = cs->t0_ns + cs->min_bin * cs->bin_ns;
-		}
-		if (first)
-			return own_series(v, &q->series, pr, &fl->conn, fl->first_ns, split_ns);
+		return take_conn(v, st, p, f, nf, one);
 	} else {
 		pair_out(v, st, p);
 		v->dropped++;
@@ -1372,4 +1385,171 @@ int dmls_jobs_split_overlap(dmls_job_scope **jobs, size_t *njobs, const dmls_sta
 	free(local);
 	free(tmp);
 	return 0;
+}
+
+/*
+ * Steady flows among one job's hosts (dmls_job_view_background).  A
+ * training job's connections idle through its compute phases; a bulk
+ * transfer between two of its hosts (a checkpoint copied off, a dataset
+ * streamed in, an iperf) does not.  Counted in its pair, such a flow makes
+ * an edge the pattern does not have (a DDP ring with 100 Mbit/s between
+ * two of its non-neighbours read as a star with two hubs), fills the
+ * job's pauses (at 500 Mbit/s its clock counted one iteration) and adds
+ * to every step's bytes (S).  A data connection (OV_SHARE of its pair's
+ * payload) busy in BG_BUSY of the BG_WINDOW_NS windows of its span
+ * (BG_MIN_WINDOWS of them at least), where the job's other data pairs,
+ * with BG_JOB_SHARE of its payload at least, are busy in BG_JOB_BUSY of
+ * theirs or less (weighted by their payload), is out of the job's view:
+ * hidden, its pair out where it was the pair's only data connection, the
+ * pair's series its other connection's where that one has a series of its
+ * own (a split pair, stats.h), else the pair left as it is (told in the
+ * note).  Its connection's series (or its pair's, where it is the pair's
+ * only data connection) tells how busy it is.
+ */
+#define BG_WINDOW_NS 10000000LL /* 10 ms */
+#define BG_MIN_WINDOWS 200
+#define BG_BUSY 0.9
+#define BG_JOB_BUSY 0.6
+#define BG_JOB_SHARE 0.25
+#define BG_MIN_SHARE 0.01 /* of the job's payload: a stream worth leaving out */
+
+typedef struct busy_ctx {
+	int64_t t0, win, last;
+	uint64_t busy;
+} busy_ctx;
+
+static void busy_visit(int64_t bin, uint64_t bytes, void *ctx)
+{
+	busy_ctx *b = ctx;
+	(void)bytes;
+	int64_t w = (bin - b->t0) / b->win;
+	if (w != b->last)
+		b->busy++, b->last = w;
+}
+
+/* Share of the windows of s's span (BG_WINDOW_NS, or its bins where
+ * coarser) that hold bytes; NAN for a span of fewer than BG_MIN_WINDOWS. */
+static double busy_share(const dmls_series *s)
+{
+	if (dmls_series_empty(s) || s->bin_ns <= 0)
+		return NAN;
+	int64_t per = BG_WINDOW_NS > s->bin_ns ? BG_WINDOW_NS / s->bin_ns : 1;
+	int64_t span = s->max_bin - s->min_bin + 1, nwin = (span + per - 1) / per;
+	if (nwin < BG_MIN_WINDOWS)
+		return NAN;
+	busy_ctx b = {s->min_bin, per, INT64_MIN, 0};
+	dmls_series_foreach(s, busy_visit, &b);
+	return (double)b.busy / (double)nwin;
+}
+
+/* The share of busy windows of data connection f[i] of pair pr (of nf,
+ * heavy_flows): on its connection's series, or where it is the pair's only
+ * data connection, on its pair's (wire bytes: the acknowledgements of a
+ * stream the other way fill it) and its sender's payload alike, the lower;
+ * NAN where neither tells (a connection without a series of its own). */
+static double flow_busy(const dmls_stats *st, const dmls_pair *pr, const size_t *f, size_t nf,
+			size_t i)
+{
+	const dmls_flow *fl = &st->flows[f[i]];
+	if (nf > 1)
+		return busy_share(&fl->conn);
+	if ((double)fl->payload_bytes < 0.9 * (double)pr->payload_bytes)
+		return NAN;
+	double a = busy_share(&pr->series), b = busy_share(&st->hosts[pr->src].tx_payload);
+	return isfinite(a) && isfinite(b) ? fmin(a, b) : NAN;
+}
+
+int dmls_job_view_background(dmls_job_view *v, const dmls_stats *st, const dmls_job_scope *job,
+			     size_t *nflows, double *payload_bytes)
+{
+	memset(v, 0, sizeof(*v));
+	v->st = st;
+	*nflows = 0;
+	*payload_bytes = 0;
+	if (!st->nflows || !st->npairs || st->mergeable)
+		return 0;
+	size_t nh = st->nhosts ? st->nhosts : 1;
+	unsigned char *in = malloc(nh), *mixed = calloc(st->npairs, 1);
+	v->hidden = calloc(st->nflows, 1);
+	int rc = -1;
+	if (!in || !mixed || !v->hidden)
+		goto out;
+	rc = 0;
+	mark(in, st->nhosts, job);
+	/* the steady connections, and how busy the job's other pairs are */
+	double pay = 0, ref = 0, ref_busy = 0, bg_pay = 0;
+	size_t nbg = 0;
+	for (size_t p = 0; p < st->npairs; p++) {
+		const dmls_pair *pr = &st->pairs[p];
+		if (pr->src != pr->dst && in[pr->src] && in[pr->dst])
+			pay += (double)pr->payload_bytes;
+	}
+	for (size_t p = 0; p < st->npairs; p++) {
+		const dmls_pair *pr = &st->pairs[p];
+		if (pr->src == pr->dst || !in[pr->src] || !in[pr->dst] || pr->payload_bytes == 0)
+			continue;
+		/* a pair with a stream worth leaving out: a hundred at most, each a
+		 * pass over the flows */
+		size_t f[OV_MAX_CONNS], nf = 0;
+		if ((double)pr->payload_bytes >= BG_MIN_SHARE * pay)
+			nf = heavy_flows(st, pr, INT64_MIN, INT64_MAX, f);
+		nf = nf < OV_MAX_CONNS ? nf : OV_MAX_CONNS;
+		for (size_t i = 0; i < nf; i++) {
+			if ((double)st->flows[f[i]].payload_bytes < BG_MIN_SHARE * pay)
+				continue; /* too small to matter */
+			double b = flow_busy(st, pr, f, nf, i);
+			if (isfinite(b) && b >= BG_BUSY) {
+				v->hidden[f[i]] = 1, mixed[p] = 1;
+				bg_pay += (double)st->flows[f[i]].payload_bytes, nbg++;
+			}
+		}
+		double b = mixed[p] ? NAN : busy_share(&pr->series);
+		if (isfinite(b))
+			ref += (double)pr->payload_bytes, ref_busy += b * (double)pr->payload_bytes;
+	}
+	if (nbg == 0 || ref < BG_JOB_SHARE * pay || ref_busy > BG_JOB_BUSY * ref)
+		goto out; /* none, or a job as busy: no contrast */
+	v->pairs = malloc(st->npairs * sizeof(dmls_pair));
+	if (!v->pairs) {
+		rc = -1;
+		goto out;
+	}
+	memcpy(v->pairs, st->pairs, st->npairs * sizeof(dmls_pair));
+	for (size_t p = 0; p < st->npairs && rc == 0; p++) {
+		if (!mixed[p])
+			continue;
+		const dmls_pair *pr = &st->pairs[p];
+		size_t f[OV_MAX_CONNS], nf = heavy_flows(st, pr, INT64_MIN, INT64_MAX, f), left = 0;
+		nf = nf < OV_MAX_CONNS ? nf : OV_MAX_CONNS;
+		size_t one = 0;
+		for (size_t i = 0; i < nf; i++)
+			if (!v->hidden[f[i]])
+				left++, one = i;
+		if (left == 0) {
+			pair_out(v, st, p);
+			v->dropped++;
+		} else if (left == 1 && !dmls_series_empty(&st->flows[f[one]].conn) &&
+			   v->nown < OV_MAX_SHARED) {
+			rc = take_conn(v, st, p, f, nf, one);
+		} else {
+			v->ambiguous++; /* the pair as it is: its connections not told */
+		}
+	}
+	if (rc == 0) {
+		v->view = *st;
+		v->view.pairs = v->pairs;
+		v->view.flow_hidden = v->hidden;
+		v->st = &v->view;
+		*nflows = nbg;
+		*payload_bytes = bg_pay;
+		free(in);
+		free(mixed);
+		return 0;
+	}
+out:
+	free(in);
+	free(mixed);
+	dmls_job_view_release(v);
+	v->st = st;
+	return rc;
 }

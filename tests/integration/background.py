@@ -1,0 +1,132 @@
+#!/usr/bin/python3
+"""A bulk transfer between two hosts of a job is not the job's traffic.
+
+A steady TCP stream (a checkpoint copied off, a dataset streamed in, an
+iperf) is added to a real run's captures (a sample's DDP ring of 4), as
+each worker's `tcpdump src <own ip>` would hold it: the sender's segments
+in its file, the receiver's acknowledgements in its own.  Counted as the
+job's, 100 Mbit/s between two ranks that are not ring neighbours made the
+ring a star with two hubs (S 13.5 MB for 9.0) and 500 Mbit/s left the job
+one iteration.  The stream must be left out of the pattern, the steps and
+S (ring, the clean run's count, period within 1 %, S within 1 %, a note
+saying so), while the hosts' totals keep every byte of it.  Where the
+stream runs between ring neighbours, beside a connection of the job, the
+pair must still be the job's alone.  The clean run gets no such note.
+
+usage: background.py DMLSCOPE RUN_FOLDER WORKDIR
+"""
+import glob
+import json
+import os
+import shutil
+import struct
+import subprocess
+import sys
+
+SEG = 1448
+
+
+def read_pcap(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    assert struct.unpack("<I", data[:4])[0] == 0xA1B2C3D4, "little-endian usec pcap expected"
+    recs, i = [], 24
+    while i + 16 <= len(data):
+        sec, usec, incl, _ = struct.unpack("<IIII", data[i:i + 16])
+        recs.append((sec * 10**6 + usec, data[i:i + 16 + incl]))
+        i += 16 + incl
+    return data[:24], recs
+
+
+def frame(src, dst, sport, dport, seq, ack, flags, payload):
+    ip = lambda o: bytes([198, 18, 0, o])
+    mac = lambda o: bytes([2, 0, 0, 0, 0, o])
+    tcp = struct.pack(">HHIIBBHHH", sport, dport, seq, ack, 0x50, flags, 65535, 0, 0)
+    iph = struct.pack(">BBHHHBBH4s4s", 0x45, 0, 40 + payload, 0, 0x4000, 64, 6, 0, ip(src), ip(dst))
+    return mac(dst) + mac(src) + b"\x08\x00" + iph + tcp, 54 + payload
+
+
+def with_stream(run, out, src, dst, mbps):
+    """run's captures with a steady stream src -> dst (hosts' last octets)
+    over the run's span; returns the stream's payload bytes."""
+    os.makedirs(out)
+    files = sorted(glob.glob(os.path.join(run, "worker-*.pcap")))
+    caps = {f: read_pcap(f) for f in files}
+    t0 = min(r[1][0][0] for r in caps.values())
+    t1 = max(r[1][-1][0] for r in caps.values())
+    gap = SEG * 8 / mbps  # microseconds
+    seg, acks, t, seq, n = [], [], float(t0), 1, 0
+    while t < t1:
+        fr, orig = frame(src, dst, 40000, 5001, seq, 1, 0x18, SEG)
+        seg.append((int(t), fr, orig))
+        seq += SEG
+        n += 1
+        if n % 2 == 0:
+            fr, orig = frame(dst, src, 5001, 40000, 1, seq, 0x10, 0)
+            acks.append((int(t) + 30, fr, orig))
+        t += gap
+    for f, (hdr, recs) in caps.items():
+        host = int(os.path.basename(f).split("-")[1]) + 1
+        extra = seg if host == src else acks if host == dst else []
+        recs = recs + [(ts, struct.pack("<IIII", ts // 10**6, ts % 10**6, len(fr), orig) + fr)
+                       for ts, fr, orig in extra]
+        recs.sort(key=lambda r: r[0])
+        with open(os.path.join(out, os.path.basename(f)), "wb") as w:
+            w.write(hdr + b"".join(r[1] for r in recs))
+    for f in glob.glob(os.path.join(run, "*")):
+        if not f.endswith(".pcap"):
+            shutil.copy(f, out)
+    return n * SEG
+
+
+def analyze(dmls, path):
+    r = subprocess.run([dmls, "analyze", path, "--quiet", "--json", "-"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, f"{path}: exit {r.returncode}: {r.stderr.strip()}"
+    return json.loads(r.stdout)
+
+
+def sent(doc, addr):
+    return next(h["tx_payload_bytes"] for h in doc["hosts"] if h["addr"] == addr)
+
+
+def main():
+    dmls, run, work = sys.argv[1], sys.argv[2], sys.argv[3]
+    clean = analyze(dmls, run)
+    it, s = clean["iterations"], clean["model"]["gradient_bytes"]
+    assert clean["pattern"]["kind"] == "ring" and it["count"] >= 8 and s, "the clean run"
+    assert not any("steady connection" in n for n in clean["notes"]), clean["notes"]
+    order = clean["pattern"]["order"]
+    fails = 0
+    # a non-neighbour pair (no connection of the job carries data there
+    # beyond DDP's initial broadcast), then a ring edge's own direction
+    cases = [("apart", order[0], order[2], 100), ("apart", order[0], order[2], 500),
+             ("edge", order[0], order[1], 500)]
+    for kind, a, b, mbps in cases:
+        src, dst = int(a.split(".")[-1]), int(b.split(".")[-1])
+        name = f"{kind}-{mbps}"
+        extra = with_stream(run, os.path.join(work, name), src, dst, mbps)
+        doc = analyze(dmls, os.path.join(work, name))
+        got = doc["iterations"]
+        g = doc["model"]["gradient_bytes"]
+        errs = []
+        if doc["pattern"]["kind"] != "ring":
+            errs.append(f"pattern {doc['pattern']['kind']}")
+        if got["count"] != it["count"]:
+            errs.append(f"count {got['count']} for {it['count']}")
+        if not got["period_s"] or abs(got["period_s"] / it["period_s"] - 1) > 0.01:
+            errs.append(f"period {got['period_s']} for {it['period_s']}")
+        if not g or abs(g / s - 1) > 0.01:
+            errs.append(f"S {g} for {s}")
+        if not any("steady connection" in n for n in doc["notes"]):
+            errs.append(f"no note: {doc['notes']}")
+        if sent(doc, a) != sent(clean, a) + extra:
+            errs.append(f"{a} sent {sent(doc, a)}, not {sent(clean, a)} + {extra}")
+        print(f"background: {name} Mbit/s {a} -> {b}: {doc['pattern']['kind']}, "
+              f"{got['count']} x {got['period_s']} s, S {g}" + (": " + "; ".join(errs) if errs else ""))
+        fails += bool(errs)
+    sys.exit(1 if fails else 0)
+
+
+if __name__ == "__main__":
+    main()
