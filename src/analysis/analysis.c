@@ -907,6 +907,26 @@ static dmls_analysis *analysis_new(size_t job_id)
 	return a;
 }
 
+/* The bulk transfers between the job's hosts left out of the capture's view
+ * (dmls_job_view_background: flow_hidden 1, or 2 where its pair is counted
+ * whole). */
+static void background_of(dmls_analysis *x, const dmls_stats *st, const dmls_job_scope *job)
+{
+	if (!st->flow_hidden)
+		return;
+	for (size_t k = 0; k < st->nflows; k++) {
+		const dmls_flow *fl = &st->flows[k];
+		size_t ends = 0;
+		for (size_t i = 0; st->flow_hidden[k] && i < job->n; i++)
+			ends += (job->hosts[i] == fl->src) + (job->hosts[i] == fl->dst);
+		if (ends < 2)
+			continue;
+		x->background_flows++;
+		x->background_payload_bytes += (double)fl->payload_bytes;
+		x->background_unsplit += st->flow_hidden[k] == 2;
+	}
+}
+
 /* Every job's analysis, the smaller ones first (a host of two jobs keeps
  * its role in the larger), the largest into a itself. */
 static int run_jobs(dmls_analysis *a, dmls_stats *st, const dmls_trainlog *log,
@@ -953,15 +973,7 @@ static int run_jobs(dmls_analysis *a, dmls_stats *st, const dmls_trainlog *log,
 			break;
 		}
 		x->pairs_told = np ? v.replaced + v.dropped : 0;
-		if (!np) { /* a bulk transfer between its hosts: out of its view */
-			if (dmls_job_view_background(&v, st, &jobs[j], &x->background_flows,
-						     &x->background_payload_bytes) < 0) {
-				rc = dmls_fail(err, DMLS_ENOMEM, "out of memory");
-				break;
-			}
-			viewed = x->background_flows > 0;
-			x->background_unsplit = v.ambiguous;
-		}
+		background_of(x, st, &jobs[j]);
 		dmls_job_scope job = jobs[j];
 		size_t *own = NULL;
 		if (x->pairs_told && job.conn_period_s > 0) {
@@ -979,16 +991,13 @@ static int run_jobs(dmls_analysis *a, dmls_stats *st, const dmls_trainlog *log,
 			job_time_base(x, &v.view, &job, in_any, mine);
 		if (own) /* the pairs between the hosts it kept */
 			np = shared_pairs(st, &job, in_any, mine, jp);
-		if (x->background_flows) { /* its clock on its pairs in the view */
-			job_time_base(x, &v.view, &job, in_any, mine);
-			np = 0;
+		if (x->background_flows && !np) /* its clock on its pairs: its hosts'
+						 * sending holds the stream */
 			for (size_t k = 0; k < st->npairs; k++)
 				if (mine[st->pairs[k].src] && mine[st->pairs[k].dst] &&
-				    st->pairs[k].src != st->pairs[k].dst && v.view.pairs[k].packets)
+				    st->pairs[k].src != st->pairs[k].dst && st->pairs[k].packets)
 					jp[np++] = k;
-		}
-		rc = run_stages(x, x->pairs_told || x->background_flows ? &v.view : st,
-				j ? NULL : log, &job, njobs,
+		rc = run_stages(x, x->pairs_told ? &v.view : st, j ? NULL : log, &job, njobs,
 				in_split, np ? jp : NULL, np, err);
 		if (viewed)
 			dmls_job_view_release(&v);
@@ -1324,6 +1333,17 @@ int dmls_analysis_run(dmls_analysis **out, dmls_stats *st, const dmls_trainlog *
 	dmls_analysis *a = top_new(st);
 	if (!a)
 		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
+	/* a bulk transfer between hosts of jobs: out of the view every stage
+	 * reads, the split into jobs too (jobs_overlap.c) */
+	dmls_job_view bg;
+	size_t nbg;
+	double bg_bytes;
+	if (dmls_job_view_background(&bg, st, &nbg, &bg_bytes) < 0) {
+		dmls_analysis_free(a);
+		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
+	}
+	dmls_stats *whole = st;
+	st = nbg ? &bg.view : st;
 	/* runs back to back of the whole capture (every pair silent, then
 	 * connections opened anew): the jobs are the busiest run's; each
 	 * job's own runs are then found for its stages (run_stages) */
@@ -1343,11 +1363,18 @@ int dmls_analysis_run(dmls_analysis **out, dmls_stats *st, const dmls_trainlog *
 	if (rc == 0 && flag_locked_parts(a, st))
 		rc = dmls_fail(err, DMLS_ENOMEM, "out of memory");
 	dmls_jobs_free(jobs, njobs);
+	if (rc == 0)
+		dmls_notes_all(a, st);
+	if (nbg) {
+		for (size_t i = 0; i < whole->nhosts; i++) /* the roles, on the hosts' */
+			whole->hosts[i].role = st->hosts[i].role;
+		dmls_job_view_release(&bg);
+		whole->run_from_ns = INT64_MIN, whole->run_to_ns = INT64_MAX, whole->runs = 1;
+	}
 	if (rc) {
 		dmls_analysis_free(a);
 		return rc;
 	}
-	dmls_notes_all(a, st);
 	*out = a;
 	return 0;
 }

@@ -26,6 +26,7 @@ typedef struct dmls_job_view {
 	const dmls_stats *st;
 	dmls_stats view;
 	dmls_pair *pairs;
+	dmls_host *hosts;  /* a background view's: hosts' totals without the streams */
 	unsigned char *hidden;
 	dmls_series *own; /* series made for the view (first connections') */
 	size_t nown;
@@ -38,7 +39,10 @@ typedef struct dmls_job_view {
 int dmls_job_view_make(dmls_job_view *v, const dmls_stats *st, const dmls_job_scope *jobs,
 		  size_t njobs, size_t j);
 void dmls_job_view_release(dmls_job_view *v);
-int dmls_job_view_background(dmls_job_view *v, const dmls_stats *st, const dmls_job_scope *job,
-			     size_t *nflows, double *payload_bytes);
+/* The capture without the bulk transfers between hosts of jobs (steady
+ * connections, jobs_overlap.c): a view where there is one (*nflows of
+ * them, *payload_bytes), else v->st is st; -1 when out of memory. */
+int dmls_job_view_background(dmls_job_view *v, const dmls_stats *st, size_t *nflows,
+			     double *payload_bytes);
 
 #endif

@@ -38,9 +38,10 @@
  * made for it (own_series).  Both the split at a shared host
  * (jobs_shared.c) and each job's analysis (analysis.c) read it.  Before
  * both, one component may be split into such jobs by its pairs' clocks
- * (dmls_jobs_split_overlap, below).  A job that shares no pair gets a view
- * of the same kind where a bulk transfer runs between two of its hosts
- * (dmls_job_view_background, at the end).
+ * (dmls_jobs_split_overlap, below).  Before the split, the whole capture
+ * gets a view of the same kind where a bulk transfer runs between hosts of
+ * jobs (dmls_job_view_background, at the end), which everything after
+ * reads.
  */
 #include <math.h>
 #include <stdint.h>
@@ -463,6 +464,7 @@ void dmls_job_view_release(dmls_job_view *v)
 		dmls_series_release(&v->own[i]);
 	free(v->own);
 	free(v->pairs);
+	free(v->hosts);
 	free(v->hidden);
 	memset(v, 0, sizeof(*v));
 }
@@ -512,6 +514,8 @@ int dmls_job_view_make(dmls_job_view *v, const dmls_stats *st, const dmls_job_sc
 		rc = -1;
 		goto out;
 	}
+	if (st->flow_hidden) /* a bulk transfer's, out of every job's view */
+		memcpy(v->hidden, st->flow_hidden, st->nflows);
 	memcpy(v->pairs, st->pairs, st->npairs * sizeof(dmls_pair));
 	double pk = NAN;
 	unsigned char told[OV_MAX_SHARED] = {0};
@@ -1388,23 +1392,27 @@ int dmls_jobs_split_overlap(dmls_job_scope **jobs, size_t *njobs, const dmls_sta
 }
 
 /*
- * Steady flows among one job's hosts (dmls_job_view_background).  A
+ * Steady flows between hosts of jobs (dmls_job_view_background).  A
  * training job's connections idle through its compute phases; a bulk
  * transfer between two of its hosts (a checkpoint copied off, a dataset
  * streamed in, an iperf) does not.  Counted in its pair, such a flow makes
  * an edge the pattern does not have (a DDP ring with 100 Mbit/s between
- * two of its non-neighbours read as a star with two hubs), fills the
+ * two of its non-neighbours read as a star with two hubs), joins parts
+ * the split should not join or cuts a job it should not cut (a parameter
+ * server of 6 with 300 Mbit/s between two workers: two jobs), fills the
  * job's pauses (at 500 Mbit/s its clock counted one iteration) and adds
  * to every step's bytes (S).  A data connection (OV_SHARE of its pair's
- * payload) busy in BG_BUSY of the BG_WINDOW_NS windows of its span
- * (BG_MIN_WINDOWS of them at least), where the job's other data pairs,
- * with BG_JOB_SHARE of its payload at least, are busy in BG_JOB_BUSY of
- * theirs or less (weighted by their payload), is out of the job's view:
- * hidden, its pair out where it was the pair's only data connection, the
- * pair's series its other connection's where that one has a series of its
- * own (a split pair, stats.h), else the pair left as it is (told in the
- * note).  Its connection's series (or its pair's, where it is the pair's
- * only data connection) tells how busy it is.
+ * payload, BG_MIN_SHARE of the capture's) busy in BG_BUSY of the
+ * BG_WINDOW_NS windows of its span (BG_MIN_WINDOWS of them at least),
+ * where the other data pairs, with BG_JOB_SHARE of the payload at least,
+ * are busy in BG_JOB_BUSY of theirs or less (weighted by their payload),
+ * is out of the view: hidden, its pair out where it was the pair's only
+ * data connection, the pair's series its other connection's where that
+ * one has a series of its own (a split pair, stats.h), else the pair left
+ * as it is (hidden 2: told in the note), and the view's hosts' totals
+ * without it; only a connection whose two hosts each have a data pair
+ * without one: a stream between two hosts of no job is a component of its
+ * own, other traffic (analysis.c).
  */
 #define BG_WINDOW_NS 10000000LL /* 10 ms */
 #define BG_MIN_WINDOWS 200
@@ -1459,8 +1467,43 @@ static double flow_busy(const dmls_stats *st, const dmls_pair *pr, const size_t 
 	return isfinite(a) && isfinite(b) ? fmin(a, b) : NAN;
 }
 
-int dmls_job_view_background(dmls_job_view *v, const dmls_stats *st, const dmls_job_scope *job,
-			     size_t *nflows, double *payload_bytes)
+/* Keep as candidates (hidden) only the flows both of whose hosts have a
+ * data pair (DMLS_MIN_DATA_BYTES) that holds none: a stream between two
+ * hosts of no job is other traffic, a component of its own (analysis.c,
+ * leave_stepless).  mixed[p]: pair p still holds a candidate. */
+static void between_jobs(dmls_job_view *v, const dmls_stats *st, unsigned char *mixed,
+			 size_t *nbg, double *bg_pay)
+{
+	unsigned char *data = calloc(st->nhosts ? st->nhosts : 1, 1);
+	if (!data)
+		return; /* none kept: the view is left unmade */
+	for (size_t p = 0; p < st->npairs; p++) {
+		const dmls_pair *pr = &st->pairs[p];
+		if (!mixed[p] && (double)pr->payload_bytes >= DMLS_MIN_DATA_BYTES)
+			data[pr->src] = data[pr->dst] = 1;
+	}
+	for (size_t k = 0; k < st->nflows; k++) {
+		const dmls_flow *fl = &st->flows[k];
+		if (v->hidden[k] && !(data[fl->src] && data[fl->dst])) {
+			v->hidden[k] = 0;
+			*bg_pay -= (double)fl->payload_bytes;
+			(*nbg)--;
+		}
+	}
+	for (size_t p = 0; p < st->npairs; p++) {
+		if (!mixed[p])
+			continue;
+		const dmls_pair *pr = &st->pairs[p];
+		size_t f[OV_MAX_CONNS], nf = heavy_flows(st, pr, INT64_MIN, INT64_MAX, f);
+		mixed[p] = 0;
+		for (size_t i = 0; i < nf && i < OV_MAX_CONNS; i++)
+			mixed[p] |= v->hidden[f[i]];
+	}
+	free(data);
+}
+
+int dmls_job_view_background(dmls_job_view *v, const dmls_stats *st, size_t *nflows,
+			     double *payload_bytes)
 {
 	memset(v, 0, sizeof(*v));
 	v->st = st;
@@ -1468,25 +1511,23 @@ int dmls_job_view_background(dmls_job_view *v, const dmls_stats *st, const dmls_
 	*payload_bytes = 0;
 	if (!st->nflows || !st->npairs || st->mergeable)
 		return 0;
-	size_t nh = st->nhosts ? st->nhosts : 1;
-	unsigned char *in = malloc(nh), *mixed = calloc(st->npairs, 1);
+	unsigned char *mixed = calloc(st->npairs, 1);
 	v->hidden = calloc(st->nflows, 1);
 	int rc = -1;
-	if (!in || !mixed || !v->hidden)
+	if (!mixed || !v->hidden)
 		goto out;
 	rc = 0;
-	mark(in, st->nhosts, job);
-	/* the steady connections, and how busy the job's other pairs are */
+	/* the steady connections, and how busy the other data pairs are */
 	double pay = 0, ref = 0, ref_busy = 0, bg_pay = 0;
 	size_t nbg = 0;
 	for (size_t p = 0; p < st->npairs; p++) {
 		const dmls_pair *pr = &st->pairs[p];
-		if (pr->src != pr->dst && in[pr->src] && in[pr->dst])
+		if (pr->src != pr->dst)
 			pay += (double)pr->payload_bytes;
 	}
 	for (size_t p = 0; p < st->npairs; p++) {
 		const dmls_pair *pr = &st->pairs[p];
-		if (pr->src == pr->dst || !in[pr->src] || !in[pr->dst] || pr->payload_bytes == 0)
+		if (pr->src == pr->dst || pr->payload_bytes == 0)
 			continue;
 		/* a pair with a stream worth leaving out: a hundred at most, each a
 		 * pass over the flows */
@@ -1509,6 +1550,9 @@ int dmls_job_view_background(dmls_job_view *v, const dmls_stats *st, const dmls_
 	}
 	if (nbg == 0 || ref < BG_JOB_SHARE * pay || ref_busy > BG_JOB_BUSY * ref)
 		goto out; /* none, or a job as busy: no contrast */
+	between_jobs(v, st, mixed, &nbg, &bg_pay);
+	if (nbg == 0)
+		goto out;
 	v->pairs = malloc(st->npairs * sizeof(dmls_pair));
 	if (!v->pairs) {
 		rc = -1;
@@ -1531,23 +1575,40 @@ int dmls_job_view_background(dmls_job_view *v, const dmls_stats *st, const dmls_
 		} else if (left == 1 && !dmls_series_empty(&st->flows[f[one]].conn) &&
 			   v->nown < OV_MAX_SHARED) {
 			rc = take_conn(v, st, p, f, nf, one);
-		} else {
-			v->ambiguous++; /* the pair as it is: its connections not told */
+		} else { /* the pair as it is: its connections not told */
+			v->ambiguous++;
+			for (size_t i = 0; i < nf; i++)
+				v->hidden[f[i]] = v->hidden[f[i]] ? 2 : 0;
 		}
+	}
+	/* the hosts' totals without the streams left out (a server's worker
+	 * receiving one sends a share of what it receives no longer: a host
+	 * not captured, pattern_view.c); roles are written to the view's */
+	if (rc == 0 && !(v->hosts = malloc((st->nhosts ? st->nhosts : 1) * sizeof(dmls_host))))
+		rc = -1;
+	if (rc == 0)
+		memcpy(v->hosts, st->hosts, st->nhosts * sizeof(dmls_host));
+	for (size_t k = 0; rc == 0 && k < st->nflows; k++) {
+		const dmls_flow *fl = &st->flows[k];
+		if (v->hidden[k] != 1)
+			continue;
+		dmls_host *a = &v->hosts[fl->src], *b = &v->hosts[fl->dst];
+		a->tx_packets -= fl->packets, b->rx_packets -= fl->packets;
+		a->tx_wire_bytes -= fl->wire_bytes, b->rx_wire_bytes -= fl->wire_bytes;
+		a->tx_payload_bytes -= fl->payload_bytes, b->rx_payload_bytes -= fl->payload_bytes;
 	}
 	if (rc == 0) {
 		v->view = *st;
 		v->view.pairs = v->pairs;
+		v->view.hosts = v->hosts;
 		v->view.flow_hidden = v->hidden;
 		v->st = &v->view;
 		*nflows = nbg;
 		*payload_bytes = bg_pay;
-		free(in);
 		free(mixed);
 		return 0;
 	}
 out:
-	free(in);
 	free(mixed);
 	dmls_job_view_release(v);
 	v->st = st;
