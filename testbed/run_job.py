@@ -54,6 +54,7 @@ import os
 import re
 import shutil
 import signal
+import subprocess
 import sys
 import time
 
@@ -176,6 +177,52 @@ def stop_watch(p, run, status):
     return status
 
 
+def start_streams(tb, specs, nhosts, logdir):
+    """--background SRC:DST:MBPS: a receiver in DST's namespace, a paced
+    sender in SRC's (testbed/stream.py); returns [(spec, sender, receiver)]."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    out = []
+    for i, spec in enumerate(specs):
+        try:
+            src, dst, mbps = spec.split(":")
+            src, dst, mbps = int(src), int(dst), float(mbps)
+        except ValueError:
+            raise RuntimeError(f"--background '{spec}': SRC:DST:MBPS expected")
+        if not (0 <= src < nhosts and 0 <= dst < nhosts and src != dst and mbps > 0):
+            raise RuntimeError(f"--background '{spec}': two hosts of the run, a rate")
+        port = 5201 + i
+        rx = tb.spawn(f"stream-rx{i}", dst, [sys.executable, os.path.join(here, "stream.py"),
+                                             "recv", str(port)],
+                      os.path.join(logdir, f"stream-rx-{i}.log"))
+        tx = tb.spawn(f"stream-tx{i}", src, [sys.executable, os.path.join(here, "stream.py"),
+                                             "send", tb.addrs[dst], str(port), str(mbps)],
+                      os.path.join(logdir, f"stream-tx-{i}.log"))
+        out.append(((src, dst, mbps), tx, rx))
+    return out
+
+
+def stop_streams(tb, streams, logdir):
+    """Stop the senders, then the receivers; the truth of each stream."""
+    truth = []
+    for i, ((src, dst, mbps), tx, rx) in enumerate(streams):
+        if tx.poll() is None:
+            os.killpg(tx.pid, signal.SIGTERM)
+        try:
+            tx.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(tx.pid, signal.SIGKILL)
+        try:
+            rx.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(rx.pid, signal.SIGKILL)
+        m = re.search(r"sent (\d+) bytes", open(os.path.join(logdir, f"stream-tx-{i}.log")).read())
+        truth.append({"src": tb.addrs[src], "dst": tb.addrs[dst], "mbps": mbps,
+                      "payload_bytes": int(m.group(1)) if m else None,
+                      "note": "a steady TCP stream beside the jobs (testbed/stream.py), "
+                              "not a job's traffic"})
+    return truth
+
+
 def wait_jobs(procs, timeout, tick=None):
     deadline = time.time() + timeout
     while True:
@@ -257,6 +304,10 @@ def parse_args():
                     "per-host captures on the overlay, the bridge carries it encapsulated; "
                     "folder name suffix -vxlan")
     ap.add_argument("--loss", type=float, default=0.0, help="packet loss in percent, every host")
+    ap.add_argument("--background", action="append", default=[], metavar="SRC:DST:MBPS",
+                    help="a steady TCP stream from host SRC to host DST (indexes from 0) at "
+                    "MBPS Mbit/s while the jobs run (testbed/stream.py: a bulk transfer "
+                    "beside the job); repeat for more")
     ap.add_argument("--out", default="dataset", help="parent folder of the run folder")
     ap.add_argument("--name", help="run folder name (default: the study's naming)")
     ap.add_argument("--timeout", type=float, default=300)
@@ -367,6 +418,7 @@ def main():
         env = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
                "GLOO_SOCKET_IFNAME": IFACE, "TP_SOCKET_IFNAME": IFACE,
                "PYTHONUNBUFFERED": "1"}
+        streams = start_streams(tb, a.background, nhosts, logdir)
         t_job = time.time()
         procs = []
         for j in jobs:
@@ -379,6 +431,7 @@ def main():
                 os.killpg(victim[0].pid, signal.SIGKILL)
         failed = wait_jobs(procs, a.timeout, kill_halfway if a.kill_rank is not None else None)
         t_job_end = time.time()
+        background = stop_streams(tb, streams, logdir)
         if failed:
             for f in sorted(os.listdir(logdir)):
                 if f.startswith("job"):
@@ -417,6 +470,7 @@ def main():
                          "note": "the bridge capture holds the encapsulated frames"}
                         if a.overlay else None),
             "job_wall_s": round(t_job_end - t_job, 3),
+            "background": background,
             "command": " ".join(["testbed/run_job.py"] + sys.argv[1:]),
         }
         jts = []
