@@ -338,7 +338,9 @@ def parse_args():
 def main():
     ap, a = parse_args()
     jobs = build_jobs(a, ap)
-    nhosts = max(h for j in jobs for h in j.hosts) + 1
+    # a stream's end in no job (a storage server) is a host of the run too
+    bg_ends = [int(x) for spec in a.background for x in spec.split(":")[:2] if x.isdigit()]
+    nhosts = max([h for j in jobs for h in j.hosts] + bg_ends) + 1
     if nhosts > 16:
         ap.error("at most 16 hosts")
     if os.geteuid() != 0:

@@ -603,8 +603,9 @@ static int stage_mode(stage_ctx *c, dmls_error *err)
 	int have_ex = p->kind == DMLS_PAT_PAIRWISE && !p->partial && n <= DMLS_MODE_MAX_RANKS &&
 		      dmls_exchanges_find(&ex, c->st, r, n) == 0;
 	/* a partial view counts a rank's whole sending, unless its host is in
-	 * two jobs (then the job's pairs: its ranks are the job's hosts) */
-	int whole = p->partial && p->center_jobs < 2;
+	 * two jobs (then the job's pairs: its ranks are the job's hosts) or
+	 * sends a stream beside the job (background_of) */
+	int whole = p->partial && p->center_jobs < 2 && !a->background_flows;
 	/* a clock taken from one rank's bounds (reclock_by_ranks) says nothing
 	 * of the others: their own clocks decide */
 	int one_rank = a->iter.method && !strcmp(a->iter.method, "rank-clock");
@@ -907,9 +908,9 @@ static dmls_analysis *analysis_new(size_t job_id)
 	return a;
 }
 
-/* The bulk transfers between the job's hosts left out of the capture's view
- * (dmls_job_view_background: flow_hidden 1, or 2 where its pair is counted
- * whole). */
+/* The bulk transfers from or to the job's hosts left out of the capture's
+ * view (dmls_job_view_background: flow_hidden 1, or 2 where its pair is
+ * counted whole). */
 static void background_of(dmls_analysis *x, const dmls_stats *st, const dmls_job_scope *job)
 {
 	if (!st->flow_hidden)
@@ -919,7 +920,7 @@ static void background_of(dmls_analysis *x, const dmls_stats *st, const dmls_job
 		size_t ends = 0;
 		for (size_t i = 0; st->flow_hidden[k] && i < job->n; i++)
 			ends += (job->hosts[i] == fl->src) + (job->hosts[i] == fl->dst);
-		if (ends < 2)
+		if (ends == 0)
 			continue;
 		x->background_flows++;
 		x->background_payload_bytes += (double)fl->payload_bytes;
@@ -992,7 +993,7 @@ static int run_jobs(dmls_analysis *a, dmls_stats *st, const dmls_trainlog *log,
 		if (own) /* the pairs between the hosts it kept */
 			np = shared_pairs(st, &job, in_any, mine, jp);
 		if (x->background_flows && !np) /* its clock on its pairs: its hosts'
-						 * sending holds the stream */
+						 * sending holds the streams */
 			for (size_t k = 0; k < st->npairs; k++)
 				if (mine[st->pairs[k].src] && mine[st->pairs[k].dst] &&
 				    st->pairs[k].src != st->pairs[k].dst && st->pairs[k].packets)

@@ -1405,23 +1405,25 @@ int dmls_jobs_split_overlap(dmls_job_scope **jobs, size_t *njobs, const dmls_sta
  * payload, BG_MIN_SHARE of the capture's) busy in BG_BUSY of the
  * BG_WINDOW_NS windows of its span (BG_MIN_WINDOWS of them at least), and
  * in BG_CONTRAST more than the other data pairs (weighted by payload; they
- * move BG_JOB_SHARE of it at least, and are twice as many as such
- * connections: a job whose pairs are mostly that busy has no stream to
- * tell) is out of the view (a real stream, paced by its sender and held
+ * move BG_JOB_SHARE of it at least, and are as many as the pairs of such
+ * connections at least: a job whose pairs are mostly that busy has no
+ * stream to tell; one rank's capture holds one data pair beside the
+ * stream) is out of the view (a real stream, paced by its sender and held
  * back by the job's bursts and a busy CPU, was busy in 73-86 % of the
  * windows beside TinyCNN jobs' pairs at 13-39 %): hidden, its pair out
- * where it was the pair's only data connection, the pair's series its
+ * where it was the pair's only data connection (but for the rest:
+ * set-up, control, which keep its hosts in the view), the pair's series its
  * other connection's where that one has a series of its own (a split pair,
  * stats.h), else the pair left as it is (hidden 2: told in the note), and
- * the view's hosts' totals without it; only a connection whose two hosts
- * each have a data pair without one: a stream between two hosts of no job
- * is a component of its own, other traffic (analysis.c).
+ * the view's hosts' totals without it; only a connection one of whose
+ * hosts has a data pair without one (a rank): a stream between two hosts
+ * of no job is a component of its own, other traffic (analysis.c).
  */
 #define BG_WINDOW_NS 10000000LL /* 10 ms */
 #define BG_MIN_WINDOWS 200
 #define BG_BUSY 0.7
 #define BG_CONTRAST 0.35
-#define BG_JOB_SHARE 0.25
+#define BG_JOB_SHARE 0.05
 #define BG_MIN_SHARE 0.01 /* of the capture's payload: a stream worth leaving out */
 
 typedef struct busy_ctx {
@@ -1471,10 +1473,12 @@ static double flow_busy(const dmls_stats *st, const dmls_pair *pr, const size_t 
 }
 
 /* The candidates (hidden) kept: those busy in min_busy of their windows
- * at least, both of whose hosts have a data pair (DMLS_MIN_DATA_BYTES)
- * that holds none (a stream between two hosts of no job is a component of
- * its own, other traffic: analysis.c, leave_stepless).  mixed[p]: pair p
- * still holds a candidate; *nbg and *bg_pay follow. */
+ * at least, one of whose hosts has a data pair (DMLS_MIN_DATA_BYTES) that
+ * holds none: a stream from a rank to a host of no job (a checkpoint
+ * written to a storage server) is left out too, one between two hosts of
+ * no job is a component of its own, other traffic (analysis.c,
+ * leave_stepless).  mixed[p]: pair p still holds a candidate; *nbg and
+ * *bg_pay follow. */
 static void keep_candidates(dmls_job_view *v, const dmls_stats *st, unsigned char *mixed,
 			    double min_busy, size_t *nbg, double *bg_pay)
 {
@@ -1494,7 +1498,7 @@ static void keep_candidates(dmls_job_view *v, const dmls_stats *st, unsigned cha
 		for (size_t i = 0; i < nf; i++) {
 			if (!v->hidden[f[i]])
 				continue;
-			if (!data || !data[pr->src] || !data[pr->dst] ||
+			if (!data || !(data[pr->src] || data[pr->dst]) ||
 			    flow_busy(st, pr, f, nf, i) < min_busy) {
 				v->hidden[f[i]] = 0;
 				*bg_pay -= (double)st->flows[f[i]].payload_bytes;
@@ -1562,8 +1566,11 @@ int dmls_job_view_background(dmls_job_view *v, const dmls_stats *st, size_t *nfl
 			ref += (double)pr->payload_bytes, ref_busy += b * (double)pr->payload_bytes;
 		nref += !mixed[p] && (double)pr->payload_bytes >= DMLS_MIN_DATA_BYTES;
 	}
-	/* a few streams beside the jobs' data pairs, far busier than those */
-	if (nbg == 0 || ref < BG_JOB_SHARE * pay || 2 * nbg > nref)
+	/* streams on a few pairs beside the jobs' data pairs, far busier */
+	size_t nmixed = 0;
+	for (size_t p = 0; p < st->npairs; p++)
+		nmixed += mixed[p];
+	if (nbg == 0 || ref < BG_JOB_SHARE * pay || nmixed > nref)
 		goto out;
 	keep_candidates(v, st, mixed, ref_busy / ref + BG_CONTRAST, &nbg, &bg_pay);
 	if (nbg == 0)
@@ -1585,7 +1592,19 @@ int dmls_job_view_background(dmls_job_view *v, const dmls_stats *st, size_t *nfl
 			if (!v->hidden[f[i]])
 				left++, one = i;
 		if (left == 0) {
+			/* the rest (connections too small for heavy_flows: set-up,
+			 * control) keeps the pair, and its hosts, in the view */
 			pair_out(v, st, p);
+			dmls_pair *q = &v->pairs[p];
+			q->packets = pr->packets, q->wire_bytes = pr->wire_bytes;
+			q->payload_bytes = pr->payload_bytes;
+			for (size_t i = 0; i < nf; i++) {
+				const dmls_flow *fl = &st->flows[f[i]];
+				q->packets -= fl->packets, q->wire_bytes -= fl->wire_bytes;
+				q->payload_bytes -= fl->payload_bytes;
+			}
+			if (q->packets)
+				q->first_ns = pr->first_ns, q->last_ns = pr->last_ns;
 			v->dropped++;
 		} else if (left == 1 && !dmls_series_empty(&st->flows[f[one]].conn) &&
 			   v->nown < OV_MAX_SHARED) {

@@ -136,11 +136,11 @@ void dmls_notes_job(dmls_analysis *a, const dmls_stats *st)
 		dmls_note(a, "%zu pair(s) shared with another job (both ends run ranks of both): "
 			"read as this job's alone, told by their connections' clocks", a->pairs_told);
 	if (a->background_flows && a->background_unsplit)
-		dmls_note(a, "%zu steady connection(s) among the job's hosts (%.4g MB: a bulk transfer, "
+		dmls_note(a, "%zu steady connection(s) at the job's hosts (%.4g MB: a bulk transfer, "
 			"busy where the job idles) left out; %zu pair(s) of the job's not split",
 		     a->background_flows, a->background_payload_bytes / 1e6, a->background_unsplit);
 	else if (a->background_flows)
-		dmls_note(a, "%zu steady connection(s) among the job's hosts (%.4g MB: a bulk transfer, "
+		dmls_note(a, "%zu steady connection(s) at the job's hosts (%.4g MB: a bulk transfer, "
 			"busy where the job idles) left out of its pattern, steps and S",
 		     a->background_flows, a->background_payload_bytes / 1e6);
 	if (p->ranks > 0 && p->kind == DMLS_PAT_UNKNOWN && !p->lone_sender)

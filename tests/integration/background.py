@@ -9,13 +9,16 @@ Mbit/s between two ranks of the bundled DDP ring of 4 that are not
 neighbours made the ring a star with two hubs (S 13.5 MB for 9.0), 500
 Mbit/s left the job one iteration; between two workers of a parameter
 server of 6 (at 2 % loss), or two nodes of a tree of 8, it cut the job in
-two or three before any job was analyzed.  The stream must be left out of
+two or three before any job was analyzed; from a rank to a host of no job
+(a checkpoint written to a storage server) it made that host a fifth rank
+(pattern unknown).  The stream must be left out of
 the split, the pattern, the steps and S: one job, the clean run's pattern,
 ranks and count, period and S within 1 %, a note saying so, while the
 hosts' totals keep every byte of it.  The clean runs get no such note.
 
 usage: background.py DMLSCOPE WORKDIR RUN:SRC:DST:MBIT_S...
-  (SRC and DST: the last octets of two hosts of the run, 198.18.0.x)
+  (SRC and DST: the last octets of two hosts, 198.18.0.x; DST may be a
+  host without a capture: its acknowledgements are then not in the run)
 """
 import glob
 import json
