@@ -9,7 +9,7 @@ usage:
       1.2 us apart (10 Gbit/s), a 20 ms gap every 200k packets; SNAPLEN
       default 96 (the original length stays 1514).
   gencap.py job OUT.pcap [--hosts 8] [--iterations 3600] [--period 1.0]
-                         [--snaplen 100] [--seed 1]
+                         [--snaplen 100] [--seed 1] [--stream-mbps 0]
       a data-parallel training job: HOSTS hosts (198.18.0.1..) run one ring
       all-reduce per iteration, one iteration every PERIOD seconds.  Each
       all-reduce is 2 (HOSTS - 1) steps; in each step every host sends one
@@ -20,6 +20,10 @@ usage:
       iteration starts have +-2 ms of jitter.  8 hosts: 336 packets per
       iteration, 1,209,600 for 3600 iterations (one hour).  A job with fewer
       iterations and the same seed is a prefix of the longer one.
+      --stream-mbps X: a steady TCP stream beside the job from host 1 to
+      host HOSTS/2 + 1 (not ring neighbours) at X Mbit/s, 64,000-byte
+      super-packets acked every second one, from the first iteration to the
+      last packet (a checkpoint copy; truth "stream_payload_bytes").
   gencap.py flood OUT.pcap [--packets 2000000] [--snaplen 100] [--seed 1]
       a SYN flood / scan: every packet opens a new TCP 5-tuple, from a
       distinct pseudo-random source in 10.0.0.0/8 (a bijection of the packet
@@ -121,7 +125,7 @@ def write_truth(out, truth):
 def job(argv):
     out = argv[0]
     o = options(argv[1:], {"hosts": 8, "iterations": 3600, "period": 1.0, "snaplen": 100,
-                           "seed": 1})
+                           "seed": 1, "stream_mbps": 0.0})
     nh, iters, snap = o["hosts"], o["iterations"], o["snaplen"]
     period_us = int(o["period"] * 1e6)
     rnd = random.Random(o["seed"])
@@ -146,6 +150,25 @@ def job(argv):
     cap_ack = min(snap, 54)
     packets = wire = 0
     ser_us = seg * 8 / 10e9 * 1e6  # 51.2 us per super-packet at 10 Gbit/s
+    # the stream: its own addresses, ports, sequence; no draw from rnd (the
+    # job's packets are those without it)
+    sa, sb = 0, nh // 2
+    s_gap = seg * 8 / (o["stream_mbps"] * 1e6) * 1e6 if o["stream_mbps"] > 0 else 0
+    s_data = eth_ip(addr[sa], addr[sb], data_len - 14, 0, macs[sa], macs[sb])
+    s_ack = eth_ip(addr[sb], addr[sa], 40, 0, macs[sb], macs[sa])
+    s_t, s_seq, s_n = float(T0_US + 500_000), 1, 0
+
+    def stream_until(ev, upto):
+        nonlocal s_t, s_seq, s_n
+        while s_gap and s_t <= upto:
+            tcp = TCP.pack(40000, 5001, s_seq, 1, 0x50, 0x18, 502, 0, 0)
+            ev.append((int(s_t), (s_data + tcp + pad)[:cap_data], data_len))
+            s_seq = (s_seq + seg) & 0xffffffff
+            s_n += 1
+            if s_n % 2 == 0:
+                tcp = TCP.pack(5001, 40000, 1, s_seq, 0x50, 0x10, 502, 0, 0)
+                ev.append((int(s_t) + 30, (s_ack + tcp)[:cap_ack], 54))
+            s_t += s_gap
     with open(out, "wb") as f:
         f.write(pcap_header(snap))
         for k in range(iters):
@@ -173,6 +196,7 @@ def job(argv):
                     t += rnd.uniform(15, 40)
                     tcp = TCP.pack(dport, sport, aseq[h], seq[h], 0x50, 0x10, 502, 0, 0)
                     ev.append((int(t), (ack_hdr[h] + tcp)[:cap_ack], 54))
+            stream_until(ev, max(e[0] for e in ev))
             ev.sort(key=lambda e: e[0])
             buf = []
             for t, data, olen in ev:
@@ -181,10 +205,13 @@ def job(argv):
                 wire += olen
             packets += len(ev)
             f.write(b"".join(buf))
-    write_truth(out, {"kind": "job", "pattern": "ring", "hosts": nh, "iterations": iters,
-                      "period_s": o["period"], "seed": o["seed"], "snaplen": snap,
-                      "packets": packets, "wire_bytes": wire,
-                      "chunk_bytes": chunk, "gradient_bytes": chunk * nh})
+    truth = {"kind": "job", "pattern": "ring", "hosts": nh, "iterations": iters,
+             "period_s": o["period"], "seed": o["seed"], "snaplen": snap,
+             "packets": packets, "wire_bytes": wire,
+             "chunk_bytes": chunk, "gradient_bytes": chunk * nh}
+    if s_gap:
+        truth["stream_payload_bytes"] = s_n * seg
+    write_truth(out, truth)
 
 
 def flood(argv):

@@ -303,6 +303,10 @@ typedef struct dmls_stats {
 	/* per flow, 1 when another job's in a job's view of the stats (a
 	 * pair two jobs share, jobs_overlap.c); NULL: none (the stats' own) */
 	const unsigned char *flow_hidden;
+	/* 1 in a view whose hosts' series hold streams left out of it
+	 * (jobs_overlap.c, dmls_job_view_background): a job's series are its
+	 * pairs', at their own bins */
+	int hosts_mixed;
 	dmls_burst burst_total;    /* total wire bytes, 100 us bins */
 	uint64_t peak_bin_wire_bytes; /* the busiest bin of the total wire bytes */
 	int64_t peak_bin_ns;       /* its width: --bin, or where a merged state's

@@ -759,8 +759,11 @@ static int build_series(job_series *js, const dmls_stats *st, const size_t *host
 		const dmls_series *s = &st->pairs[pairs[i]].series;
 		const dmls_series *g = n ? ser[0] : h0;
 		int finer = st->flow_hidden && s->bin_ns < h0->bin_ns;
-		if (s->bin_ns > h0->bin_ns || s->t0_ns != g->t0_ns ||
-		    (n ? s->bin_ns != g->bin_ns : s->bin_ns != h0->bin_ns && !finer)) {
+		/* hosts whose sending holds a stream: the pairs at their bins,
+		 * coarser than the hosts' too (a long capture's) */
+		int other = st->hosts_mixed && s->bin_ns != h0->bin_ns;
+		if ((s->bin_ns > h0->bin_ns && !st->hosts_mixed) || s->t0_ns != g->t0_ns ||
+		    (n ? s->bin_ns != g->bin_ns : s->bin_ns != h0->bin_ns && !finer && !other)) {
 			n = 0;
 			break;
 		}

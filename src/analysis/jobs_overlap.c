@@ -1636,6 +1636,7 @@ int dmls_job_view_background(dmls_job_view *v, const dmls_stats *st, size_t *nfl
 		v->view.pairs = v->pairs;
 		v->view.hosts = v->hosts;
 		v->view.flow_hidden = v->hidden;
+		v->view.hosts_mixed = 1;
 		v->st = &v->view;
 		*nflows = nbg;
 		*payload_bytes = bg_pay;

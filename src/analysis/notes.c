@@ -135,14 +135,19 @@ void dmls_notes_job(dmls_analysis *a, const dmls_stats *st)
 	else if (a->pairs_told)
 		dmls_note(a, "%zu pair(s) shared with another job (both ends run ranks of both): "
 			"read as this job's alone, told by their connections' clocks", a->pairs_told);
-	if (a->background_flows && a->background_unsplit)
-		dmls_note(a, "%zu steady connection(s) at the job's hosts (%.4g MB: a bulk transfer, "
-			"busy where the job idles) left out; %zu pair(s) of the job's not split",
-		     a->background_flows, a->background_payload_bytes / 1e6, a->background_unsplit);
-	else if (a->background_flows)
-		dmls_note(a, "%zu steady connection(s) at the job's hosts (%.4g MB: a bulk transfer, "
-			"busy where the job idles) left out of its pattern, steps and S",
-		     a->background_flows, a->background_payload_bytes / 1e6);
+	if (a->background_flows) {
+		double mb = a->background_payload_bytes / 1e6; /* GB past 10^4 MB */
+		double x = mb >= 1e4 ? mb / 1e3 : mb;
+		const char *unit = mb >= 1e4 ? "GB" : "MB";
+		if (a->background_unsplit)
+			dmls_note(a, "%zu steady connection(s) at the job's hosts (%.1f %s: a bulk "
+				"transfer, busy where the job idles) left out; %zu pair(s) of the job's "
+				"not split", a->background_flows, x, unit, a->background_unsplit);
+		else
+			dmls_note(a, "%zu steady connection(s) at the job's hosts (%.1f %s: a bulk "
+				"transfer, busy where the job idles) left out of its pattern, steps and S",
+			     a->background_flows, x, unit);
+	}
 	if (p->ranks > 0 && p->kind == DMLS_PAT_UNKNOWN && !p->lone_sender)
 		dmls_note(a, "communication pattern not recognized among %zu hosts", p->ranks);
 	if (p->hub_exchanges)
