@@ -910,7 +910,7 @@ static dmls_analysis *analysis_new(size_t job_id)
 
 /* The bulk transfers from or to the job's hosts left out of the capture's
  * view (dmls_job_view_background: flow_hidden 1, or 2 where its pair is
- * counted whole). */
+ * counted whole; 3 are their acknowledgements). */
 static void background_of(dmls_analysis *x, const dmls_stats *st, const dmls_job_scope *job)
 {
 	if (!st->flow_hidden)
@@ -918,7 +918,8 @@ static void background_of(dmls_analysis *x, const dmls_stats *st, const dmls_job
 	for (size_t k = 0; k < st->nflows; k++) {
 		const dmls_flow *fl = &st->flows[k];
 		size_t ends = 0;
-		for (size_t i = 0; st->flow_hidden[k] && i < job->n; i++)
+		int stream = st->flow_hidden[k] == 1 || st->flow_hidden[k] == 2; /* 3: its acks */
+		for (size_t i = 0; stream && i < job->n; i++)
 			ends += (job->hosts[i] == fl->src) + (job->hosts[i] == fl->dst);
 		if (ends == 0)
 			continue;

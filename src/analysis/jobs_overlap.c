@@ -1412,7 +1412,8 @@ int dmls_jobs_split_overlap(dmls_job_scope **jobs, size_t *njobs, const dmls_sta
  * back by the job's bursts and a busy CPU, was busy in 73-86 % of the
  * windows beside TinyCNN jobs' pairs at 13-39 %): hidden, its pair out
  * where it was the pair's only data connection (but for the rest:
- * set-up, control, which keep its hosts in the view), the pair's series its
+ * set-up, control, which keep its hosts in the view; its acknowledgements
+ * the other way, hidden 3, out too), the pair's series its
  * other connection's where that one has a series of its own (a split pair,
  * stats.h), else the pair left as it is (hidden 2: told in the note), and
  * the view's hosts' totals without it; only a connection one of whose
@@ -1519,6 +1520,41 @@ static double pair_busy(const dmls_stats *st, const dmls_pair *pr)
 	return isfinite(a) && isfinite(b) ? fmin(a, b) : NAN;
 }
 
+/* The acknowledgements of the streams left out (hidden 1), the other way
+ * (a capture of both directions: -i any, a mirror port): hidden 3 and out
+ * of their pair, the pair out where nothing with payload is left (a
+ * storage host that only acknowledges a rank's stream is no rank). */
+static void acks_of_streams(dmls_job_view *v, const dmls_stats *st)
+{
+	for (size_t k = 0; k < st->nflows; k++) {
+		if (v->hidden[k] != 1)
+			continue;
+		const dmls_flow *fl = &st->flows[k];
+		size_t r = st->nflows, p = st->npairs;
+		for (size_t i = 0; i < st->nflows && r == st->nflows; i++) {
+			const dmls_flow *o = &st->flows[i];
+			if (!v->hidden[i] && o->src == fl->dst && o->dst == fl->src &&
+			    o->sport == fl->dport && o->dport == fl->sport && o->proto == fl->proto &&
+			    o->payload_bytes == 0)
+				r = i;
+		}
+		for (size_t i = 0; r < st->nflows && i < st->npairs && p == st->npairs; i++)
+			if (st->pairs[i].src == fl->dst && st->pairs[i].dst == fl->src)
+				p = i;
+		if (p == st->npairs)
+			continue;
+		const dmls_flow *ack = &st->flows[r];
+		dmls_pair *q = &v->pairs[p];
+		v->hidden[r] = 3;
+		q->packets -= ack->packets < q->packets ? ack->packets : q->packets;
+		q->wire_bytes -= ack->wire_bytes < q->wire_bytes ? ack->wire_bytes : q->wire_bytes;
+		if (q->payload_bytes == 0) {
+			pair_out(v, st, p);
+			v->dropped++;
+		}
+	}
+}
+
 int dmls_job_view_background(dmls_job_view *v, const dmls_stats *st, size_t *nflows,
 			     double *payload_bytes)
 {
@@ -1592,19 +1628,29 @@ int dmls_job_view_background(dmls_job_view *v, const dmls_stats *st, size_t *nfl
 			if (!v->hidden[f[i]])
 				left++, one = i;
 		if (left == 0) {
-			/* the rest (connections too small for heavy_flows: set-up,
-			 * control) keeps the pair, and its hosts, in the view */
+			/* the rest (connections too small for heavy_flows: a job's
+			 * set-up, control) keeps the pair, and its hosts, in the
+			 * view; not the stream's own attempts on its port (a failed
+			 * connect: a storage host read as a rank) */
+			uint64_t pk = pr->packets, wb = pr->wire_bytes, pb = pr->payload_bytes;
+			for (size_t k = 0; k < st->nflows; k++) {
+				const dmls_flow *fl = &st->flows[k];
+				int out = fl->src == pr->src && fl->dst == pr->dst && v->hidden[k];
+				for (size_t i = 0; !out && i < nf && fl->src == pr->src && fl->dst == pr->dst; i++)
+					out = fl->dport == st->flows[f[i]].dport &&
+					      fl->proto == st->flows[f[i]].proto;
+				if (out) {
+					pk -= fl->packets < pk ? fl->packets : pk;
+					wb -= fl->wire_bytes < wb ? fl->wire_bytes : wb;
+					pb -= fl->payload_bytes < pb ? fl->payload_bytes : pb;
+				}
+			}
 			pair_out(v, st, p);
 			dmls_pair *q = &v->pairs[p];
-			q->packets = pr->packets, q->wire_bytes = pr->wire_bytes;
-			q->payload_bytes = pr->payload_bytes;
-			for (size_t i = 0; i < nf; i++) {
-				const dmls_flow *fl = &st->flows[f[i]];
-				q->packets -= fl->packets, q->wire_bytes -= fl->wire_bytes;
-				q->payload_bytes -= fl->payload_bytes;
-			}
-			if (q->packets)
+			if (pk > 0) {
+				q->packets = pk, q->wire_bytes = wb, q->payload_bytes = pb;
 				q->first_ns = pr->first_ns, q->last_ns = pr->last_ns;
+			}
 			v->dropped++;
 		} else if (left == 1 && !dmls_series_empty(&st->flows[f[one]].conn) &&
 			   v->nown < OV_MAX_SHARED) {
@@ -1615,6 +1661,8 @@ int dmls_job_view_background(dmls_job_view *v, const dmls_stats *st, size_t *nfl
 				v->hidden[f[i]] = v->hidden[f[i]] ? 2 : 0;
 		}
 	}
+	if (rc == 0)
+		acks_of_streams(v, st);
 	/* the hosts' totals without the streams left out (a server's worker
 	 * receiving one sends a share of what it receives no longer: a host
 	 * not captured, pattern_view.c); roles are written to the view's */
@@ -1624,7 +1672,7 @@ int dmls_job_view_background(dmls_job_view *v, const dmls_stats *st, size_t *nfl
 		memcpy(v->hosts, st->hosts, st->nhosts * sizeof(dmls_host));
 	for (size_t k = 0; rc == 0 && k < st->nflows; k++) {
 		const dmls_flow *fl = &st->flows[k];
-		if (v->hidden[k] != 1)
+		if (v->hidden[k] != 1 && v->hidden[k] != 3)
 			continue;
 		dmls_host *a = &v->hosts[fl->src], *b = &v->hosts[fl->dst];
 		a->tx_packets -= fl->packets, b->rx_packets -= fl->packets;
