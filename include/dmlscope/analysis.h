@@ -371,12 +371,15 @@ typedef struct dmls_analysis {
 	size_t pairs_told;         /* pairs it shares with another job (both ends
 				    * hosts of both) read as its own by their
 				    * connections' clocks (jobs_overlap.c) */
-	size_t background_flows;   /* steady connections among its hosts (a bulk
-				    * transfer beside the job) left out of its
-				    * pattern, iterations and S (jobs_overlap.c) */
+	size_t background_flows;   /* steady connections at its hosts (a bulk
+				    * transfer beside the job, between two of
+				    * them or to a host of no job) left out of
+				    * its pattern, iterations and S
+				    * (jobs_overlap.c) */
 	double background_payload_bytes;
-	size_t background_unsplit; /* pairs where one ran beside two of the job's
-				    * connections or more: read as they are */
+	size_t background_unsplit; /* of those, the ones on a pair beside two of
+				    * the job's connections or more: the pair
+				    * read as it is */
 	double twin_period_s;      /* one of two jobs on the very same hosts
 				    * (analysis.c): its connections' period,
 				    * and the other's; else NAN */
