@@ -1456,21 +1456,27 @@ static double busy_share(const dmls_series *s)
 	return (double)b.busy / (double)nwin;
 }
 
+/* Pair pr's share of busy windows as a data pair: its series' (wire bytes:
+ * the acknowledgements of the other way's data too) and its sender's
+ * payload's, the lower. */
+static double pair_busy(const dmls_stats *st, const dmls_pair *pr)
+{
+	double a = busy_share(&pr->series), b = busy_share(&st->hosts[pr->src].tx_payload);
+	return isfinite(a) && isfinite(b) ? fmin(a, b) : NAN;
+}
+
 /* The share of busy windows of data connection f[i] of pair pr (of nf,
  * heavy_flows): on its connection's series, or where it is the pair's only
- * data connection, on its pair's (wire bytes: the acknowledgements of a
- * stream the other way fill it) and its sender's payload alike, the lower;
- * NAN where neither tells (a connection without a series of its own). */
+ * data connection, its pair's (pair_busy); NAN where neither tells (a
+ * connection without a series of its own). */
 static double flow_busy(const dmls_stats *st, const dmls_pair *pr, const size_t *f, size_t nf,
 			size_t i)
 {
 	const dmls_flow *fl = &st->flows[f[i]];
 	if (nf > 1)
 		return busy_share(&fl->conn);
-	if ((double)fl->payload_bytes < 0.9 * (double)pr->payload_bytes)
-		return NAN;
-	double a = busy_share(&pr->series), b = busy_share(&st->hosts[pr->src].tx_payload);
-	return isfinite(a) && isfinite(b) ? fmin(a, b) : NAN;
+	return (double)fl->payload_bytes >= 0.9 * (double)pr->payload_bytes ? pair_busy(st, pr)
+									  : NAN;
 }
 
 /* The candidates (hidden) kept: those busy in min_busy of their windows
@@ -1509,15 +1515,6 @@ static void keep_candidates(dmls_job_view *v, const dmls_stats *st, unsigned cha
 		}
 	}
 	free(data);
-}
-
-/* Pair pr's share of busy windows as a data pair: its series' (wire bytes:
- * the acknowledgements of the other way's data too) and its sender's
- * payload's, the lower. */
-static double pair_busy(const dmls_stats *st, const dmls_pair *pr)
-{
-	double a = busy_share(&pr->series), b = busy_share(&st->hosts[pr->src].tx_payload);
-	return isfinite(a) && isfinite(b) ? fmin(a, b) : NAN;
 }
 
 /* The acknowledgements of the streams left out (hidden 1), the other way
