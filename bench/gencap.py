@@ -10,6 +10,7 @@ usage:
       default 96 (the original length stays 1514).
   gencap.py job OUT.pcap [--hosts 8] [--iterations 3600] [--period 1.0]
                          [--snaplen 100] [--seed 1] [--stream-mbps 0]
+                         [--stream-on 0 --stream-off 0]
       a data-parallel training job: HOSTS hosts (198.18.0.1..) run one ring
       all-reduce per iteration, one iteration every PERIOD seconds.  Each
       all-reduce is 2 (HOSTS - 1) steps; in each step every host sends one
@@ -24,6 +25,8 @@ usage:
       host HOSTS/2 + 1 (not ring neighbours) at X Mbit/s, 64,000-byte
       super-packets acked every second one, from the first iteration to the
       last packet (a checkpoint copy; truth "stream_payload_bytes").
+      --stream-on S --stream-off S: the stream runs S seconds, then pauses
+      S seconds, and so on (checkpoints written every so often).
   gencap.py flood OUT.pcap [--packets 2000000] [--snaplen 100] [--seed 1]
       a SYN flood / scan: every packet opens a new TCP 5-tuple, from a
       distinct pseudo-random source in 10.0.0.0/8 (a bijection of the packet
@@ -125,7 +128,8 @@ def write_truth(out, truth):
 def job(argv):
     out = argv[0]
     o = options(argv[1:], {"hosts": 8, "iterations": 3600, "period": 1.0, "snaplen": 100,
-                           "seed": 1, "stream_mbps": 0.0})
+                           "seed": 1, "stream_mbps": 0.0, "stream_on": 0.0,
+                           "stream_off": 0.0})
     nh, iters, snap = o["hosts"], o["iterations"], o["snaplen"]
     period_us = int(o["period"] * 1e6)
     rnd = random.Random(o["seed"])
@@ -157,10 +161,16 @@ def job(argv):
     s_data = eth_ip(addr[sa], addr[sb], data_len - 14, 0, macs[sa], macs[sb])
     s_ack = eth_ip(addr[sb], addr[sa], 40, 0, macs[sb], macs[sa])
     s_t, s_seq, s_n = float(T0_US + 500_000), 1, 0
+    on_us, off_us = o["stream_on"] * 1e6, o["stream_off"] * 1e6
 
     def stream_until(ev, upto):
         nonlocal s_t, s_seq, s_n
         while s_gap and s_t <= upto:
+            if on_us > 0 and off_us > 0:  # on and off: skip to the next on
+                into = (s_t - T0_US - 500_000) % (on_us + off_us)
+                if into >= on_us:
+                    s_t += on_us + off_us - into
+                    continue
             tcp = TCP.pack(40000, 5001, s_seq, 1, 0x50, 0x18, 502, 0, 0)
             ev.append((int(s_t), (s_data + tcp + pad)[:cap_data], data_len))
             s_seq = (s_seq + seg) & 0xffffffff
