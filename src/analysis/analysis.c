@@ -252,10 +252,23 @@ static int clocked(const dmls_iterations *ri)
 	return ri->count >= 4 && isfinite(ri->period_s) && ri->period_s > 0;
 }
 
-/* The clock of rank h, when it has 4 steps or more: 1, else 0, or -1. */
-static int rank_clock(dmls_iterations *ri, const dmls_stats *st, size_t h, dmls_error *err)
+/* The clock of rank h, when it has 4 steps or more: 1, else 0, or -1.
+ * On its pairs among the np of pairs where it sends one (a stream beside
+ * the job), else on its sending. */
+static int rank_clock(dmls_iterations *ri, const dmls_stats *st, size_t h, const size_t *pairs,
+		      size_t np, dmls_error *err)
 {
-	if (dmls_iterations_find_clock(ri, st, h, NULL, 0, err))
+	size_t *mine = np ? malloc(np * sizeof(size_t)) : NULL, nm = 0;
+	if (np && !mine) {
+		dmls_fail(err, DMLS_ENOMEM, "out of memory");
+		return -1;
+	}
+	for (size_t k = 0; k < np; k++)
+		if (st->pairs[pairs[k]].src == h)
+			mine[nm++] = pairs[k];
+	int rc = dmls_iterations_find_clock(ri, st, h, nm ? mine : NULL, nm, err);
+	free(mine);
+	if (rc)
 		return -1;
 	if (clocked(ri))
 		return 1;
@@ -290,6 +303,31 @@ static int reclock(stage_ctx *c, double P, const dmls_iterations *rk, size_t hos
 	return rc ? -1 : 0;
 }
 
+/* Of the np pairs, those whose sender sends a stream left out of the view
+ * (flow_hidden 1) into a new *out (*nout of them).  0, or -1 when out of
+ * memory. */
+static int streamers_pairs(const dmls_stats *st, const size_t *pairs, size_t np, size_t **out,
+			   size_t *nout)
+{
+	unsigned char *sends = calloc(st->nhosts ? st->nhosts : 1, 1);
+	*out = malloc((np ? np : 1) * sizeof(size_t));
+	*nout = 0;
+	if (!sends || !*out) {
+		free(sends);
+		free(*out);
+		*out = NULL;
+		return -1;
+	}
+	for (size_t f = 0; f < st->nflows; f++)
+		if (st->flow_hidden[f] == 1)
+			sends[st->flows[f].src] = 1;
+	for (size_t k = 0; k < np; k++)
+		if (sends[st->pairs[pairs[k]].src])
+			(*out)[(*nout)++] = pairs[k];
+	free(sends);
+	return 0;
+}
+
 static int reclock_by_ranks(stage_ctx *c, dmls_error *err)
 {
 	dmls_analysis *a = c->a;
@@ -313,8 +351,17 @@ static int reclock_by_ranks(stage_ctx *c, dmls_error *err)
 		free(who);
 		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
 	}
+	/* a rank that sends a stream beside the job (background_of): its
+	 * clock on its pairs of the job, not on its whole sending */
+	size_t *sp = NULL, nsp = 0;
+	if (a->background_flows && c->jpairs && c->st->flow_hidden &&
+	    streamers_pairs(c->st, c->jpairs, c->njpairs, &sp, &nsp)) {
+		free(per);
+		free(who);
+		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
+	}
 	dmls_iterations *its = malloc(n * sizeof(*its));
-	int rc = its ? dmls_iterations_find_clocks(its, c->st, r, n, NULL, 0, err)
+	int rc = its ? dmls_iterations_find_clocks(its, c->st, r, n, nsp ? sp : NULL, nsp, err)
 		     : dmls_fail(err, DMLS_ENOMEM, "out of memory");
 	rc = rc ? -1 : 0;
 	for (size_t i = 0; i < n && rc == 0; i++) {
@@ -347,13 +394,14 @@ static int reclock_by_ranks(stage_ctx *c, dmls_error *err)
 			if (fabs(cnt[i] - C) < fabs(cnt[best] - C))
 				best = i;
 		dmls_iterations ri;
-		rc = rank_clock(&ri, c->st, who[best], err);
+		rc = rank_clock(&ri, c->st, who[best], sp, nsp, err);
 		if (rc > 0) {
 			rc = reclock(c, P, &ri, who[best], err);
 			dmls_iterations_release(&ri);
 		}
 	}
 	rc = rc < 0 ? -1 : 0;
+	free(sp);
 	free(per);
 	free(who);
 	return rc;

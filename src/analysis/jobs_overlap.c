@@ -1456,6 +1456,88 @@ static double busy_share(const dmls_series *s)
 	return (double)b.busy / (double)nwin;
 }
 
+/*
+ * Share of s's busy windows (as busy_share's) that lie in long dense runs:
+ * BG_RUN_NS long at least, no gap over BG_RUN_GAP_NS inside, busy in BG_BUSY
+ * of their windows.  A stream that runs on and off (a checkpoint written
+ * every half minute for seconds on end) has all of its activity in such
+ * runs, as a steady one does; a job's connection exchanges in bursts a
+ * step apart, or where its exchanges run into each other (a step shorter
+ * than its exchange), so do the job's other pairs.  NAN for a span of fewer
+ * than BG_MIN_WINDOWS windows or bins too coarse to tell BG_RUN_GAP_NS.
+ */
+#define BG_RUN_NS 400000000LL   /* 0.4 s */
+#define BG_RUN_GAP_NS 100000000LL /* 100 ms */
+#define BG_LONG 0.8
+
+typedef struct run_ctx {
+	const dmls_series *s, *gate;
+	int64_t win, min_len, max_gap; /* windows */
+	int64_t seen, start, last;     /* window seen last; the open run's first, last */
+	uint64_t in_run, busy, in_long;
+} run_ctx;
+
+static void run_close(run_ctx *r)
+{
+	int64_t len = r->last - r->start + 1;
+	if (len >= r->min_len && (double)r->in_run >= BG_BUSY * (double)len)
+		r->in_long += r->in_run;
+}
+
+/* Whether g holds bytes in [from_ns, to_ns). */
+static int holds_bytes(const dmls_series *g, int64_t from_ns, int64_t to_ns)
+{
+	int64_t t = from_ns - g->t0_ns, e = to_ns - g->t0_ns;
+	int64_t a = t >= 0 ? t / g->bin_ns : -((-t + g->bin_ns - 1) / g->bin_ns);
+	int64_t b = e >= 0 ? (e + g->bin_ns - 1) / g->bin_ns : -(-e / g->bin_ns);
+	return dmls_series_range(g, a, b > a ? b : a + 1, NULL) > 0;
+}
+
+/* Whether the gate holds bytes in window w (of s's bins from min_bin). */
+static int gate_busy(const run_ctx *r, int64_t w)
+{
+	const dmls_series *s = r->s;
+	int64_t t = s->t0_ns + (s->min_bin + w * r->win) * s->bin_ns;
+	return holds_bytes(r->gate, t, t + r->win * s->bin_ns);
+}
+
+static void run_visit(int64_t bin, uint64_t bytes, void *ctx)
+{
+	run_ctx *r = ctx;
+	(void)bytes;
+	int64_t w = (bin - r->s->min_bin) / r->win;
+	if (w == r->seen)
+		return;
+	r->seen = w;
+	if (r->gate && !gate_busy(r, w))
+		return;
+	if (r->last == INT64_MIN || w - r->last - 1 > r->max_gap) {
+		if (r->last != INT64_MIN)
+			run_close(r);
+		r->start = w, r->in_run = 0;
+	}
+	r->in_run++, r->busy++, r->last = w;
+}
+
+/* gate (may be NULL): only s's windows where it holds bytes too count as
+ * busy (a pair's wire bytes where its sender sends payload: not the
+ * acknowledgements of a stream the other way). */
+static double long_share(const dmls_series *s, const dmls_series *gate)
+{
+	if (dmls_series_empty(s) || s->bin_ns <= 0 || (gate && gate->bin_ns <= 0))
+		return NAN;
+	int64_t per = BG_WINDOW_NS > s->bin_ns ? BG_WINDOW_NS / s->bin_ns : 1, win = per * s->bin_ns;
+	int64_t span = s->max_bin - s->min_bin + 1, nwin = (span + per - 1) / per;
+	if (nwin < BG_MIN_WINDOWS || win > BG_RUN_GAP_NS)
+		return NAN;
+	run_ctx r = {s, gate, per, (BG_RUN_NS + win - 1) / win, BG_RUN_GAP_NS / win,
+		     INT64_MIN, 0, INT64_MIN, 0, 0, 0};
+	dmls_series_foreach(s, run_visit, &r);
+	if (r.last != INT64_MIN)
+		run_close(&r);
+	return r.busy ? (double)r.in_long / (double)r.busy : NAN;
+}
+
 /* Pair pr's share of busy windows as a data pair: its series' (wire bytes:
  * the acknowledgements of the other way's data too) and its sender's
  * payload's, the lower. */
@@ -1463,6 +1545,12 @@ static double pair_busy(const dmls_stats *st, const dmls_pair *pr)
 {
 	double a = busy_share(&pr->series), b = busy_share(&st->hosts[pr->src].tx_payload);
 	return isfinite(a) && isfinite(b) ? fmin(a, b) : NAN;
+}
+
+/* Its share in long runs (long_share) where its sender sends payload. */
+static double pair_long(const dmls_stats *st, const dmls_pair *pr)
+{
+	return long_share(&pr->series, &st->hosts[pr->src].tx_payload);
 }
 
 /* The share of busy windows of data connection f[i] of pair pr (of nf,
@@ -1479,6 +1567,29 @@ static double flow_busy(const dmls_stats *st, const dmls_pair *pr, const size_t 
 									  : NAN;
 }
 
+/* The same for its share in long runs. */
+static double flow_long(const dmls_stats *st, const dmls_pair *pr, const size_t *f, size_t nf,
+			size_t i)
+{
+	const dmls_flow *fl = &st->flows[f[i]];
+	if (nf > 1)
+		return long_share(&fl->conn, NULL);
+	return (double)fl->payload_bytes >= 0.9 * (double)pr->payload_bytes ? pair_long(st, pr)
+									  : NAN;
+}
+
+/* Whether data connection f[i] is busy as a stream: in min_busy of its
+ * windows, or in min_long of them in long runs. */
+static int flow_streams(const dmls_stats *st, const dmls_pair *pr, const size_t *f, size_t nf,
+			size_t i, double min_busy, double min_long)
+{
+	double b = flow_busy(st, pr, f, nf, i);
+	if (isfinite(b) && b >= min_busy)
+		return 1;
+	double l = flow_long(st, pr, f, nf, i);
+	return isfinite(l) && l >= min_long;
+}
+
 /* The candidates (hidden) kept: those busy in min_busy of their windows
  * at least, one of whose hosts has a data pair (DMLS_MIN_DATA_BYTES) that
  * holds none: a stream from a rank to a host of no job (a checkpoint
@@ -1487,7 +1598,7 @@ static double flow_busy(const dmls_stats *st, const dmls_pair *pr, const size_t 
  * leave_stepless).  mixed[p]: pair p still holds a candidate; *nbg and
  * *bg_pay follow. */
 static void keep_candidates(dmls_job_view *v, const dmls_stats *st, unsigned char *mixed,
-			    double min_busy, size_t *nbg, double *bg_pay)
+			    double min_busy, double min_long, size_t *nbg, double *bg_pay)
 {
 	unsigned char *data = calloc(st->nhosts ? st->nhosts : 1, 1);
 	for (size_t p = 0; data && p < st->npairs; p++) {
@@ -1506,7 +1617,7 @@ static void keep_candidates(dmls_job_view *v, const dmls_stats *st, unsigned cha
 			if (!v->hidden[f[i]])
 				continue;
 			if (!data || !(data[pr->src] || data[pr->dst]) ||
-			    flow_busy(st, pr, f, nf, i) < min_busy) {
+			    !flow_streams(st, pr, f, nf, i, min_busy, min_long)) {
 				v->hidden[f[i]] = 0;
 				*bg_pay -= (double)st->flows[f[i]].payload_bytes;
 				(*nbg)--;
@@ -1517,11 +1628,42 @@ static void keep_candidates(dmls_job_view *v, const dmls_stats *st, unsigned cha
 	free(data);
 }
 
+/* Pair pr's series without the bins where its sender sends no payload
+ * (gate): a job's data pair that also carries the acknowledgements of a
+ * stream the other way, whose pauses they fill (300 Mbit/s, 3 s on and
+ * 10 s off, from a rank of a MobileNetV2 ring of 4 to its predecessor:
+ * its steps read two by two).  Into v->own (released with the view) and
+ * *out; 0, or -1 when out of memory. */
+static int gated_series(dmls_job_view *v, dmls_series *out, const dmls_pair *pr,
+			const dmls_series *gate)
+{
+	const dmls_series *pair = &pr->series;
+	if (!v->own && !(v->own = malloc(OV_MAX_SHARED * sizeof(dmls_series))))
+		return -1;
+	dmls_series *s = &v->own[v->nown++];
+	dmls_series_init(s, pair->t0_ns, pair->bin_ns, pair->join);
+	for (size_t r = 0; r < pair->nruns; r++) {
+		dmls_series_run u = dmls_series_run_get(pair, r);
+		for (size_t j = 0; j < u.len; j++) {
+			uint64_t x = dmls_series_val(pair, u.off + j);
+			int64_t ts = pair->t0_ns + (u.first + (int64_t)j) * pair->bin_ns;
+			if (x && holds_bytes(gate, ts, ts + pair->bin_ns) &&
+			    dmls_series_add_bin(s, u.first + (int64_t)j, x) < 0)
+				return -1;
+		}
+	}
+	*out = *s;
+	return 0;
+}
+
 /* The acknowledgements of the streams left out (hidden 1), the other way
  * (a capture of both directions: -i any, a mirror port): hidden 3 and out
  * of their pair, the pair out where nothing with payload is left (a
- * storage host that only acknowledges a rank's stream is no rank). */
-static void acks_of_streams(dmls_job_view *v, const dmls_stats *st)
+ * storage host that only acknowledges a rank's stream is no rank), its
+ * series out where what is left is no data pair (control: its totals
+ * stay), else its series where its sender sends payload (gated_series).
+ * 0, or -1 when out of memory. */
+static int acks_of_streams(dmls_job_view *v, const dmls_stats *st)
 {
 	for (size_t k = 0; k < st->nflows; k++) {
 		if (v->hidden[k] != 1)
@@ -1548,8 +1690,23 @@ static void acks_of_streams(dmls_job_view *v, const dmls_stats *st)
 		if (q->payload_bytes == 0) {
 			pair_out(v, st, p);
 			v->dropped++;
+		} else if ((double)q->payload_bytes < DMLS_MIN_DATA_BYTES) {
+			/* a control pair beside them: its totals stay, its series
+			 * (the acknowledgements' wire bytes: at 300 Mbit/s a tenth
+			 * of a DDP ring edge's step, an edge of a star) goes */
+			dmls_pair keep = *q;
+			pair_out(v, st, p);
+			q->packets = keep.packets, q->wire_bytes = keep.wire_bytes;
+			q->payload_bytes = keep.payload_bytes;
+			q->first_ns = keep.first_ns, q->last_ns = keep.last_ns;
+		} else if (!q->series_payload && v->nown < OV_MAX_SHARED &&
+			   st->hosts[st->pairs[p].src].tx_payload.bin_ns > 0 &&
+			   gated_series(v, &q->series, &st->pairs[p],
+					&st->hosts[st->pairs[p].src].tx_payload)) {
+			return -1;
 		}
 	}
+	return 0;
 }
 
 int dmls_job_view_background(dmls_job_view *v, const dmls_stats *st, size_t *nflows,
@@ -1568,7 +1725,7 @@ int dmls_job_view_background(dmls_job_view *v, const dmls_stats *st, size_t *nfl
 		goto out;
 	rc = 0;
 	/* the steady connections, and how busy the other data pairs are */
-	double pay = 0, ref = 0, ref_busy = 0, bg_pay = 0;
+	double pay = 0, ref = 0, ref_busy = 0, refl = 0, ref_long = 0, bg_pay = 0;
 	size_t nbg = 0, nref = 0;
 	for (size_t p = 0; p < st->npairs; p++) {
 		const dmls_pair *pr = &st->pairs[p];
@@ -1588,8 +1745,7 @@ int dmls_job_view_background(dmls_job_view *v, const dmls_stats *st, size_t *nfl
 		for (size_t i = 0; i < nf; i++) {
 			if ((double)st->flows[f[i]].payload_bytes < BG_MIN_SHARE * pay)
 				continue; /* too small to matter */
-			double b = flow_busy(st, pr, f, nf, i);
-			if (isfinite(b) && b >= BG_BUSY) {
+			if (flow_streams(st, pr, f, nf, i, BG_BUSY, BG_LONG)) {
 				v->hidden[f[i]] = 1, mixed[p] = 1;
 				bg_pay += (double)st->flows[f[i]].payload_bytes, nbg++;
 			}
@@ -1605,7 +1761,16 @@ int dmls_job_view_background(dmls_job_view *v, const dmls_stats *st, size_t *nfl
 		nmixed += mixed[p];
 	if (nbg == 0 || ref < BG_JOB_SHARE * pay || nmixed > nref)
 		goto out;
-	keep_candidates(v, st, mixed, ref_busy / ref + BG_CONTRAST, &nbg, &bg_pay);
+	for (size_t p = 0; p < st->npairs; p++) {
+		const dmls_pair *pr = &st->pairs[p];
+		double l = mixed[p] || pr->src == pr->dst || pr->payload_bytes == 0 ? NAN
+										 : pair_long(st, pr);
+		if (isfinite(l))
+			refl += (double)pr->payload_bytes, ref_long += l * (double)pr->payload_bytes;
+	}
+	keep_candidates(v, st, mixed, ref_busy / ref + BG_CONTRAST,
+			refl >= BG_JOB_SHARE * pay ? ref_long / refl + BG_CONTRAST : INFINITY, &nbg,
+			&bg_pay);
 	if (nbg == 0)
 		goto out;
 	v->pairs = malloc(st->npairs * sizeof(dmls_pair));
@@ -1659,7 +1824,7 @@ int dmls_job_view_background(dmls_job_view *v, const dmls_stats *st, size_t *nfl
 		}
 	}
 	if (rc == 0)
-		acks_of_streams(v, st);
+		rc = acks_of_streams(v, st);
 	/* the hosts' totals without the streams left out (a server's worker
 	 * receiving one sends a share of what it receives no longer: a host
 	 * not captured, pattern_view.c); roles are written to the view's */

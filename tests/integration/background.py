@@ -16,9 +16,24 @@ the split, the pattern, the steps and S: one job, the clean run's pattern,
 ranks and count, period and S within 1 %, a note saying so, while the
 hosts' totals keep every byte of it.  The clean runs get no such note.
 
-usage: background.py DMLSCOPE WORKDIR RUN:SRC:DST:MBIT_S...
+A stream that runs on and off (a checkpoint written for seconds every so
+often) is left out the same way: 300 Mbit/s 2 s on, 3 s off between two
+workers of the parameter server of 6 made it 5 of 6 ranks, pattern
+unknown, iterations withheld; 3 s on, 4 s off between two nodes of the
+tree of 8, two jobs; 2 Gbit/s 0.5 s on, 0.5 s off beside the ring, a star
+with two hubs.  At 2 Gbit/s between two ranks of the DDP ring (not
+neighbours) the receiver's acknowledgements, left in the series of a pair
+that carries nothing else, were a tenth of a ring edge's bytes a step:
+an edge, a star with two hubs.  From a rank of the ring to its predecessor
+they ride the ring edge the other way and fill its pauses: a period 1 %
+short at 2 Gbit/s.  A DDP ring of 6 at 2 % loss, whose steps its ranks'
+clocks tell, read the stream sender's clock on its whole sending: its
+iterations withheld.
+
+usage: background.py DMLSCOPE WORKDIR RUN:SRC:DST:MBIT_S[:ON_S:OFF_S]...
   (SRC and DST: the last octets of two hosts, 198.18.0.x; DST may be a
-  host without a capture: its acknowledgements are then not in the run)
+  host without a capture: its acknowledgements are then not in the run;
+  ON_S, OFF_S: the stream runs ON_S seconds, then pauses OFF_S, in turn)
 """
 import glob
 import json
@@ -51,9 +66,10 @@ def frame(src, dst, sport, dport, seq, ack, flags, payload):
     return mac(dst) + mac(src) + b"\x08\x00" + iph + tcp, 54 + payload
 
 
-def with_stream(run, out, src, dst, mbps):
+def with_stream(run, out, src, dst, mbps, on=0.0, off=0.0):
     """run's captures with a steady stream src -> dst (hosts' last octets)
-    over the run's span; returns the stream's payload bytes."""
+    over the run's span, or one that runs `on` seconds and pauses `off`
+    seconds in turn; returns the stream's payload bytes."""
     os.makedirs(out)
     files = sorted(glob.glob(os.path.join(run, "worker-*.pcap")))
     caps = {f: read_pcap(f) for f in files}
@@ -62,9 +78,13 @@ def with_stream(run, out, src, dst, mbps):
     gap = SEG * 8 / mbps  # microseconds
     seg, acks, t, seq, n = [], [], float(t0), 1, 0
     while t < t1:
+        into = (t - t0) % ((on + off) * 1e6) if on > 0 and off > 0 else 0
+        if on > 0 and off > 0 and into >= on * 1e6:  # off: to the next start
+            t += (on + off) * 1e6 - into
+            continue
         fr, orig = frame(src, dst, 40000, 5001, seq, 1, 0x18, SEG)
         seg.append((int(t), fr, orig))
-        seq += SEG
+        seq = (seq + SEG) & 0xffffffff
         n += 1
         if n % 2 == 0:
             fr, orig = frame(dst, src, 5001, 40000, 1, seq, 0x10, 0)
@@ -99,6 +119,10 @@ def main():
     dmls, work, cases = sys.argv[1], sys.argv[2], sys.argv[3:]
     fails = 0
     for i, case in enumerate(cases):
+        on = off = 0.0
+        if case.count(":") >= 5:
+            case, on, off = case.rsplit(":", 2)
+            on, off = float(on), float(off)
         run, src, dst, mbps = case.rsplit(":", 3)
         src, dst, mbps = int(src), int(dst), float(mbps)
         clean = analyze(dmls, run)
@@ -106,7 +130,7 @@ def main():
         assert p["jobs"] == 1 and it["count"] >= 8 and s, f"{run}: the clean run"
         assert not any("steady connection" in n for n in clean["notes"]), clean["notes"]
         out = os.path.join(work, str(i))
-        extra = with_stream(run, out, src, dst, mbps)
+        extra = with_stream(run, out, src, dst, mbps, on, off)
         doc = analyze(dmls, out)
         got, q = doc["iterations"], doc["pattern"]
         g = doc["model"]["gradient_bytes"]
@@ -124,7 +148,8 @@ def main():
         a = f"198.18.0.{src}"
         if sent(doc, a) != sent(clean, a) + extra:
             errs.append(f"{a} sent {sent(doc, a)}, not {sent(clean, a)} + {extra}")
-        print(f"background: {os.path.basename(run)}, {mbps:g} Mbit/s .{src} -> .{dst}: "
+        duty = f" ({on:g} s on, {off:g} s off)" if on > 0 and off > 0 else ""
+        print(f"background: {os.path.basename(run)}, {mbps:g} Mbit/s{duty} .{src} -> .{dst}: "
               f"{q['jobs']} job(s), {q['kind']}/{q['ranks']}, {got['count']} x {got['period_s']} s, "
               f"S {g}" + (": FAIL: " + "; ".join(errs) if errs else ""))
         fails += bool(errs)
