@@ -178,33 +178,40 @@ def stop_watch(p, run, status):
 
 
 def start_streams(tb, specs, nhosts, logdir):
-    """--background SRC:DST:MBPS: a receiver in DST's namespace, a paced
-    sender in SRC's (testbed/stream.py); returns [(spec, sender, receiver)]."""
+    """--background SRC:DST:MBPS[:ON:OFF]: a receiver in DST's namespace, a
+    paced sender in SRC's (testbed/stream.py; ON s sending, OFF s not, in
+    turn); returns [(spec, sender, receiver)]."""
     here = os.path.dirname(os.path.abspath(__file__))
     out = []
     for i, spec in enumerate(specs):
         try:
-            src, dst, mbps = spec.split(":")
-            src, dst, mbps = int(src), int(dst), float(mbps)
+            f = spec.split(":")
+            if len(f) not in (3, 5):
+                raise ValueError
+            src, dst, mbps = int(f[0]), int(f[1]), float(f[2])
+            duty = [float(x) for x in f[3:]]
         except ValueError:
-            raise RuntimeError(f"--background '{spec}': SRC:DST:MBPS expected")
-        if not (0 <= src < nhosts and 0 <= dst < nhosts and src != dst and mbps > 0):
-            raise RuntimeError(f"--background '{spec}': two hosts of the run, a rate")
+            raise RuntimeError(f"--background '{spec}': SRC:DST:MBPS[:ON:OFF] expected")
+        if not (0 <= src < nhosts and 0 <= dst < nhosts and src != dst and mbps > 0 and
+                all(x > 0 for x in duty)):
+            raise RuntimeError(f"--background '{spec}': two hosts of the run, a rate"
+                               " (and seconds on and off)")
         port = 5201 + i
         rx = tb.spawn(f"stream-rx{i}", dst, [sys.executable, os.path.join(here, "stream.py"),
                                              "recv", str(port)],
                       os.path.join(logdir, f"stream-rx-{i}.log"))
         tx = tb.spawn(f"stream-tx{i}", src, [sys.executable, os.path.join(here, "stream.py"),
-                                             "send", tb.addrs[dst], str(port), str(mbps)],
+                                             "send", tb.addrs[dst], str(port), str(mbps)]
+                      + [str(x) for x in duty],
                       os.path.join(logdir, f"stream-tx-{i}.log"))
-        out.append(((src, dst, mbps), tx, rx))
+        out.append(((src, dst, mbps, duty), tx, rx))
     return out
 
 
 def stop_streams(tb, streams, logdir):
     """Stop the senders, then the receivers; the truth of each stream."""
     truth = []
-    for i, ((src, dst, mbps), tx, rx) in enumerate(streams):
+    for i, ((src, dst, mbps, duty), tx, rx) in enumerate(streams):
         if tx.poll() is None:
             os.killpg(tx.pid, signal.SIGTERM)
         try:
@@ -216,10 +223,15 @@ def stop_streams(tb, streams, logdir):
         except subprocess.TimeoutExpired:
             os.killpg(rx.pid, signal.SIGKILL)
         m = re.search(r"sent (\d+) bytes", open(os.path.join(logdir, f"stream-tx-{i}.log")).read())
-        truth.append({"src": tb.addrs[src], "dst": tb.addrs[dst], "mbps": mbps,
-                      "payload_bytes": int(m.group(1)) if m else None,
-                      "note": "a steady TCP stream beside the jobs (testbed/stream.py), "
-                              "not a job's traffic"})
+        t = {"src": tb.addrs[src], "dst": tb.addrs[dst], "mbps": mbps,
+             "payload_bytes": int(m.group(1)) if m else None,
+             "note": "a steady TCP stream beside the jobs (testbed/stream.py), "
+                     "not a job's traffic"}
+        if duty:
+            t["on_s"], t["off_s"] = duty
+            t["note"] = ("a TCP stream beside the jobs, on_s seconds on and off_s off in "
+                         "turn (testbed/stream.py), not a job's traffic")
+        truth.append(t)
     return truth
 
 
@@ -304,10 +316,12 @@ def parse_args():
                     "per-host captures on the overlay, the bridge carries it encapsulated; "
                     "folder name suffix -vxlan")
     ap.add_argument("--loss", type=float, default=0.0, help="packet loss in percent, every host")
-    ap.add_argument("--background", action="append", default=[], metavar="SRC:DST:MBPS",
+    ap.add_argument("--background", action="append", default=[],
+                    metavar="SRC:DST:MBPS[:ON:OFF]",
                     help="a steady TCP stream from host SRC to host DST (indexes from 0) at "
                     "MBPS Mbit/s while the jobs run (testbed/stream.py: a bulk transfer "
-                    "beside the job); repeat for more")
+                    "beside the job); with ON:OFF, ON seconds sending and OFF seconds "
+                    "not, in turn (a checkpoint written every so often); repeat for more")
     ap.add_argument("--out", default="dataset", help="parent folder of the run folder")
     ap.add_argument("--name", help="run folder name (default: the study's naming)")
     ap.add_argument("--timeout", type=float, default=300)

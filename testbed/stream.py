@@ -4,9 +4,13 @@ transfer between two of its hosts, as a checkpoint copy, a dataset pulled
 from a peer or an iperf would run.
 
   stream.py recv PORT           accept one connection, read and discard
-  stream.py send ADDR PORT MBPS send at MBPS Mbit/s (paced every 10 ms)
+  stream.py send ADDR PORT MBPS [ON OFF]
+                                send at MBPS Mbit/s (paced every 10 ms)
                                 until killed (SIGTERM/SIGINT), then print
-                                the bytes sent
+                                the bytes sent; with ON and OFF (seconds)
+                                send ON seconds, pause OFF, and so on (a
+                                checkpoint written every so often), over
+                                the one connection
 
 Exits 0 when stopped by a signal; 1 when the connection cannot be made.
 """
@@ -34,7 +38,7 @@ def recv(port):
     print(f"received {got} bytes", flush=True)
 
 
-def send(addr, port, mbps):
+def send(addr, port, mbps, on=0.0, off=0.0):
     s = None
     for _ in range(100):  # the receiver may not listen yet
         try:
@@ -52,8 +56,12 @@ def send(addr, port, mbps):
     per_tick = mbps * 1e6 / 8 * TICK
     buf = bytes(CHUNK)
     sent, t0, owed = 0, time.monotonic(), 0.0
+    start = t0
     while not stop:
-        owed += per_tick
+        if on > 0 and off > 0 and (t0 - start) % (on + off) >= on:
+            owed = 0.0  # paused: nothing owed for the pause
+        else:
+            owed += per_tick
         while owed >= 1 and not stop:
             n = int(min(owed, CHUNK))
             try:
@@ -79,6 +87,7 @@ if __name__ == "__main__":
     if sys.argv[1:2] == ["recv"]:
         recv(int(sys.argv[2]))
     elif sys.argv[1:2] == ["send"]:
-        sys.exit(send(sys.argv[2], int(sys.argv[3]), float(sys.argv[4])))
+        sys.exit(send(sys.argv[2], int(sys.argv[3]), float(sys.argv[4]),
+                      *[float(x) for x in sys.argv[5:7]]))
     else:
         sys.exit(__doc__)
