@@ -1464,7 +1464,7 @@ static double busy_share(const dmls_series *s)
  * runs, as a steady one does; a job's connection exchanges in bursts a
  * step apart, or where its exchanges run into each other (a step shorter
  * than its exchange), so do the job's other pairs.  NAN for a span of fewer
- * than BG_MIN_WINDOWS windows or bins too coarse to tell BG_RUN_GAP_NS.
+ * than BG_MIN_WINDOWS windows.
  */
 #define BG_RUN_NS 400000000LL   /* 0.4 s */
 #define BG_RUN_GAP_NS 100000000LL /* 100 ms */
@@ -1528,9 +1528,13 @@ static double long_share(const dmls_series *s, const dmls_series *gate)
 		return NAN;
 	int64_t per = BG_WINDOW_NS > s->bin_ns ? BG_WINDOW_NS / s->bin_ns : 1, win = per * s->bin_ns;
 	int64_t span = s->max_bin - s->min_bin + 1, nwin = (span + per - 1) / per;
-	if (nwin < BG_MIN_WINDOWS || win > BG_RUN_GAP_NS)
+	if (nwin < BG_MIN_WINDOWS)
 		return NAN;
-	run_ctx r = {s, gate, per, (BG_RUN_NS + win - 1) / win, BG_RUN_GAP_NS / win,
+	/* bins coarser than the gap (a capture of hours): runs of two bins
+	 * at least, without a gap (a job stepping within a bin is busy in
+	 * every one, and so its pairs are as long as any stream) */
+	int64_t min_len = (BG_RUN_NS + win - 1) / win;
+	run_ctx r = {s, gate, per, min_len > 2 ? min_len : 2, BG_RUN_GAP_NS / win,
 		     INT64_MIN, 0, INT64_MIN, 0, 0, 0};
 	dmls_series_foreach(s, run_visit, &r);
 	if (r.last != INT64_MIN)

@@ -1649,6 +1649,24 @@ static void test_iterations_unresolved(void **state)
 	dmls_iterations_release(&it);
 	dmls_stats_release(&st);
 
+	/* a step every 0.98 s in 512 ms bins: one in nine lands in the bin
+	 * next to the last one's and the two read as one (266 of 300, the
+	 * median 1.024 s, within 25 % of the pauses' spacing, the mean 1.10):
+	 * withheld; every 1.05 s, each in a bin of its own, 300: kept */
+	paced_pair(&st, 300, 980, 20, 5, 100000);
+	iterations_coarsened(&st, 9, &it);
+	assert_int_equal(it.count, 0);
+	assert_true(fabs(it.unresolved_bin_s - 0.512) < 1e-9);
+	assert_true(fabs(it.pause_every_s - 0.98) < 0.01);
+	dmls_iterations_release(&it);
+	dmls_stats_release(&st);
+	paced_pair(&st, 300, 1050, 20, 5, 100000);
+	iterations_coarsened(&st, 9, &it);
+	assert_true(it.unresolved_bin_s == 0);
+	assert_int_equal(it.count, 300);
+	dmls_iterations_release(&it);
+	dmls_stats_release(&st);
+
 	paced_pair(&st, 100, 1000, 950, 4, 20000); /* 950 ms on, 50 ms off */
 	iterations_coarsened(&st, 3, &it); /* 8 ms bins */
 	assert_true(it.unresolved_bin_s == 0);
