@@ -966,7 +966,10 @@ static void background_of(dmls_analysis *x, const dmls_stats *st, const dmls_job
 	for (size_t k = 0; k < st->nflows; k++) {
 		const dmls_flow *fl = &st->flows[k];
 		size_t ends = 0;
-		int stream = st->flow_hidden[k] == 1 || st->flow_hidden[k] == 2; /* 3: its acks */
+		/* 3: its acknowledgements; 4: those of a stream the capture does
+		 * not hold (a rank's own capture of one into it) */
+		int stream = st->flow_hidden[k] == 1 || st->flow_hidden[k] == 2 ||
+			     st->flow_hidden[k] == 4;
 		for (size_t i = 0; stream && i < job->n; i++)
 			ends += (job->hosts[i] == fl->src) + (job->hosts[i] == fl->dst);
 		if (ends == 0)

@@ -1713,6 +1713,90 @@ static int acks_of_streams(dmls_job_view *v, const dmls_stats *st)
 	return 0;
 }
 
+/*
+ * A rank's own capture (tcpdump src) of a stream into it from a host of
+ * no job (a dataset read from a storage server) holds only its
+ * acknowledgements: a pair without payload whose reverse the capture does
+ * not hold, busy as a stream is (in BG_BUSY of its windows, or BG_LONG of
+ * them in long runs) and by BG_CONTRAST more than the data pairs
+ * (min_busy, min_long), from a rank (a data pair of its own).  It made
+ * the storage host a rank of the view (a tree of 6 read as 7).
+ * ack_pairs marks the pairs without payload whose reverse the capture
+ * does not hold (ack[p]), ack_streams keeps those busy as streams; each
+ * returns how many.
+ */
+static size_t ack_pairs(const dmls_stats *st, unsigned char *ack)
+{
+	size_t n = 0;
+	for (size_t p = 0; p < st->npairs; p++) {
+		const dmls_pair *pr = &st->pairs[p];
+		ack[p] = pr->src != pr->dst && pr->payload_bytes == 0 &&
+			 pr->packets >= BG_MIN_WINDOWS &&
+			 dmls_stats_find_pair(st, pr->dst, pr->src) < 0;
+		n += ack[p];
+	}
+	return n;
+}
+
+static size_t ack_streams(const dmls_stats *st, const unsigned char *mixed, double min_busy,
+			  double min_long, unsigned char *ack)
+{
+	size_t n = 0;
+	unsigned char *data = calloc(st->nhosts ? st->nhosts : 1, 1);
+	for (size_t p = 0; data && p < st->npairs; p++) {
+		const dmls_pair *pr = &st->pairs[p];
+		if (!mixed[p] && (double)pr->payload_bytes >= DMLS_MIN_DATA_BYTES)
+			data[pr->src] = 1;
+	}
+	for (size_t p = 0; p < st->npairs; p++) {
+		if (!ack[p])
+			continue;
+		const dmls_pair *pr = &st->pairs[p];
+		double b = busy_share(&pr->series), l = long_share(&pr->series, NULL);
+		ack[p] = data && data[pr->src] && ((isfinite(b) && b >= min_busy) ||
+						   (isfinite(l) && l >= min_long));
+		n += ack[p];
+	}
+	free(data);
+	return n;
+}
+
+/* Acknowledgement pair p (ack_streams) out of the view: its connections
+ * of a tenth of its packets or more (the stream's), and those from the
+ * same port (the receiver's refusals of the stream's first attempts),
+ * hidden 4; the rest (a job's set-up and control connections between two
+ * of its ranks) keeps the pair's totals, and its hosts in the view,
+ * without a series. */
+static void ack_out(dmls_job_view *v, const dmls_stats *st, size_t p)
+{
+	const dmls_pair *pr = &st->pairs[p];
+	uint64_t pk = pr->packets, wb = pr->wire_bytes;
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t k = 0; k < st->nflows; k++) {
+			const dmls_flow *fl = &st->flows[k];
+			if (fl->src != pr->src || fl->dst != pr->dst || v->hidden[k])
+				continue;
+			int out = pass == 0 && 10 * fl->packets >= pr->packets;
+			for (size_t i = 0; pass == 1 && !out && i < st->nflows; i++)
+				out = v->hidden[i] == 4 && st->flows[i].src == fl->src &&
+				      st->flows[i].dst == fl->dst && st->flows[i].sport == fl->sport &&
+				      st->flows[i].proto == fl->proto;
+			if (!out)
+				continue;
+			v->hidden[k] = 4;
+			pk -= fl->packets < pk ? fl->packets : pk;
+			wb -= fl->wire_bytes < wb ? fl->wire_bytes : wb;
+		}
+	pair_out(v, st, p);
+	if (pk > 0) {
+		dmls_pair *q = &v->pairs[p];
+		q->packets = pk, q->wire_bytes = wb, q->payload_bytes = 0;
+		q->first_ns = pr->first_ns, q->last_ns = pr->last_ns;
+	} else {
+		v->dropped++;
+	}
+}
+
 int dmls_job_view_background(dmls_job_view *v, const dmls_stats *st, size_t *nflows,
 			     double *payload_bytes)
 {
@@ -1722,7 +1806,7 @@ int dmls_job_view_background(dmls_job_view *v, const dmls_stats *st, size_t *nfl
 	*payload_bytes = 0;
 	if (!st->nflows || !st->npairs || st->mergeable)
 		return 0;
-	unsigned char *mixed = calloc(st->npairs, 1);
+	unsigned char *mixed = calloc(st->npairs, 1), *ack = NULL;
 	v->hidden = calloc(st->nflows, 1);
 	int rc = -1;
 	if (!mixed || !v->hidden)
@@ -1763,7 +1847,12 @@ int dmls_job_view_background(dmls_job_view *v, const dmls_stats *st, size_t *nfl
 	size_t nmixed = 0;
 	for (size_t p = 0; p < st->npairs; p++)
 		nmixed += mixed[p];
-	if (nbg == 0 || ref < BG_JOB_SHARE * pay || nmixed > nref)
+	if (!(ack = calloc(st->npairs, 1))) {
+		rc = -1;
+		goto out;
+	}
+	size_t nacks = ack_pairs(st, ack);
+	if ((nbg == 0 && nacks == 0) || ref < BG_JOB_SHARE * pay || nmixed > nref)
 		goto out;
 	for (size_t p = 0; p < st->npairs; p++) {
 		const dmls_pair *pr = &st->pairs[p];
@@ -1772,10 +1861,12 @@ int dmls_job_view_background(dmls_job_view *v, const dmls_stats *st, size_t *nfl
 		if (isfinite(l))
 			refl += (double)pr->payload_bytes, ref_long += l * (double)pr->payload_bytes;
 	}
-	keep_candidates(v, st, mixed, ref_busy / ref + BG_CONTRAST,
-			refl >= BG_JOB_SHARE * pay ? ref_long / refl + BG_CONTRAST : INFINITY, &nbg,
-			&bg_pay);
-	if (nbg == 0)
+	double min_busy = ref_busy / ref + BG_CONTRAST;
+	double min_long = refl >= BG_JOB_SHARE * pay ? ref_long / refl + BG_CONTRAST : INFINITY;
+	if (nbg)
+		keep_candidates(v, st, mixed, min_busy, min_long, &nbg, &bg_pay);
+	size_t nack = ack_streams(st, mixed, fmax(min_busy, BG_BUSY), fmax(min_long, BG_LONG), ack);
+	if (nbg == 0 && nack == 0)
 		goto out;
 	v->pairs = malloc(st->npairs * sizeof(dmls_pair));
 	if (!v->pairs) {
@@ -1829,6 +1920,9 @@ int dmls_job_view_background(dmls_job_view *v, const dmls_stats *st, size_t *nfl
 	}
 	if (rc == 0)
 		rc = acks_of_streams(v, st);
+	for (size_t p = 0; rc == 0 && p < st->npairs; p++)
+		if (ack[p])
+			ack_out(v, st, p);
 	/* the hosts' totals without the streams left out (a server's worker
 	 * receiving one sends a share of what it receives no longer: a host
 	 * not captured, pattern_view.c); roles are written to the view's */
@@ -1838,7 +1932,7 @@ int dmls_job_view_background(dmls_job_view *v, const dmls_stats *st, size_t *nfl
 		memcpy(v->hosts, st->hosts, st->nhosts * sizeof(dmls_host));
 	for (size_t k = 0; rc == 0 && k < st->nflows; k++) {
 		const dmls_flow *fl = &st->flows[k];
-		if (v->hidden[k] != 1 && v->hidden[k] != 3)
+		if (v->hidden[k] != 1 && v->hidden[k] != 3 && v->hidden[k] != 4)
 			continue;
 		dmls_host *a = &v->hosts[fl->src], *b = &v->hosts[fl->dst];
 		a->tx_packets -= fl->packets, b->rx_packets -= fl->packets;
@@ -1853,12 +1947,16 @@ int dmls_job_view_background(dmls_job_view *v, const dmls_stats *st, size_t *nfl
 		v->view.hosts_mixed = 1;
 		v->st = &v->view;
 		*nflows = nbg;
+		for (size_t k = 0; k < st->nflows; k++)
+			*nflows += v->hidden[k] == 4;
 		*payload_bytes = bg_pay;
 		free(mixed);
+		free(ack);
 		return 0;
 	}
 out:
 	free(mixed);
+	free(ack);
 	dmls_job_view_release(v);
 	v->st = st;
 	return rc;

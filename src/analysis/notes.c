@@ -139,7 +139,11 @@ void dmls_notes_job(dmls_analysis *a, const dmls_stats *st)
 		double mb = a->background_payload_bytes / 1e6; /* GB past 10^4 MB */
 		double x = mb >= 1e4 ? mb / 1e3 : mb;
 		const char *unit = mb >= 1e4 ? "GB" : "MB";
-		if (a->background_unsplit)
+		if (a->background_payload_bytes == 0)
+			dmls_note(a, "%zu connection(s) at the job's hosts acknowledging a steady "
+				"stream into them (its sender not captured) left out of its pattern, "
+				"steps and S", a->background_flows);
+		else if (a->background_unsplit)
 			dmls_note(a, "%zu steady connection(s) at the job's hosts (%.1f %s: a bulk "
 				"transfer, busy where the job idles) left out; %zu pair(s) of the job's "
 				"not split", a->background_flows, x, unit, a->background_unsplit);
