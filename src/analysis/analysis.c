@@ -258,17 +258,7 @@ static int clocked(const dmls_iterations *ri)
 static int rank_clock(dmls_iterations *ri, const dmls_stats *st, size_t h, const size_t *pairs,
 		      size_t np, dmls_error *err)
 {
-	size_t *mine = np ? malloc(np * sizeof(size_t)) : NULL, nm = 0;
-	if (np && !mine) {
-		dmls_fail(err, DMLS_ENOMEM, "out of memory");
-		return -1;
-	}
-	for (size_t k = 0; k < np; k++)
-		if (st->pairs[pairs[k]].src == h)
-			mine[nm++] = pairs[k];
-	int rc = dmls_iterations_find_clock(ri, st, h, nm ? mine : NULL, nm, err);
-	free(mine);
-	if (rc)
+	if (dmls_iterations_find_clocks(ri, st, &h, 1, pairs, np, err))
 		return -1;
 	if (clocked(ri))
 		return 1;

@@ -211,15 +211,25 @@ static int owner_lock(const dmls_series_clock *c, const dmls_series_clock *ref)
  * one then; the others had not passed DMLS_CONN_MIN_BYTES), its own after,
  * into v->own (released with the view) and *out.  0, or -1 when out of
  * memory. */
+/* A new empty series of like's grid in v->own (released with the view;
+ * OV_MAX_SHARED at most); NULL when out of memory. */
+static dmls_series *new_own(dmls_job_view *v, const dmls_series *like)
+{
+	if (!v->own && !(v->own = malloc(OV_MAX_SHARED * sizeof(dmls_series))))
+		return NULL;
+	dmls_series *s = &v->own[v->nown++];
+	dmls_series_init(s, like->t0_ns, like->bin_ns, like->join);
+	return s;
+}
+
 static int own_series(dmls_job_view *v, dmls_series *out, const dmls_pair *pr,
 		      const dmls_series *conn, int64_t from_ns, int64_t split_ns)
 {
 	const dmls_series *pair = &pr->series;
 	double share = dmls_pair_series_payload(pr);
-	if (!v->own && !(v->own = malloc(OV_MAX_SHARED * sizeof(dmls_series))))
+	dmls_series *s = new_own(v, conn);
+	if (!s)
 		return -1;
-	dmls_series *s = &v->own[v->nown++];
-	dmls_series_init(s, conn->t0_ns, conn->bin_ns, conn->join);
 	for (size_t r = 0; r < pair->nruns; r++) {
 		dmls_series_run u = dmls_series_run_get(pair, r);
 		for (size_t j = 0; j < u.len; j++) {
@@ -1487,9 +1497,8 @@ static void run_close(run_ctx *r)
 /* Whether g holds bytes in [from_ns, to_ns). */
 static int holds_bytes(const dmls_series *g, int64_t from_ns, int64_t to_ns)
 {
-	int64_t t = from_ns - g->t0_ns, e = to_ns - g->t0_ns;
-	int64_t a = t >= 0 ? t / g->bin_ns : -((-t + g->bin_ns - 1) / g->bin_ns);
-	int64_t b = e >= 0 ? (e + g->bin_ns - 1) / g->bin_ns : -(-e / g->bin_ns);
+	int64_t a = dmls_floor_div(from_ns - g->t0_ns, g->bin_ns);
+	int64_t b = -dmls_floor_div(g->t0_ns - to_ns, g->bin_ns); /* the ceiling */
 	return dmls_series_range(g, a, b > a ? b : a + 1, NULL) > 0;
 }
 
@@ -1642,10 +1651,9 @@ static int gated_series(dmls_job_view *v, dmls_series *out, const dmls_pair *pr,
 			const dmls_series *gate)
 {
 	const dmls_series *pair = &pr->series;
-	if (!v->own && !(v->own = malloc(OV_MAX_SHARED * sizeof(dmls_series))))
+	dmls_series *s = new_own(v, pair);
+	if (!s)
 		return -1;
-	dmls_series *s = &v->own[v->nown++];
-	dmls_series_init(s, pair->t0_ns, pair->bin_ns, pair->join);
 	for (size_t r = 0; r < pair->nruns; r++) {
 		dmls_series_run u = dmls_series_run_get(pair, r);
 		for (size_t j = 0; j < u.len; j++) {
