@@ -1162,6 +1162,75 @@ static int leave_stepless(dmls_analysis **ap, dmls_stats *st, const dmls_trainlo
 }
 
 /*
+ * One job read twice.  From one rank's capture (a partial view) the
+ * rounds of jobs.c can make two jobs of one: the rank's ring edge is the
+ * first round's, its one-off sends to the job's other ranks (DDP's
+ * initial broadcast of the parameters, a sixth of the edge's bytes) a
+ * later round's component with that rank in it.  Each is then read on
+ * the observed rank's data edges to all its contacts (pattern_view.c), so
+ * both read the very same ranks on the very same pairs: one job, told
+ * twice (74 of 1258 per-rank captures of the testbed's runs, the bundled
+ * ring's worker-0 among them).  A later job whose partial reading has the
+ * members of an earlier one and data pairs all the earlier's (or the other
+ * way round) is left out, and the jobs are read again: the earlier reads
+ * those sends as its control plane, as it did (its members hold their
+ * hosts).  Readings that differ in a rank or a pair stay apart.
+ */
+static int has_all(const size_t *x, size_t nx, const size_t *y, size_t ny)
+{
+	for (size_t i = 0; i < nx; i++) {
+		size_t k = 0;
+		while (k < ny && y[k] != x[i])
+			k++;
+		if (k == ny)
+			return 0;
+	}
+	return 1;
+}
+
+static int read_alike(const dmls_pattern *x, const dmls_pattern *y)
+{
+	if (!x->partial || !y->partial || !x->npairs || !y->npairs || x->ranks != y->ranks ||
+	    !has_all(x->members, x->ranks, y->members, y->ranks))
+		return 0;
+	return x->npairs <= y->npairs ? has_all(x->pairs, x->npairs, y->pairs, y->npairs)
+				      : has_all(y->pairs, y->npairs, x->pairs, x->npairs);
+}
+
+static int leave_read_twice(dmls_analysis **ap, dmls_stats *st, const dmls_trainlog *log,
+			   dmls_job_scope *jobs, size_t *njobs, dmls_error *err)
+{
+	dmls_analysis *a = *ap;
+	size_t n = a->njobs, twice = 0;
+	unsigned char *gone = calloc(n ? n : 1, 1);
+	if (!gone)
+		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
+	for (size_t j = 1; j < n; j++)
+		for (size_t i = 0; i < j && !gone[j]; i++)
+			if (!gone[i] && read_alike(&a->jobs[i]->pattern, &a->jobs[j]->pattern))
+				gone[j] = 1, twice++;
+	size_t k = 0;
+	for (size_t j = 0; twice && j < *njobs; j++) {
+		if (j < n && gone[j]) {
+			free(jobs[j].hosts);
+			continue;
+		}
+		jobs[k++] = jobs[j];
+	}
+	free(gone);
+	if (!twice)
+		return 0;
+	*njobs = k;
+	dmls_analysis_free(a);
+	*ap = a = top_new(st);
+	if (!a)
+		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
+	for (size_t i = 0; i < st->nhosts; i++)
+		st->hosts[i].role = DMLS_ROLE_OTHER;
+	return run_jobs(a, st, log, jobs, *njobs, err);
+}
+
+/*
  * Two jobs on the very same hosts (stage_connections: their split data
  * pairs' connections keep two steady clocks apart) are two jobs of those
  * hosts, each with its connections' period (dmls_job_scope.conn_period_s)
@@ -1399,6 +1468,8 @@ int dmls_analysis_run(dmls_analysis **out, dmls_stats *st, const dmls_trainlog *
 	if (rc == 0)
 		rc = njobs ? run_jobs(a, st, log, jobs, njobs, err)
 			   : run_stages(a, st, log, NULL, 0, NULL, NULL, 0, err);
+	if (rc == 0 && njobs > 1)
+		rc = leave_read_twice(&a, st, log, jobs, &njobs, err);
 	if (rc == 0 && njobs)
 		rc = split_colocated(&a, st, log, &jobs, &njobs, err);
 	if (rc == 0 && njobs > 1)

@@ -16,7 +16,9 @@
 #      note); ranks = the job's ranks; kind = the truth or "unknown" (then
 #      S null); S within 3 % of the truth or null; period within 3 % of
 #      the log's steady mean step (tests/golden/jobs_check.py) and one
-#      iteration per logged step.  A view that
+#      iteration per logged step; one job (jobs holds it once: a rank's
+#      one-off sends to the others, DDP's initial broadcast, are not a
+#      second job read on the same pairs).  A view that
 #      holds every rank's sending (the star's hub both ways) must match the
 #      truth like the folder.
 # Skipped (77) without tshark, mergecap or /usr/bin/python3.
@@ -112,6 +114,8 @@ for v in ("v1", "v1b", "v2", "v3", "v4"):
         errs.append("no partial-view note")
     if p.get("ranks") != t["ranks"]:
         errs.append(f"ranks {p.get('ranks')}")
+    if len(a.get("jobs") or []) != 1:
+        errs.append(f"{len(a.get('jobs') or [])} jobs")
     if partial:
         if p.get("kind") not in (t["pattern"], "unknown"):
             errs.append(f"kind {p.get('kind')}")
