@@ -201,6 +201,21 @@ int dmls_series_coarsen(dmls_series *s);
  */
 int dmls_series_merge(dmls_series *dst, const dmls_series *src);
 
+/* A walk over a series' non-empty bins in time order, bin k read as bin
+ * floor(k / ratio) (ratio 1: as stored): bin and val are the bin at hand,
+ * bin INT64_MAX past the last.  Two walks merged by bin read two series
+ * side by side in the memory of their runs, not of their span. */
+typedef struct dmls_series_walk {
+	const dmls_series *s;
+	int64_t ratio;
+	size_t r, j;
+	dmls_series_run u;
+	int64_t bin;
+	uint64_t val;
+} dmls_series_walk;
+void dmls_series_walk_start(dmls_series_walk *w, const dmls_series *s, int64_t ratio);
+void dmls_series_walk_next(dmls_series_walk *w);
+
 /* Visit every non-empty bin in time order. */
 typedef void (*dmls_series_visit_fn)(int64_t bin, uint64_t bytes, void *ctx);
 void dmls_series_foreach(const dmls_series *s, dmls_series_visit_fn fn, void *ctx);

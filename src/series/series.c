@@ -533,17 +533,7 @@ size_t dmls_series_mem_bytes(const dmls_series *s)
 	return s->vcap * value_bytes(s) + s->rcap * (sizeof(uint32_t) + rel_bytes(s));
 }
 
-/* Walks a series' non-zero bins in order, bin k as bin floor(k / ratio). */
-typedef struct bin_walk {
-	const dmls_series *s;
-	int64_t ratio;
-	size_t r, j;
-	dmls_series_run u;
-	int64_t bin;  /* the bin at hand, its value; INT64_MAX past the last */
-	uint64_t val;
-} bin_walk;
-
-static void walk_next(bin_walk *w)
+void dmls_series_walk_next(dmls_series_walk *w)
 {
 	for (;;) {
 		if (w->j >= w->u.len) {
@@ -564,11 +554,11 @@ static void walk_next(bin_walk *w)
 	}
 }
 
-static void walk_start(bin_walk *w, const dmls_series *s, int64_t ratio)
+void dmls_series_walk_start(dmls_series_walk *w, const dmls_series *s, int64_t ratio)
 {
-	*w = (bin_walk){.s = s, .ratio = ratio, .bin = INT64_MAX};
+	*w = (dmls_series_walk){.s = s, .ratio = ratio, .bin = INT64_MAX};
 	if (s)
-		walk_next(w);
+		dmls_series_walk_next(w);
 }
 
 /* Add the non-zero bins of a (NULL: none) and of b (b's bin k landing in
@@ -576,14 +566,14 @@ static void walk_start(bin_walk *w, const dmls_series *s, int64_t ratio)
  * both. */
 static int add_both(dmls_series *t, const dmls_series *a, const dmls_series *b, int64_t ratio)
 {
-	bin_walk wa, wb;
-	walk_start(&wa, a, 1);
-	walk_start(&wb, b, ratio);
+	dmls_series_walk wa, wb;
+	dmls_series_walk_start(&wa, a, 1);
+	dmls_series_walk_start(&wb, b, ratio);
 	while (wa.bin != INT64_MAX || wb.bin != INT64_MAX) {
-		bin_walk *w = wa.bin <= wb.bin ? &wa : &wb;
+		dmls_series_walk *w = wa.bin <= wb.bin ? &wa : &wb;
 		if (!dmls_series_add_fast(t, w->bin, w->val) && dmls_series_add_bin(t, w->bin, w->val))
 			return -1;
-		walk_next(w);
+		dmls_series_walk_next(w);
 	}
 	const dmls_series *s[2] = {a, b};
 	int64_t q[2] = {1, ratio};

@@ -767,6 +767,25 @@ static void test_mpich_three(void **state)
 	dmls_stats_release(&st);
 }
 
+/* The same job run again three hours later (a capture left running): its
+ * pairs span 10.8 M bins of 1 ms; the spokes' overlap with the hub is read
+ * on their bins, not on a dense copy of the span (which was skipped past
+ * 8.4 M bins: a star). */
+static void test_mpich_three_hours_apart(void **state)
+{
+	(void)state;
+	dmls_stats st;
+	dmls_stats_init(&st, 0);
+	g_n = 3, g_base = 1;
+	run_job(&st, SYNTH_T0, mpich3_iter, 30, 0.05);
+	run_job(&st, SYNTH_T0 + 3 * 3600 * 1000000000LL, mpich3_iter, 30, 0.05);
+	dmls_analysis *a = analyze(&st);
+	assert_int_equal(a->pattern.kind, DMLS_PAT_BUTTERFLY);
+	assert_int_equal(a->pattern.ranks, 3);
+	dmls_analysis_free(a);
+	dmls_stats_release(&st);
+}
+
 /* One rank's file of Open MPI's Rabenseifner all-reduce among 4: its
  * reduce-scatter sends S/2 to its nearest partner, then S/4 to the next;
  * its allgather the same back in reverse order.  The nearest partner's
@@ -1703,6 +1722,7 @@ int main(void)
 		cmocka_unit_test(test_two_trees_one_period),
 		cmocka_unit_test(test_pair_averaging_three),
 		cmocka_unit_test(test_mpich_three),
+		cmocka_unit_test(test_mpich_three_hours_apart),
 		cmocka_unit_test(test_rabenseifner_rank),
 		cmocka_unit_test(test_clique_rank_or_hub),
 		cmocka_unit_test(test_doubling_rank),
