@@ -1414,7 +1414,9 @@ int dmls_jobs_split_overlap(dmls_job_scope **jobs, size_t *njobs, const dmls_sta
  * to every step's bytes (S).  A data connection (OV_SHARE of its pair's
  * payload, BG_MIN_SHARE of the capture's) busy in BG_BUSY of the
  * BG_WINDOW_NS windows of its span (BG_MIN_WINDOWS of them at least), and
- * in BG_CONTRAST more than the other data pairs (weighted by payload; they
+ * in BG_CONTRAST more than the other data pairs (weighted by payload, a
+ * data connection beside the stream on its pair counted as one: a rank's
+ * own capture of a stream along its job's edge has no other; they
  * move BG_JOB_SHARE of it at least, and are as many as the pairs of such
  * connections at least: a job whose pairs are mostly that busy has no
  * stream to tell; one rank's capture holds one data pair beside the
@@ -1618,6 +1620,16 @@ static void keep_candidates(dmls_job_view *v, const dmls_stats *st, unsigned cha
 		const dmls_pair *pr = &st->pairs[p];
 		if (!mixed[p] && (double)pr->payload_bytes >= DMLS_MIN_DATA_BYTES)
 			data[pr->src] = data[pr->dst] = 1;
+		if (!mixed[p])
+			continue;
+		/* or a data connection beside the stream on its pair (a rank's
+		 * own capture of a stream along its job's edge: its one pair) */
+		size_t f[OV_MAX_CONNS], nf = heavy_flows(st, pr, INT64_MIN, INT64_MAX, f);
+		nf = nf < OV_MAX_CONNS ? nf : OV_MAX_CONNS;
+		for (size_t i = 0; i < nf; i++)
+			if (!v->hidden[f[i]] &&
+			    (double)st->flows[f[i]].payload_bytes >= DMLS_MIN_DATA_BYTES)
+				data[pr->src] = data[pr->dst] = 1;
 	}
 	for (size_t p = 0; p < st->npairs; p++) {
 		if (!mixed[p])
@@ -1850,6 +1862,17 @@ int dmls_job_view_background(dmls_job_view *v, const dmls_stats *st, size_t *nfl
 		if (isfinite(b))
 			ref += (double)pr->payload_bytes, ref_busy += b * (double)pr->payload_bytes;
 		nref += !mixed[p] && (double)pr->payload_bytes >= DMLS_MIN_DATA_BYTES;
+		for (size_t i = 0; mixed[p] && i < nf; i++) { /* a job's connection beside it */
+			const dmls_flow *fl = &st->flows[f[i]];
+			double c = v->hidden[f[i]] || (double)fl->payload_bytes < DMLS_MIN_DATA_BYTES
+					   ? NAN
+					   : busy_share(&fl->conn);
+			if (isfinite(c)) {
+				ref += (double)fl->payload_bytes;
+				ref_busy += c * (double)fl->payload_bytes;
+				nref++;
+			}
+		}
 	}
 	/* streams on a few pairs beside the jobs' data pairs, far busier */
 	size_t nmixed = 0;
@@ -1868,6 +1891,18 @@ int dmls_job_view_background(dmls_job_view *v, const dmls_stats *st, size_t *nfl
 										 : pair_long(st, pr);
 		if (isfinite(l))
 			refl += (double)pr->payload_bytes, ref_long += l * (double)pr->payload_bytes;
+		size_t f[OV_MAX_CONNS], nf = mixed[p] ? heavy_flows(st, pr, INT64_MIN, INT64_MAX, f) : 0;
+		nf = nf < OV_MAX_CONNS ? nf : OV_MAX_CONNS;
+		for (size_t i = 0; i < nf; i++) { /* as above */
+			const dmls_flow *fl = &st->flows[f[i]];
+			double c = v->hidden[f[i]] || (double)fl->payload_bytes < DMLS_MIN_DATA_BYTES
+					   ? NAN
+					   : long_share(&fl->conn, NULL);
+			if (isfinite(c)) {
+				refl += (double)fl->payload_bytes;
+				ref_long += c * (double)fl->payload_bytes;
+			}
+		}
 	}
 	double min_busy = ref_busy / ref + BG_CONTRAST;
 	double min_long = refl >= BG_JOB_SHARE * pay ? ref_long / refl + BG_CONTRAST : INFINITY;

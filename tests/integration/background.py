@@ -30,10 +30,19 @@ short at 2 Gbit/s.  A DDP ring of 6 at 2 % loss, whose steps its ranks'
 clocks tell, read the stream sender's clock on its whole sending: its
 iterations withheld.
 
-usage: background.py DMLSCOPE WORKDIR RUN:SRC:DST:MBIT_S[:ON_S:OFF_S]...
+A stream from a rank along its job's edge (to its ring successor), read
+from that rank's own capture: the edge is the rank's one data pair, so
+no other pair of the job was there to compare the stream with, and the
+stream (300 Mbit/s beside the bundled ring, or a DDP ring of 4 at 10 ms
+pacing) read as a second job on the same hosts, the top level one of
+0.01 s steps, or two jobs.  Its connection is compared with the job's
+connection on the same pair.
+
+usage: background.py DMLSCOPE WORKDIR [+]RUN:SRC:DST:MBIT_S[:ON_S:OFF_S]...
   (SRC and DST: the last octets of two hosts, 198.18.0.x; DST may be a
   host without a capture: its acknowledgements are then not in the run;
-  ON_S, OFF_S: the stream runs ON_S seconds, then pauses OFF_S, in turn)
+  ON_S, OFF_S: the stream runs ON_S seconds, then pauses OFF_S, in turn;
+  +: the sender's own file too, against its clean file's reading)
 """
 import glob
 import json
@@ -115,11 +124,36 @@ def sent(doc, addr):
     return next(h["tx_payload_bytes"] for h in doc["hosts"] if h["addr"] == addr)
 
 
+def own_file(dmls, run, out, src):
+    """The sender's own file with the stream reads as its clean file: one
+    job, its kind, ranks and count, period and S within 1 %, the note."""
+    name = f"worker-{src - 1}-tcpdump.pcap"
+    clean, doc = analyze(dmls, os.path.join(run, name)), analyze(dmls, os.path.join(out, name))
+    p, q = clean["pattern"], doc["pattern"]
+    it, got = clean["iterations"], doc["iterations"]
+    s, g = clean["model"]["gradient_bytes"], doc["model"]["gradient_bytes"]
+    assert len(clean["jobs"]) == 1 and it["count"] >= 8, f"{name}: the clean file"
+    errs = []
+    if (len(doc["jobs"]), q["kind"], q["ranks"]) != (1, p["kind"], p["ranks"]):
+        errs.append(f"{name}: {len(doc['jobs'])} job(s), {q['kind']}/{q['ranks']}")
+    if got["count"] != it["count"]:
+        errs.append(f"{name}: count {got['count']} for {it['count']}")
+    if not got["period_s"] or abs(got["period_s"] / it["period_s"] - 1) > 0.01:
+        errs.append(f"{name}: period {got['period_s']} for {it['period_s']}")
+    if (s is None) != (g is None) or (s and abs(g / s - 1) > 0.01):
+        errs.append(f"{name}: S {g} for {s}")
+    if not any("steady connection" in n for n in doc["notes"]):
+        errs.append(f"{name}: no note: {doc['notes']}")
+    return errs
+
+
 def main():
     dmls, work, cases = sys.argv[1], sys.argv[2], sys.argv[3:]
     fails = 0
     for i, case in enumerate(cases):
         on = off = 0.0
+        own = case.startswith("+")
+        case = case.lstrip("+")
         if case.count(":") >= 5:
             case, on, off = case.rsplit(":", 2)
             on, off = float(on), float(off)
@@ -148,6 +182,8 @@ def main():
         a = f"198.18.0.{src}"
         if sent(doc, a) != sent(clean, a) + extra:
             errs.append(f"{a} sent {sent(doc, a)}, not {sent(clean, a)} + {extra}")
+        if own:
+            errs += own_file(dmls, run, out, src)
         duty = f" ({on:g} s on, {off:g} s off)" if on > 0 and off > 0 else ""
         print(f"background: {os.path.basename(run)}, {mbps:g} Mbit/s{duty} .{src} -> .{dst}: "
               f"{q['jobs']} job(s), {q['kind']}/{q['ranks']}, {got['count']} x {got['period_s']} s, "
