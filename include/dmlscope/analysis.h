@@ -112,6 +112,8 @@ typedef struct dmls_pattern {
 				* bulk transfer (a ring neighbour or a PS worker) */
 	int hub_exchanges;     /* star: the hub exchanges with its spokes at once
 				* (a hub-shaped collective, no server) */
+	double hub_unchecked_s; /* star: the hub check not made, its pairs' bins
+				 * this coarse (a long capture's); else 0 */
 	unsigned service_port; /* partial: the observed ranks send their data to
 				* this service port (MPI-style, connected on
 				* demand): the rank count is not known, 0 */

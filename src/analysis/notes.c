@@ -157,6 +157,11 @@ void dmls_notes_job(dmls_analysis *a, const dmls_stats *st)
 	if (p->hub_exchanges)
 		dmls_note(a, "hub-shaped collective: the hub exchanges with its spokes at once "
 			"(no push-then-pull), so it is a rank, not a parameter server");
+	if (p->hub_unchecked_s > 0)
+		dmls_note(a, "hub read as a parameter server by the volumes alone: its pairs' "
+			"series (%.3g s bins over this long capture) are too coarse to tell a push "
+			"from its answer, or a collective's hub that exchanges at once",
+		     p->hub_unchecked_s);
 	if (p->tree_node)
 		dmls_note(a, "tree, not a server: the hub sends to its root before hearing from it, "
 			"the rest send first; the tree may reach past these %zu ranks",
