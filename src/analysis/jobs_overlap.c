@@ -1416,9 +1416,9 @@ int dmls_jobs_split_overlap(dmls_job_scope **jobs, size_t *njobs, const dmls_sta
  * BG_WINDOW_NS windows of its span (BG_MIN_WINDOWS of them at least), and
  * in BG_CONTRAST more than the other data pairs (weighted by payload, a
  * data connection beside the stream on its pair counted as one: a rank's
- * own capture of a stream along its job's edge has no other; they
- * move BG_JOB_SHARE of it at least, and are as many as the pairs of such
- * connections at least: a job whose pairs are mostly that busy has no
+ * own capture of a stream along its job's edge has no other; they move
+ * BG_JOB_SHARE of it or BG_JOB_BYTES at least, and are as many as the
+ * pairs of such connections at least: a job whose pairs are mostly that busy has no
  * stream to tell; one rank's capture holds one data pair beside the
  * stream) is out of the view (a real stream, paced by its sender and held
  * back by the job's bursts and a busy CPU, was busy in 73-86 % of the
@@ -1437,6 +1437,7 @@ int dmls_jobs_split_overlap(dmls_job_scope **jobs, size_t *njobs, const dmls_sta
 #define BG_BUSY 0.7
 #define BG_CONTRAST 0.35
 #define BG_JOB_SHARE 0.05
+#define BG_JOB_BYTES (64 * DMLS_MIN_DATA_BYTES) /* 16 MiB: or this much */
 #define BG_MIN_SHARE 0.01 /* of the capture's payload: a stream worth leaving out */
 
 typedef struct busy_ctx {
@@ -1883,7 +1884,8 @@ int dmls_job_view_background(dmls_job_view *v, const dmls_stats *st, size_t *nfl
 		goto out;
 	}
 	size_t nacks = ack_pairs(st, ack);
-	if ((nbg == 0 && nacks == 0) || ref < BG_JOB_SHARE * pay || nmixed > nref)
+	int job_there = ref >= BG_JOB_SHARE * pay || ref >= BG_JOB_BYTES;
+	if ((nbg == 0 && nacks == 0) || !job_there || nmixed > nref)
 		goto out;
 	for (size_t p = 0; p < st->npairs; p++) {
 		const dmls_pair *pr = &st->pairs[p];
@@ -1905,7 +1907,9 @@ int dmls_job_view_background(dmls_job_view *v, const dmls_stats *st, size_t *nfl
 		}
 	}
 	double min_busy = ref_busy / ref + BG_CONTRAST;
-	double min_long = refl >= BG_JOB_SHARE * pay ? ref_long / refl + BG_CONTRAST : INFINITY;
+	double min_long = refl >= BG_JOB_SHARE * pay || refl >= BG_JOB_BYTES
+				  ? ref_long / refl + BG_CONTRAST
+				  : INFINITY;
 	if (nbg)
 		keep_candidates(v, st, mixed, min_busy, min_long, &nbg, &bg_pay);
 	size_t nack = ack_streams(st, mixed, fmax(min_busy, BG_BUSY), fmax(min_long, BG_LONG), ack);

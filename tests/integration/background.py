@@ -36,7 +36,10 @@ no other pair of the job was there to compare the stream with, and the
 stream (300 Mbit/s beside the bundled ring, or a DDP ring of 4 at 10 ms
 pacing) read as a second job on the same hosts, the top level one of
 0.01 s steps, or two jobs.  Its connection is compared with the job's
-connection on the same pair.
+connection on the same pair.  A parameter server's worker's own file
+with a stream to another worker: its job moved a twentieth of the
+stream's bytes, under the 5 % a job must move for a stream to be told;
+16 MiB is a job too.
 
 usage: background.py DMLSCOPE WORKDIR [+]RUN:SRC:DST:MBIT_S[:ON_S:OFF_S]...
   (SRC and DST: the last octets of two hosts, 198.18.0.x; DST may be a

@@ -14,7 +14,9 @@
 # on, 2 s off; half-second stretches (2 Gbit/s 0.5 s on, 0.5 s off beside
 # the ring; 300 Mbit/s 0.5 s on, 1 s off between two workers of the
 # parameter server); a stream from a rank of the ring to its successor,
-# along the ring edge, in the sender's own file too (background.py's +).
+# along the ring edge, in the sender's own file too (background.py's +);
+# the parameter server's worker's own file, whose job moves a twentieth of
+# what its stream does.
 set -u
 NAME=background
 sample=$(ls -d "$SRCDIR"/samples/pytorch_ddp-*/ 2>/dev/null | head -1)
@@ -27,7 +29,7 @@ tree=$(ls -d "$tmp"/*-tree/ | head -1)
 mkdir "$tmp/work"
 exec /usr/bin/python3 "$SRCDIR/tests/integration/background.py" "$DMLSCOPE" "$tmp/work" \
 	"${sample%/}:1:3:100" "${sample%/}:1:3:500" "${sample%/}:1:4:500" "${sample%/}:1:9:500" \
-	"$run:3:5:300" "${tree%/}:3:5:300" "$run:3:5:300:2:3" "${tree%/}:3:5:300:3:4" \
+	"+$run:3:5:300" "${tree%/}:3:5:300" "$run:3:5:300:2:3" "${tree%/}:3:5:300:3:4" \
 	"${sample%/}:1:3:2000" "${sample%/}:1:2:2000" "$tmp/ddp6-loss2:1:4:300" \
 	"$tmp/ddp6-loss2:1:3:300:1.5:2" "${sample%/}:1:3:2000:0.5:0.5" "$run:3:5:300:0.5:1" \
 	"+${sample%/}:4:3:300" "+${sample%/}:1:4:500"
