@@ -9,7 +9,7 @@ SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 PY=/usr/bin/python3
 [ -x "$PY" ] || { echo "jobs_check: SKIP: no $PY"; exit 77; }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-exec "$PY" - "$SRCDIR/tests/golden/jobs_check.py" "$tmp" <<'PYEOF'
+"$PY" - "$SRCDIR/tests/golden/jobs_check.py" "$tmp" <<'PYEOF'
 import copy, io, json, os, subprocess, sys
 checker, tmp = sys.argv[1], sys.argv[2]
 A = ["198.18.0.%d" % i for i in range(1, 8)]

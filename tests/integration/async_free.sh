@@ -34,7 +34,7 @@ done
 for r in gossip6 pairavg7 aps6 aps8 pairavg7-pace; do
 	fixture_analyze "$tmp/$r" "$r"
 done
-exec /usr/bin/python3 - "$tmp" <<'PY'
+/usr/bin/python3 - "$tmp" <<'PY'
 import json, sys
 tmp = sys.argv[1]
 worst = 0

@@ -27,7 +27,7 @@ fixture_unpack tree8-busy.tar.xz
 fixture_unpack ddp6-loss2.tar.xz
 tree=$(ls -d "$tmp"/*-tree/ | head -1)
 mkdir "$tmp/work"
-exec /usr/bin/python3 "$SRCDIR/tests/integration/background.py" "$DMLSCOPE" "$tmp/work" \
+/usr/bin/python3 "$SRCDIR/tests/integration/background.py" "$DMLSCOPE" "$tmp/work" \
 	"${sample%/}:1:3:100" "${sample%/}:1:3:500" "${sample%/}:1:4:500" "${sample%/}:1:9:500" \
 	"+$run:3:5:300" "${tree%/}:3:5:300" "$run:3:5:300:2:3" "${tree%/}:3:5:300:3:4" \
 	"${sample%/}:1:3:2000" "${sample%/}:1:2:2000" "$tmp/ddp6-loss2:1:4:300" \

@@ -83,7 +83,7 @@ done
 # the storage host's acknowledgements in a rank's capture of both
 # directions (-i any) are the stream's: no rank (unknown/6 with it)
 fixture_analyze "$tmp/o2-rpc5-store200-any/worker-2-tcpdump.pcap" o2-w2
-exec /usr/bin/python3 - "$tmp/o2-w2.json" "$tmp/o2-rpc5-store200-any/truth.json" <<'PY'
+/usr/bin/python3 - "$tmp/o2-w2.json" "$tmp/o2-rpc5-store200-any/truth.json" <<'PY'
 import json, sys
 a, t = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 p, it, store = a["pattern"], a["iterations"], t["background"][0]["dst"]

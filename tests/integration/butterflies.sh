@@ -39,7 +39,7 @@ for r in async3-pairavg async3-gossip man5-pairwise; do
 	fixture_unpack $r.tar.xz
 	fixture_analyze "$tmp/$r" $r
 done
-exec /usr/bin/python3 - "$tmp" <<'PY'
+/usr/bin/python3 - "$tmp" <<'PY'
 import json, sys
 tmp = sys.argv[1]
 for n in (16, 12, 10):

@@ -13,7 +13,7 @@ NAME=clique_rank_view
 . "$SRCDIR/tests/integration/lib/fixture.sh"
 fixture_run clique6-rank.tar.xz clique6-rank
 fixture_analyze "$run/worker-5-tcpdump.pcap"
-exec /usr/bin/python3 - "$tmp/a.json" "$run/truth.json" <<'PY'
+/usr/bin/python3 - "$tmp/a.json" "$run/truth.json" <<'PY'
 import json, sys
 d, t = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 jobs = d.get("jobs") or []

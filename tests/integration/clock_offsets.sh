@@ -61,7 +61,7 @@ set -- "$run"/*.pcap
 "$DMLSCOPE" analyze "$1" "$2" --quiet --json "$tmp/files.json" &&
 	"$DMLSCOPE" analyze <(cat "$1") <(cat "$2") --quiet --json "$tmp/pipes.json" ||
 	{ echo "clock_offsets: FAIL: analyze two captures as pipes"; exit 1; }
-exec $py - "$tmp/as.json" "$tmp/skewed.json" "$tmp/hour.json" "$tmp/files.json" "$tmp/pipes.json" \
+$py - "$tmp/as.json" "$tmp/skewed.json" "$tmp/hour.json" "$tmp/files.json" "$tmp/pipes.json" \
 	"$tmp/late.json" <<'PY'
 import json, sys
 a, s, h, files, pipes, late = (json.load(open(p)) for p in sys.argv[1:7])

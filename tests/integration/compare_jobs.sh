@@ -14,7 +14,7 @@ NAME=compare_jobs
 fixture_run ddp4-ddp4mob-same-hosts.tar.xz ddp4-ddp4mob-same-hosts
 "$DMLSCOPE" compare "$run" --quiet --csv "$tmp/csv" ||
 	{ echo "$NAME: FAIL: compare exit $?"; exit 1; }
-exec /usr/bin/python3 - "$tmp/csv/runs.csv" "$run/truth.json" <<'PY'
+/usr/bin/python3 - "$tmp/csv/runs.csv" "$run/truth.json" <<'PY'
 import csv, json, sys
 row = next(csv.DictReader(open(sys.argv[1])))
 t = json.load(open(sys.argv[2]))

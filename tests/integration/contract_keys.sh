@@ -10,7 +10,7 @@ printf 'y,x,g\n1.0,1,a\n2.1,2,b\n2.9,3,a\n4.2,4,b\n5.1,5,a\n5.8,6,b\n7.2,7,a\n' 
 "$DMLSCOPE" fit "$tmp/t.csv" --formula "y ~ x + C(g)" --json "$tmp/f.json" --save "$tmp/m.json" \
 	>/dev/null || exit 1
 "$DMLSCOPE" predict "$tmp/m.json" x=3 g=b --json "$tmp/p.json" >/dev/null || exit 1
-exec /usr/bin/python3 - "$tmp/a.json" "$tmp/f.json" "$tmp/p.json" <<'PY'
+/usr/bin/python3 - "$tmp/a.json" "$tmp/f.json" "$tmp/p.json" <<'PY'
 import json, sys
 num = (int, float)
 def load(p):

@@ -6,7 +6,7 @@ run=$(ls -d "$SRCDIR"/samples/*/ 2>/dev/null | head -1)
 [ -n "$run" ] || { echo "SKIP: no sample run"; exit 77; }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 "$DMLSCOPE" analyze "$run" --quiet --json "$tmp/r.json" --csv "$tmp/csv" || exit 1
-exec /usr/bin/python3 - "$tmp/r.json" "$tmp/csv" <<'PY'
+/usr/bin/python3 - "$tmp/r.json" "$tmp/csv" <<'PY'
 import json, sys
 import pandas as pd
 doc = json.load(open(sys.argv[1])); d = sys.argv[2]

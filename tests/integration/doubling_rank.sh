@@ -23,7 +23,7 @@ fixture_analyze_ranks "$run" rank 8
 hub=$(ls -d "$SRCDIR"/samples/*tensorpipe*star 2>/dev/null | head -1)
 [ -n "$hub" ] || { echo "$NAME: FAIL: no RPC star sample under samples/"; exit 1; }
 fixture_analyze "$hub/worker-0-tcpdump.pcap" hub
-exec /usr/bin/python3 - "$tmp" "$run/truth.json" <<'PY'
+/usr/bin/python3 - "$tmp" "$run/truth.json" <<'PY'
 import json, sys
 tmp, truth = sys.argv[1], json.load(open(sys.argv[2]))
 S, steps = truth["gradient_bytes"], truth["steps"]

@@ -22,4 +22,4 @@ fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-exec "$PY" "$SRCDIR/tests/integration/fit_statsmodels.py" "$DMLSCOPE" "$work"
+"$PY" "$SRCDIR/tests/integration/fit_statsmodels.py" "$DMLSCOPE" "$work"

@@ -15,7 +15,7 @@ fixture_run rpc6-loss2.tar.xz rpc6-loss2
 fixture_analyze "$run" fine
 "$DMLSCOPE" analyze "$run" --bin 0.032 --quiet --json "$tmp/coarse.json" ||
 	{ echo "$NAME: FAIL: analyze --bin 0.032 exit $?"; exit 1; }
-exec /usr/bin/python3 - "$tmp/fine.json" "$tmp/coarse.json" <<'PY'
+/usr/bin/python3 - "$tmp/fine.json" "$tmp/coarse.json" <<'PY'
 import json, sys
 fails = []
 for path, coarse in ((sys.argv[1], False), (sys.argv[2], True)):

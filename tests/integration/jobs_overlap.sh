@@ -30,7 +30,7 @@ fixture_unpack ddp3-ddp3-near-periods.tar.xz
 fixture_analyze "$run" a
 fixture_analyze "$tmp/ddp3-ddp3-one-period" b
 fixture_analyze "$tmp/ddp3-ddp3-near-periods" c
-exec /usr/bin/python3 - "$tmp/a.json" "$run/truth.json" "$tmp/b.json" \
+/usr/bin/python3 - "$tmp/a.json" "$run/truth.json" "$tmp/b.json" \
 	"$tmp/ddp3-ddp3-one-period/truth.json" "$tmp/c.json" \
 	"$tmp/ddp3-ddp3-near-periods/truth.json" <<'PY'
 import json, sys

@@ -18,7 +18,7 @@ fixture_unpack ddp3-ddp3-one-period.tar.xz
 for r in ddp5-tree5-parts ddp4-ddp4-overlap ddp3-ddp3-one-period; do
 	fixture_analyze "$tmp/$r" "$r"
 done
-exec /usr/bin/python3 - "$tmp" <<'PY'
+/usr/bin/python3 - "$tmp" <<'PY'
 import json, sys
 tmp = sys.argv[1]
 def load(r):

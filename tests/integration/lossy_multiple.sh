@@ -26,7 +26,7 @@ fixture_analyze "$run" ddp
 fixture_analyze "$tmp/rpc6-loss2" rpc
 fixture_analyze "$tmp/clique5-loss2" clique
 fixture_analyze "$tmp/ddp4-loss2" ddp4
-exec /usr/bin/python3 - "$tmp" <<'PY'
+/usr/bin/python3 - "$tmp" <<'PY'
 import json, sys
 tmp = sys.argv[1]
 out = []

@@ -13,7 +13,7 @@ NAME=lossy_rank_file
 . "$SRCDIR/tests/integration/lib/fixture.sh"
 fixture_run rpc8-loss2-rank.tar.xz rpc8-loss2-rank
 fixture_analyze "$run/worker-4-tcpdump.pcap"
-exec /usr/bin/python3 - "$tmp/a.json" "$run/truth.json" <<'PY'
+/usr/bin/python3 - "$tmp/a.json" "$run/truth.json" <<'PY'
 import json, sys
 a, t = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 it = a["iterations"]

@@ -24,7 +24,7 @@ fixture_analyze_ranks "$run" w 8
 for r in async3-gossip async3-pairavg; do
 	fixture_analyze "$tmp/$r" "$r"
 done
-exec /usr/bin/python3 - "$tmp" "$run" <<'PY'
+/usr/bin/python3 - "$tmp" "$run" <<'PY'
 import json, sys
 tmp, run = sys.argv[1], sys.argv[2]
 d = json.load(open(tmp + "/bfly.json"))

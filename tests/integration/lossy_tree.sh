@@ -14,7 +14,7 @@ NAME=lossy_tree
 . "$SRCDIR/tests/integration/lib/fixture.sh"
 fixture_run tree6-loss1.tar.xz tree6-loss1
 fixture_analyze "$run"
-exec /usr/bin/python3 - "$tmp/a.json" "$run/truth.json" <<'PY'
+/usr/bin/python3 - "$tmp/a.json" "$run/truth.json" <<'PY'
 import json, sys
 a, t = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 p, it = a["pattern"], a["iterations"]

@@ -45,7 +45,7 @@ fixture_analyze_ranks "$tmp/man5-pairwise" byes 5
 fixture_analyze "$run" rab
 fixture_analyze "$tmp/man3-clique" clique
 fixture_analyze_ranks "$tmp/man3-clique" clique 3
-exec /usr/bin/python3 - "$tmp" <<'PY'
+/usr/bin/python3 - "$tmp" <<'PY'
 import json, sys
 tmp = sys.argv[1]
 fails = []

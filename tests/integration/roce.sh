@@ -8,4 +8,4 @@
 # captured still counts (roce.py).
 set -u
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
-exec /usr/bin/python3 "$SRCDIR/tests/integration/roce.py" "$DMLSCOPE" "$work"
+/usr/bin/python3 "$SRCDIR/tests/integration/roce.py" "$DMLSCOPE" "$work"

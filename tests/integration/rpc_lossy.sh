@@ -13,7 +13,7 @@ NAME=rpc_lossy
 . "$SRCDIR/tests/integration/lib/fixture.sh"
 fixture_run rpc4-lossy.tar.xz pytorch_rpc-tinycnn-adam-32-tensorpipe-loss_1-star
 fixture_analyze "$run"
-exec /usr/bin/python3 - "$tmp/a.json" "$run/truth.json" <<'PY'
+/usr/bin/python3 - "$tmp/a.json" "$run/truth.json" <<'PY'
 import json, sys
 a, t = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 p, it, log = a["pattern"], a["iterations"], a["train_log"]

@@ -37,7 +37,7 @@ fixture_unpack ddp4-mpi4-same-hosts.tar.xz
 fixture_analyze "$tmp/ddp4-mpi4-same-hosts" opposite
 fixture_unpack ddp4-ddp4mob-same-hosts.tar.xz
 fixture_analyze "$tmp/ddp4-ddp4mob-same-hosts" models
-exec /usr/bin/python3 - "$tmp/same.json" "$tmp/single.json" "$tmp/rank.json" "$tmp/opposite.json" \
+/usr/bin/python3 - "$tmp/same.json" "$tmp/single.json" "$tmp/rank.json" "$tmp/opposite.json" \
 	"$tmp/models.json" <<'PY'
 import json, re, sys
 same, single, rank, opposite, models = (json.load(open(f)) for f in sys.argv[1:6])

@@ -32,7 +32,7 @@ mergecap -w "$tmp/ab.pcap" "$tmp/a.pcap" "$tmp/b.pcap" "$tmp/c.pcap" ||
 	{ echo "$NAME: FAIL: mergecap"; exit 1; }
 "$DMLSCOPE" analyze "$tmp/ab.pcap" --quiet --json "$tmp/ab.json" ||
 	{ echo "$NAME: FAIL: analyze exit $?"; exit 1; }
-exec /usr/bin/python3 - "$tmp/ab.json" <<'PY'
+/usr/bin/python3 - "$tmp/ab.json" <<'PY'
 import json, sys
 a = json.load(open(sys.argv[1]))
 want = [(30, 0.300, 2e6), (50, 0.170, 1e6)] # steps, s a step, S

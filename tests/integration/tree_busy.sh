@@ -14,7 +14,7 @@ NAME=tree_busy
 . "$SRCDIR/tests/integration/lib/fixture.sh"
 fixture_run tree8-busy.tar.xz pytorch_manual-mobilenetv2-adam-16-gloo-normal-tree
 fixture_analyze "$run"
-exec /usr/bin/python3 - "$tmp/a.json" "$run/truth.json" <<'PY'
+/usr/bin/python3 - "$tmp/a.json" "$run/truth.json" <<'PY'
 import json, sys
 a, t = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 p, it, log = a["pattern"], a["iterations"], a["train_log"]

@@ -18,7 +18,7 @@ fixture_unpack rpc8-any-server.tar.xz
 fixture_analyze "$run/worker-1-tcpdump.pcap" node1
 fixture_analyze "$run/worker-2-tcpdump.pcap" node2
 fixture_analyze "$tmp/rpc8-any-server/worker-0-tcpdump.pcap" server
-exec /usr/bin/python3 - "$tmp" <<'PY'
+/usr/bin/python3 - "$tmp" <<'PY'
 import json, sys
 tmp = sys.argv[1]
 t = json.load(open(tmp + "/tree6-any-nodes/truth.json"))

@@ -13,7 +13,7 @@ NAME=tree_unsure
 . "$SRCDIR/tests/integration/lib/fixture.sh"
 fixture_run tree6-unsure.tar.xz tree6
 fixture_analyze "$run"
-exec /usr/bin/python3 - "$tmp/a.json" "$run/truth.json" <<'PY'
+/usr/bin/python3 - "$tmp/a.json" "$run/truth.json" <<'PY'
 import json, sys
 a, t = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 p, notes = a["pattern"], a["notes"]

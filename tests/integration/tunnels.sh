@@ -15,4 +15,4 @@ if [ ! -d "$corpus" ] || ! command -v tshark >/dev/null 2>&1; then
 	echo "tunnels: the corpus part skipped (no corpus at '$corpus', or no tshark)"
 	exit 0
 fi
-exec /usr/bin/python3 "$SRCDIR/tests/integration/tunnels_corpus.py" "$DMLSCOPE" "$corpus"
+/usr/bin/python3 "$SRCDIR/tests/integration/tunnels_corpus.py" "$DMLSCOPE" "$corpus"
