@@ -159,8 +159,8 @@ void dmls_notes_job(dmls_analysis *a, const dmls_stats *st)
 			"(no push-then-pull), so it is a rank, not a parameter server");
 	if (p->hub_unchecked_s > 0)
 		dmls_note(a, "hub read as a parameter server by the volumes alone: its pairs' "
-			"series (%.3g s bins over this long capture) are too coarse to tell a push "
-			"from its answer, or a collective's hub that exchanges at once",
+			"series (%.3g s bins) are too coarse to tell a server's answers from a "
+			"collective's exchanges at once",
 		     p->hub_unchecked_s);
 	if (p->tree_node)
 		dmls_note(a, "tree, not a server: the hub sends to its root before hearing from it, "

@@ -66,14 +66,22 @@ static int side_by_side(const dmls_series *sa, const dmls_series *sb, two_side *
 		both += x < y ? x : y;
 		ta += x;
 		tb += y;
-		if (y > 0 && la != INT64_MIN)
-			sab += y * (double)(k - la), wab += y;
-		if (x > 0 && lb != INT64_MIN)
-			sba += x * (double)(k - lb), wba += x;
-		if (x > 0)
-			la = k, dmls_series_walk_next(&wa);
-		if (y > 0)
-			lb = k, dmls_series_walk_next(&wb);
+		if (y > 0 && la != INT64_MIN) {
+			sab += y * (double)(k - la);
+			wab += y;
+		}
+		if (x > 0 && lb != INT64_MIN) {
+			sba += x * (double)(k - lb);
+			wba += x;
+		}
+		if (x > 0) {
+			la = k;
+			dmls_series_walk_next(&wa);
+		}
+		if (y > 0) {
+			lb = k;
+			dmls_series_walk_next(&wb);
+		}
 	}
 	o->overlap = both / (ta < tb ? ta : tb);
 	o->delay_ab = wab > 0 ? sab / wab : INFINITY;

@@ -28,7 +28,7 @@ for path, coarse in ((sys.argv[1], False), (sys.argv[2], True)):
         fails.append(f"{what}: {p['kind']}/{p['ranks']}, hub {hub} a {role} (want star/6, a server)")
     if any("hub-shaped collective" in n for n in notes):
         fails.append(f"{what}: read as a hub-shaped collective")
-    said = any("too coarse to tell a push" in n for n in notes)
+    said = any("too coarse to tell a server" in n for n in notes)
     if said != coarse:
         fails.append(f"{what}: the coarse-bins note {'missing' if coarse else 'made'}")
     print(f"hub_coarse: {what}: {p['kind']}/{p['ranks']}, hub a {role}")
