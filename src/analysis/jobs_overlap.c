@@ -230,25 +230,18 @@ static int own_series(dmls_job_view *v, dmls_series *out, const dmls_pair *pr,
 	dmls_series *s = new_own(v, conn);
 	if (!s)
 		return -1;
-	for (size_t r = 0; r < pair->nruns; r++) {
-		dmls_series_run u = dmls_series_run_get(pair, r);
-		for (size_t j = 0; j < u.len; j++) {
-			int64_t ts = pair->t0_ns + (u.first + (int64_t)j) * pair->bin_ns;
-			uint64_t x = (uint64_t)llround(share * (double)dmls_series_val(pair, u.off + j));
-			if (ts >= split_ns)
-				break;
-			if (x && ts + pair->bin_ns > from_ns && dmls_series_add(s, ts, x) < 0)
-				return -1;
-		}
+	dmls_series_walk w;
+	for (dmls_series_walk_start(&w, pair, 1); w.bin != INT64_MAX; dmls_series_walk_next(&w)) {
+		int64_t ts = pair->t0_ns + w.bin * pair->bin_ns;
+		uint64_t x = (uint64_t)llround(share * (double)w.val);
+		if (ts >= split_ns)
+			break;
+		if (x && ts + pair->bin_ns > from_ns && dmls_series_add(s, ts, x) < 0)
+			return -1;
 	}
-	for (size_t r = 0; r < conn->nruns; r++) {
-		dmls_series_run u = dmls_series_run_get(conn, r);
-		for (size_t j = 0; j < u.len; j++) {
-			uint64_t x = dmls_series_val(conn, u.off + j);
-			if (x && dmls_series_add_bin(s, u.first + (int64_t)j, x) < 0)
-				return -1;
-		}
-	}
+	for (dmls_series_walk_start(&w, conn, 1); w.bin != INT64_MAX; dmls_series_walk_next(&w))
+		if (dmls_series_add_bin(s, w.bin, w.val) < 0)
+			return -1;
 	*out = *s;
 	return 0;
 }
@@ -1667,15 +1660,11 @@ static int gated_series(dmls_job_view *v, dmls_series *out, const dmls_pair *pr,
 	dmls_series *s = new_own(v, pair);
 	if (!s)
 		return -1;
-	for (size_t r = 0; r < pair->nruns; r++) {
-		dmls_series_run u = dmls_series_run_get(pair, r);
-		for (size_t j = 0; j < u.len; j++) {
-			uint64_t x = dmls_series_val(pair, u.off + j);
-			int64_t ts = pair->t0_ns + (u.first + (int64_t)j) * pair->bin_ns;
-			if (x && holds_bytes(gate, ts, ts + pair->bin_ns) &&
-			    dmls_series_add_bin(s, u.first + (int64_t)j, x) < 0)
-				return -1;
-		}
+	dmls_series_walk w;
+	for (dmls_series_walk_start(&w, pair, 1); w.bin != INT64_MAX; dmls_series_walk_next(&w)) {
+		int64_t ts = pair->t0_ns + w.bin * pair->bin_ns;
+		if (holds_bytes(gate, ts, ts + pair->bin_ns) && dmls_series_add_bin(s, w.bin, w.val) < 0)
+			return -1;
 	}
 	*out = *s;
 	return 0;
@@ -1818,6 +1807,28 @@ static void ack_out(dmls_job_view *v, const dmls_stats *st, size_t p)
 	}
 }
 
+/* The data connections (DMLS_MIN_DATA_BYTES) of f[0..nf) that are no
+ * stream, beside one on their pair: their payload into *pay and their busy
+ * share (or, longs, their share in long runs) weighted by it into *sum;
+ * how many. */
+static size_t beside_streams(const dmls_job_view *v, const dmls_stats *st, const size_t *f,
+			     size_t nf, int longs, double *pay, double *sum)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < nf; i++) {
+		const dmls_flow *fl = &st->flows[f[i]];
+		if (v->hidden[f[i]] || (double)fl->payload_bytes < DMLS_MIN_DATA_BYTES)
+			continue;
+		double c = longs ? long_share(&fl->conn, NULL) : busy_share(&fl->conn);
+		if (isfinite(c)) {
+			*pay += (double)fl->payload_bytes;
+			*sum += c * (double)fl->payload_bytes;
+			n++;
+		}
+	}
+	return n;
+}
+
 int dmls_job_view_background(dmls_job_view *v, const dmls_stats *st, size_t *nflows,
 			     double *payload_bytes)
 {
@@ -1863,17 +1874,8 @@ int dmls_job_view_background(dmls_job_view *v, const dmls_stats *st, size_t *nfl
 		if (isfinite(b))
 			ref += (double)pr->payload_bytes, ref_busy += b * (double)pr->payload_bytes;
 		nref += !mixed[p] && (double)pr->payload_bytes >= DMLS_MIN_DATA_BYTES;
-		for (size_t i = 0; mixed[p] && i < nf; i++) { /* a job's connection beside it */
-			const dmls_flow *fl = &st->flows[f[i]];
-			double c = v->hidden[f[i]] || (double)fl->payload_bytes < DMLS_MIN_DATA_BYTES
-					   ? NAN
-					   : busy_share(&fl->conn);
-			if (isfinite(c)) {
-				ref += (double)fl->payload_bytes;
-				ref_busy += c * (double)fl->payload_bytes;
-				nref++;
-			}
-		}
+		if (mixed[p]) /* a job's connections beside it */
+			nref += beside_streams(v, st, f, nf, 0, &ref, &ref_busy);
 	}
 	/* streams on a few pairs beside the jobs' data pairs, far busier */
 	size_t nmixed = 0;
@@ -1895,16 +1897,7 @@ int dmls_job_view_background(dmls_job_view *v, const dmls_stats *st, size_t *nfl
 			refl += (double)pr->payload_bytes, ref_long += l * (double)pr->payload_bytes;
 		size_t f[OV_MAX_CONNS], nf = mixed[p] ? heavy_flows(st, pr, INT64_MIN, INT64_MAX, f) : 0;
 		nf = nf < OV_MAX_CONNS ? nf : OV_MAX_CONNS;
-		for (size_t i = 0; i < nf; i++) { /* as above */
-			const dmls_flow *fl = &st->flows[f[i]];
-			double c = v->hidden[f[i]] || (double)fl->payload_bytes < DMLS_MIN_DATA_BYTES
-					   ? NAN
-					   : long_share(&fl->conn, NULL);
-			if (isfinite(c)) {
-				refl += (double)fl->payload_bytes;
-				ref_long += c * (double)fl->payload_bytes;
-			}
-		}
+		beside_streams(v, st, f, nf, 1, &refl, &ref_long);
 	}
 	double min_busy = ref_busy / ref + BG_CONTRAST;
 	double min_long = refl >= BG_JOB_SHARE * pay || refl >= BG_JOB_BYTES

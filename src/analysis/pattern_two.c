@@ -106,11 +106,13 @@ void dmls_pattern_check_two(dmls_pattern *p, const dmls_stats *st)
 	}
 }
 
-/* Overlap of the pair series a->b and b->a (0 when either is missing). */
-static double pair_overlap(const dmls_stats *st, size_t a, size_t b)
+/* Overlap of the pair series a->b and b->a (0 when either is missing);
+ * *bin_ns: a->b's bin width (0 without it). */
+static double pair_overlap(const dmls_stats *st, size_t a, size_t b, int64_t *bin_ns)
 {
 	long k1 = dmls_stats_find_pair(st, (uint32_t)a, (uint32_t)b);
 	long k2 = dmls_stats_find_pair(st, (uint32_t)b, (uint32_t)a);
+	*bin_ns = k1 >= 0 ? st->pairs[k1].series.bin_ns : 0;
 	two_side t;
 	if (k1 < 0 || k2 < 0 || side_by_side(&st->pairs[k1].series, &st->pairs[k2].series, &t))
 		return 0;
@@ -123,19 +125,16 @@ void dmls_pattern_check_hub(dmls_pattern *p, const dmls_stats *st)
 		return;
 	size_t hub = p->hubs[0], spokes = 0, exchanging = 0, turns = SIZE_MAX;
 	double least = INFINITY;
-	for (size_t i = 0; i < p->ranks; i++) { /* too coarse to tell: not made */
-		long k = dmls_stats_find_pair(st, (uint32_t)hub, (uint32_t)p->members[i]);
-		int64_t bin = k >= 0 ? st->pairs[k].series.bin_ns : 0;
-		if (bin > TWO_MAX_BIN_NS) {
-			p->hub_unchecked_s = (double)bin * 1e-9;
-			return;
-		}
-	}
 	for (size_t i = 0; i < p->ranks; i++) {
 		if (p->members[i] == hub)
 			continue;
 		spokes++;
-		double o = pair_overlap(st, hub, p->members[i]);
+		int64_t bin;
+		double o = pair_overlap(st, hub, p->members[i], &bin);
+		if (bin > TWO_MAX_BIN_NS) { /* too coarse to tell: not made */
+			p->hub_unchecked_s = (double)bin * 1e-9;
+			return;
+		}
 		exchanging += o >= TWO_OVERLAP;
 		if (o < least) /* the spoke that takes turns the most: the extra rank */
 			least = o, turns = p->members[i];
