@@ -55,12 +55,10 @@
 typedef struct src {
 	dmls_reader *r;
 	bool live;
-	int64_t ts;
-	uint32_t caplen, origlen;
-	int linktype;
-	uint32_t iface;      /* pcapng interface */
-	const uint8_t *data; /* the record's bytes in its reader's window: valid
-			      * until that reader is called again (advance) */
+	int64_t ts;          /* rec's time on the first file's clock */
+	dmls_record rec;     /* the record buffered: its data are in its reader's
+			      * window, valid until that reader is called again
+			      * (advance); the reader writes it in place */
 } src;
 
 typedef struct filter {
@@ -123,27 +121,21 @@ static void sift_down(dmls_input *in, size_t k)
 static bool advance(dmls_input *in, size_t i)
 {
 	src *s = &in->srcs[i];
-	dmls_record rec;
 	dmls_error e;
 	e.status = DMLS_OK, e.msg[0] = '\0'; /* dmls_error_clear, once per record */
-	int rc = dmls_reader_next(s->r, &rec, &e);
+	int rc = dmls_reader_next(s->r, &s->rec, &e);
 	if (rc != 1) {
 		if (rc < 0)
 			note_error(in, i, &e);
 		s->live = false;
 		return false;
 	}
-	s->ts = rec.ts_ns;
+	s->ts = s->rec.ts_ns;
 	int64_t off = in->files[i].clock_offset_ns;
-	if (off && __builtin_sub_overflow(rec.ts_ns, off, &s->ts))
+	if (off && __builtin_sub_overflow(s->rec.ts_ns, off, &s->ts))
 		s->ts = off > 0 ? INT64_MIN : INT64_MAX;
-	s->caplen = rec.caplen;
-	s->origlen = rec.origlen;
-	s->linktype = rec.linktype;
-	s->iface = rec.iface;
-	s->data = rec.data; /* consumed (take_record) before this source's next read */
 	if (in->files[i].linktype < 0)
-		in->files[i].linktype = rec.linktype;
+		in->files[i].linktype = s->rec.linktype;
 	return true;
 }
 
@@ -213,7 +205,7 @@ static uint32_t point_of(dmls_input *in, size_t i, const src *s)
 {
 	uint32_t n = in->pts.n, first = in->first_pt[i];
 	uint32_t id = dmls_points_id(&in->pts, i,
-				     dmls_point_key(s->linktype, s->iface, s->data, s->caplen),
+				     dmls_point_key(s->rec.linktype, s->rec.iface, s->rec.data, s->rec.caplen),
 				     first == UINT32_MAX ? UINT32_MAX : DMLS_MAX_POINTS);
 	if (id == UINT32_MAX)
 		return in->pts.n < DMLS_MAX_POINTS ? UINT32_MAX : first; /* memory; past the cap */
@@ -234,10 +226,10 @@ static bool take_record(dmls_input *in, size_t i, dmls_pkt *pkt)
 	if (in->bpf) {
 		dmls_error e;
 		dmls_error_clear(&e);
-		filter *f = get_filter(in, s->linktype, &e);
+		filter *f = get_filter(in, s->rec.linktype, &e);
 		if (f && f->ok) {
-			struct pcap_pkthdr h = {.caplen = s->caplen, .len = s->origlen};
-			if (!pcap_offline_filter(&f->prog, &h, s->data)) {
+			struct pcap_pkthdr h = {.caplen = s->rec.caplen, .len = s->rec.origlen};
+			if (!pcap_offline_filter(&f->prog, &h, s->rec.data)) {
 				in->counts.filtered++;
 				return false;
 			}
@@ -250,7 +242,8 @@ static bool take_record(dmls_input *in, size_t i, dmls_pkt *pkt)
 			return false;
 		}
 	}
-	switch (dmls_decode_ex(s->linktype, s->data, s->caplen, s->origlen, in->decode_flags, pkt)) {
+	switch (dmls_decode_ex(s->rec.linktype, s->rec.data, s->rec.caplen, s->rec.origlen, in->decode_flags,
+			      pkt)) {
 	case DMLS_DEC_OK:
 		break;
 	case DMLS_DEC_NON_IP:
