@@ -69,7 +69,8 @@ typedef struct dmls_job_scope {
 				* host in both, jobs_shared.c): 1; 2 when
 				* the clocks locked but for their offsets'
 				* wander (one job on busy hosts, or two of
-				* one period: unsure) */
+				* one period: unsure); 3 by its edges'
+				* periods (hosts in both) */
 	double conn_period_s;  /* one of two jobs on the very same hosts, told
 				* apart by their connections' clocks
 				* (analysis.c): its connections' period,
@@ -80,6 +81,9 @@ typedef struct dmls_job_scope {
 				* their steps tell the two apart where the
 				* periods are too close to */
 	size_t conn_other_ref;
+	double edge_period_s;  /* split from another job by its edges' clocks
+				* (jobs_shared.c, by_clock 3): their period, by
+				* which a pair between hosts of both is told */
 } dmls_job_scope;
 
 /* The jobs of st, the largest (by payload) first; *n is 0 with nothing but

@@ -95,7 +95,7 @@ static int add_job(split_ctx *c, const size_t *h0, size_t n, double thr, double 
 	if (!h)
 		return -1;
 	memcpy(h, h0, n * sizeof(size_t));
-	c->jobs[c->njobs++] = (dmls_job_scope){n, h, thr, vol, 0, 0, 0, 0, 0};
+	c->jobs[c->njobs++] = (dmls_job_scope){n, h, thr, vol, 0, 0, 0, 0, 0, 0};
 	return 0;
 }
 

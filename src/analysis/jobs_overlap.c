@@ -472,6 +472,41 @@ void dmls_job_view_release(dmls_job_view *v)
 	memset(v, 0, sizeof(*v));
 }
 
+/* Jobs split by their edges' periods (jobs_shared.c, edge_period_s): shared
+ * pair p is j's where the clock of its edge (its pairs both ways, as there)
+ * keeps j's period and not job o's, o's the other way round (out of the
+ * view); *told then.  0, or -1 when out of memory. */
+#define EDGE_MIN_STEPS 4 /* jobs_shared.c's DMLS_SHARED_MIN_STEPS */
+static int edge_told(dmls_job_view *v, const dmls_stats *st, const dmls_job_scope *jobs,
+		     size_t j, size_t o, size_t p, unsigned char *told)
+{
+	double pj = jobs[j].edge_period_s, po = jobs[o].edge_period_s;
+	*told = 0;
+	if (!(pj > 0) || !(po > 0) || dmls_periods_agree(pj, po))
+		return 0;
+	const dmls_pair *pr = &st->pairs[p];
+	size_t h[2] = {pr->src, pr->dst}, pp[2], np = 0;
+	long k[2] = {dmls_stats_find_pair(st, pr->src, pr->dst),
+		     dmls_stats_find_pair(st, pr->dst, pr->src)};
+	for (int i = 0; i < 2; i++)
+		if (k[i] >= 0)
+			pp[np++] = (size_t)k[i];
+	dmls_iterations it;
+	dmls_error e;
+	if (dmls_iterations_find_pairs(&it, st, h, 2, h, 2, pp, np, &e))
+		return -1;
+	double pe = it.count >= EDGE_MIN_STEPS ? it.period_s : NAN;
+	dmls_iterations_release(&it);
+	int mine = isfinite(pe) && dmls_periods_agree(pe, pj);
+	int theirs = isfinite(pe) && dmls_periods_agree(pe, po);
+	if (theirs && !mine) {
+		pair_out(v, st, p);
+		v->dropped++;
+	}
+	*told = mine != theirs;
+	return 0;
+}
+
 int dmls_job_view_make(dmls_job_view *v, const dmls_stats *st, const dmls_job_scope *jobs,
 		       size_t njobs, size_t j)
 {
@@ -521,7 +556,9 @@ int dmls_job_view_make(dmls_job_view *v, const dmls_stats *st, const dmls_job_sc
 		memcpy(v->hidden, st->flow_hidden, st->nflows);
 	memcpy(v->pairs, st->pairs, st->npairs * sizeof(dmls_pair));
 	double pk = NAN;
-	unsigned char told[OV_MAX_SHARED] = {0};
+	unsigned char told[OV_MAX_SHARED] = {0}, by_edge[OV_MAX_SHARED] = {0};
+	for (size_t i = 0; i < nsh && rc == 0; i++)
+		rc = edge_told(v, st, jobs, j, with[i], pidx[i], &by_edge[i]);
 	/* a job on the very hosts of another: its connection and the
 	 * other's, whose steps tell the two apart where the periods do not */
 	dmls_series_clock ref[2] = {{0}};
@@ -536,6 +573,10 @@ int dmls_job_view_make(dmls_job_view *v, const dmls_stats *st, const dmls_job_sc
 	for (size_t i = 0; i < nsh && rc == 0; i++) {
 		if (i == 0 || with[i] != with[i - 1])
 			rc = job_period(st, jobs, njobs, with[i], shared, in, other, &pk, &steps[1]);
+		if (by_edge[i]) {
+			told[i] = 1;
+			continue;
+		}
 		size_t before = v->replaced + v->dropped;
 		int by_lock = lock && jobs[with[i]].conn_ref == jobs[j].conn_other_ref &&
 			      isfinite(pk) && agree(pj, pk);
@@ -1116,7 +1157,7 @@ static int split_overlap(const dmls_stats *st, const dmls_job_scope *job, const 
 			break;
 		}
 		jobs[k].thr = job->thr;
-		jobs[k].by_clock = 1;
+		jobs[k].by_clock = DMLS_BY_EDGES;
 		for (size_t i = 0; i < n; i++)
 			if (hosts[keep[k] * n + i] || to[i] == k)
 				jobs[k].hosts[jobs[k].n++] = job->hosts[i];

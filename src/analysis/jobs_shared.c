@@ -53,7 +53,6 @@
 #define DMLS_SHARED_MAX_HOSTS 64
 #define DMLS_SHARED_MAX_TRIES 8 /* cut vertices whose parts get clocks, per job */
 #define DMLS_SHARED_MIN_STEPS 4
-#define DMLS_SHARED_PERIOD 0.03
 #define DMLS_SHARED_LOCK 0.9
 #define DMLS_SHARED_PHASE 0.10
 #define DMLS_SHARED_PHASE_LOADED 0.30   /* steady offsets this spread: one job, busy hosts */
@@ -73,7 +72,7 @@
  * DMLS_SHARED_PERIOD, which each half's own period must meet.  A tree's leaf
  * edge counts the reduce up and the broadcast down, not half a step apart:
  * 48 ends over 24 steps of 1.132 s gave 2 x 0.601 s, 6.2 % off. */
-#define HALF_GUIDE 0.15
+#define HALF_GUIDE DMLS_SHARED_HALF /* jobs_int.h */
 
 typedef struct part_clock {
 	size_t count;
@@ -662,6 +661,221 @@ out:
 	return njobs;
 }
 
+/*
+ * Two jobs that share two hosts or more have no cut vertex between them
+ * (two trees of 5 on hosts 1-5 and 4-8), and where their periods are
+ * within 10 % the pairs' byte clocks (jobs_overlap.c) do not tell them.
+ * Each data edge then gets the clock of its own pairs (their iterations:
+ * the testbed's two trees' edges read 0.108 and 0.099 s, their jobs'
+ * steps, where the byte clocks of their own pairs read 0.104 and 0.101);
+ * edges whose periods agree (dmls_periods_agree) are one job, transitively.  The job splits when the edges fall into
+ * groups of two edges or more whose periods agree with no other group's,
+ * every group's hosts joined by its own edges, and the edges with a clock
+ * hold DMLS_SHARED_EDGE_COVER of the job's data bytes; two jobs of one
+ * period are left to the cut vertices.  A host reached only by edges
+ * without a clock joins the group its heaviest edge leads to; each group
+ * keeps its edges' period (period[j]: dmls_job_view_make tells the pairs
+ * between shared hosts by it).  Only for data graphs that can hide two
+ * jobs: not a hub (every edge at one host: try_split's spokes), not one
+ * whose hosts all have as many edges (a ring, a clique, a hypercube:
+ * nothing to pay a clock per edge for, on hours of capture), not a tree
+ * (its cut vertices are tried), nor past DMLS_SHARED_MAX_EDGES edges.
+ * Fills ids/start as try_split does and returns the number of jobs (1:
+ * no split).
+ */
+#define DMLS_SHARED_MAX_EDGES 48
+#define DMLS_SHARED_EDGE_COVER 0.75
+static size_t try_edges(graph_ctx *g, size_t *ids, size_t *start, double *period, int *one,
+			int *rc, dmls_error *err)
+{
+	size_t n = g->n, ne = 0, njobs = 1, deg0 = 0;
+	int regular = 1, hub = 0;
+	for (size_t u = 0; u < n; u++) {
+		size_t at = 0;
+		for (size_t v = 0; v < n; v++)
+			at += g->adj[u * n + v];
+		deg0 = u ? deg0 : at;
+		regular &= at == deg0;
+		ne += at;
+	}
+	ne /= 2;
+	for (size_t h = 0; h < n; h++) { /* a hub: every edge at h */
+		size_t at = 0;
+		for (size_t v = 0; v < n; v++)
+			at += g->adj[h * n + v];
+		hub |= at == ne;
+	}
+	/* a part of an edge split is split again only by its edges (a third
+	 * job of another period): it holds the other jobs' pairs between
+	 * the hosts it shares with them, and their shared hosts' sending
+	 * mixes two jobs, where a cut vertex's parts would read two clocks
+	 * (*one: no split at cut vertices) */
+	int part = g->job->by_clock == DMLS_BY_EDGES;
+	*one = part;
+	if (ne < 4 || ne > DMLS_SHARED_MAX_EDGES || hub || regular || ne + 1 == n)
+		return 1; /* (a ring, a clique, a butterfly or a tree: one job or cut vertices) */
+	size_t *eu = malloc(ne * sizeof(size_t)), *ev = malloc(ne * sizeof(size_t));
+	size_t *root = malloc(ne * sizeof(size_t)), *grp = malloc(ne * sizeof(size_t));
+	size_t *hg = malloc(n * sizeof(size_t)), *gsize = calloc(ne > n ? ne : n, sizeof(size_t));
+	double *bytes = malloc(ne * sizeof(double)), *hbest = malloc(n * sizeof(double));
+	part_clock *clk = calloc(ne, sizeof(part_clock));
+	unsigned char *in = malloc(ne * n);
+	if (!eu || !ev || !root || !grp || !hg || !gsize || !bytes || !hbest || !clk || !in) {
+		*rc = dmls_fail(err, DMLS_ENOMEM, "out of memory");
+		goto out;
+	}
+	size_t e = 0;
+	double total = 0, clocked = 0;
+	for (size_t u = 0; u < n; u++)
+		for (size_t v = u + 1; v < n; v++) {
+			if (!g->adj[u * n + v])
+				continue;
+			size_t pairs[2], np, hosts[2] = {g->job->hosts[u], g->job->hosts[v]};
+			eu[e] = u, ev[e] = v;
+			bytes[e] = edge(g->st, hosts[0], hosts[1], pairs, &np);
+			*rc = clock_of(&clk[e], g->st, hosts, 2, pairs, np, err);
+			if (*rc)
+				goto out;
+			total += bytes[e];
+			if (clk[e].count >= DMLS_SHARED_MIN_STEPS && isfinite(clk[e].period_s))
+				clocked += bytes[e];
+			e++;
+		}
+	if (!(clocked >= DMLS_SHARED_EDGE_COVER * total))
+		goto out;
+	/* groups: edges with a clock, joined while any two periods agree */
+	for (e = 0; e < ne; e++)
+		root[e] = e;
+	for (e = 0; e < ne; e++) {
+		if (clk[e].count < DMLS_SHARED_MIN_STEPS || !isfinite(clk[e].period_s))
+			continue;
+		for (size_t f = 0; f < e; f++)
+			if (clk[f].count >= DMLS_SHARED_MIN_STEPS && isfinite(clk[f].period_s) &&
+			    dmls_periods_agree(clk[e].period_s, clk[f].period_s)) {
+				size_t x = find_root(root, e), y = find_root(root, f);
+				root[x > y ? x : y] = x < y ? x : y;
+			}
+	}
+	size_t ng = 0;
+	for (e = 0; e < ne; e++) {
+		grp[e] = SIZE_MAX;
+		if (clk[e].count < DMLS_SHARED_MIN_STEPS || !isfinite(clk[e].period_s))
+			continue;
+		size_t r = find_root(root, e);
+		grp[e] = r == e ? ng++ : grp[r];
+		gsize[grp[e]]++;
+	}
+	if (ng < 2)
+		goto out;
+	for (size_t j = 0; j < ng; j++)
+		if (gsize[j] < 2)
+			goto out;
+	/* each group's hosts, joined by its edges; a host of no group joins
+	 * the group of its heaviest edge to one */
+	memset(in, 0, ne * n);
+	for (e = 0; e < ne; e++)
+		if (grp[e] != SIZE_MAX)
+			in[grp[e] * n + eu[e]] = in[grp[e] * n + ev[e]] = 1;
+	for (size_t i = 0; i < n; i++) {
+		hg[i] = SIZE_MAX, hbest[i] = -1;
+		for (size_t j = 0; j < ng; j++)
+			if (in[j * n + i])
+				hg[i] = j;
+	}
+	size_t *best = gsize; /* reused: per host, its heaviest edge to a group */
+	for (size_t i = 0; i < n; i++)
+		best[i] = SIZE_MAX;
+	for (e = 0; e < ne; e++)
+		for (int k = 0; k < 2; k++) {
+			size_t a = k ? ev[e] : eu[e], b = k ? eu[e] : ev[e];
+			if (hg[a] == SIZE_MAX && hg[b] != SIZE_MAX && bytes[e] > hbest[a])
+				hbest[a] = bytes[e], best[a] = e;
+		}
+	for (size_t i = 0; i < n; i++) {
+		if (best[i] == SIZE_MAX)
+			continue;
+		e = best[i];
+		size_t b = eu[e] == i ? ev[e] : eu[e], j = 0;
+		while (!in[j * n + b])
+			j++; /* b's first group */
+		grp[e] = j;
+		in[j * n + i] = 1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		size_t k = 0;
+		for (size_t j = 0; j < ng; j++)
+			k += in[j * n + i];
+		if (k == 0)
+			goto out; /* a host reached by no group */
+	}
+	for (size_t j = 0; j < ng; j++) { /* connected by its own edges */
+		size_t first = 0, top = 0, seen = 0;
+		while (!in[j * n + first])
+			first++;
+		for (size_t i = 0; i < n; i++)
+			g->part[i] = SIZE_MAX;
+		g->part[first] = j;
+		g->stack[top++] = first;
+		while (top) {
+			size_t x = g->stack[--top];
+			seen++;
+			for (e = 0; e < ne; e++) {
+				size_t y = eu[e] == x ? ev[e] : ev[e] == x ? eu[e] : SIZE_MAX;
+				if (grp[e] == j && y != SIZE_MAX && g->part[y] == SIZE_MAX) {
+					g->part[y] = j;
+					g->stack[top++] = y;
+				}
+			}
+		}
+		size_t m = 0;
+		for (size_t i = 0; i < n; i++)
+			m += in[j * n + i];
+		if (seen != m)
+			goto out;
+	}
+	size_t k = 0;
+	for (size_t j = 0; j < ng * n; j++)
+		k += in[j];
+	if (ng > n || k > 2 * n)
+		goto out; /* (room for ids and start: split_one's) */
+	k = 0;
+	for (size_t j = 0; j < ng; j++) {
+		start[j] = k;
+		for (size_t i = 0; i < n; i++)
+			if (in[j * n + i])
+				ids[k++] = i;
+		/* the group's period: its edges' median, an edge counting
+		 * two bursts a step (half the longest) doubled */
+		double most = 0, *p = hbest; /* reused */
+		size_t m = 0;
+		for (e = 0; e < ne; e++)
+			if (grp[e] == j && clk[e].count >= DMLS_SHARED_MIN_STEPS)
+				most = fmax(most, clk[e].period_s);
+		for (e = 0; e < ne && m < n; e++)
+			if (grp[e] == j && clk[e].count >= DMLS_SHARED_MIN_STEPS &&
+			    isfinite(clk[e].period_s))
+				p[m++] = clk[e].period_s < 0.75 * most ? 2 * clk[e].period_s
+								     : clk[e].period_s;
+		period[j] = m ? dmls_median(p, m) : NAN;
+	}
+	start[ng] = k;
+	njobs = ng;
+out:
+	for (e = 0; clk && e < ne; e++)
+		free(clk[e].ends);
+	free(clk);
+	free(eu);
+	free(ev);
+	free(root);
+	free(grp);
+	free(hg);
+	free(gsize);
+	free(bytes);
+	free(hbest);
+	free(in);
+	return njobs;
+}
+
 /* out[0..nj): the jobs of the split, local ids ids[start[j]..start[j+1]),
  * each with its data volume (its pairs moving the job's threshold).
  * 0, or an error status with nothing allocated. */
@@ -672,7 +886,7 @@ static int make_jobs(const dmls_stats *st, const dmls_job_scope *job, const size
 	size_t n = job->n;
 	for (size_t j = 0; j < nj; j++) {
 		size_t m = start[j + 1] - start[j];
-		out[j] = (dmls_job_scope){m, malloc(m * sizeof(size_t)), job->thr, 0, 1, 0, 0, 0, 0};
+		out[j] = (dmls_job_scope){m, malloc(m * sizeof(size_t)), job->thr, 0, 1, 0, 0, 0, 0, 0};
 		if (!out[j].hosts) {
 			for (size_t i = 0; i < j; i++)
 				free(out[i].hosts);
@@ -709,8 +923,10 @@ static int split_one(const dmls_stats *st, const dmls_job_scope *job, dmls_job_s
 	size_t *local = malloc(st->nhosts * sizeof(size_t));
 	size_t *ids = malloc(2 * n * sizeof(size_t)), *start = malloc((n + 1) * sizeof(size_t));
 	size_t *ids2 = malloc(2 * n * sizeof(size_t)), *start2 = malloc((n + 1) * sizeof(size_t));
+	double *period = malloc((n + 1) * sizeof(double));
 	int rc = 0;
-	if (!g.adj || !g.part || !g.stack || !local || !ids || !start || !ids2 || !start2) {
+	if (!g.adj || !g.part || !g.stack || !local || !ids || !start || !ids2 || !start2 ||
+	    !period) {
 		rc = dmls_fail(err, DMLS_ENOMEM, "out of memory");
 		goto out;
 	}
@@ -724,17 +940,22 @@ static int split_one(const dmls_stats *st, const dmls_job_scope *job, dmls_job_s
 		if (u < n && v < n && u != v && (double)pr->payload_bytes >= job->thr)
 			g.adj[u * n + v] = g.adj[v * n + u] = 1;
 	}
-	/* cut vertices between parts of two hosts or more first (a host that
+	/* the edges' periods first (two jobs sharing two hosts or more); then
+	 * cut vertices between parts of two hosts or more (a host that
 	 * is a rank of two jobs), the first that splits; only then lone spokes
 	 * (a parameter server's workers are lone spokes too, and a job beside
 	 * it runs its own step), the cleanest split of all (try_split's score:
 	 * with a 2-rank ring between a gossip job's rank and an asynchronous
 	 * server's worker, setting the server's other worker apart leaves the
 	 * ring mixed with the server's traffic) */
-	size_t tried = 0, nj = 0;
+	int one;
+	size_t tried = 0, nj = try_edges(&g, ids, start, period, &one, &rc, err);
 	double best = -1;
-	int unsure = 0;
-	for (size_t t = 0; t < 2 * n && rc == 0 && tried < DMLS_SHARED_MAX_TRIES; t++) {
+	int unsure = 0, by_edges = nj >= 2;
+	if (!by_edges)
+		nj = 0;
+	for (size_t t = 0; t < 2 * n && rc == 0 && !by_edges && !one && tried < DMLS_SHARED_MAX_TRIES;
+	     t++) {
 		if (t == n && nj >= 2)
 			break; /* split without lone spokes */
 		double score = 0;
@@ -751,8 +972,10 @@ static int split_one(const dmls_stats *st, const dmls_job_scope *job, dmls_job_s
 	}
 	if (rc == 0 && nj >= 2 && (rc = make_jobs(st, job, local, ids, start, nj, out, err)) == 0) {
 		*parts = nj;
-		for (size_t j = 0; unsure && j < nj; j++)
-			out[j].by_clock = 2;
+		for (size_t j = 0; j < nj; j++) {
+			out[j].by_clock = by_edges ? DMLS_BY_EDGES : unsure ? 2 : 1;
+			out[j].edge_period_s = by_edges ? period[j] : 0;
+		}
 	}
 out:
 	free(g.adj);
@@ -763,6 +986,7 @@ out:
 	free(start);
 	free(ids2);
 	free(start2);
+	free(period);
 	return rc;
 }
 
