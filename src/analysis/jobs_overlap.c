@@ -473,9 +473,12 @@ void dmls_job_view_release(dmls_job_view *v)
 }
 
 /* Jobs split by their edges' periods (jobs_shared.c, edge_period_s): shared
- * pair p is j's where the clock of its edge (its pairs both ways, as there)
- * keeps j's period and not job o's, o's the other way round (out of the
- * view); *told then.  0, or -1 when out of memory. */
+ * pair p is j's where its clock (its iterations; of the pair both ways
+ * where the pair alone has none, as jobs_shared.c clocks an edge) keeps
+ * j's period and not job o's, o's the other way round (out of the view);
+ * *told then.  Each way of a pair is told on its own: two jobs' rings may
+ * use a pair of their shared hosts in opposite directions (a hierarchical
+ * job's 6 -> 5 beside a ring's 5 -> 6).  0, or -1 when out of memory. */
 #define EDGE_MIN_STEPS 4 /* jobs_shared.c's DMLS_SHARED_MIN_STEPS */
 static int edge_told(dmls_job_view *v, const dmls_stats *st, const dmls_job_scope *jobs,
 		     size_t j, size_t o, size_t p, unsigned char *told)
@@ -485,18 +488,21 @@ static int edge_told(dmls_job_view *v, const dmls_stats *st, const dmls_job_scop
 	if (!(pj > 0) || !(po > 0) || dmls_periods_agree(pj, po))
 		return 0;
 	const dmls_pair *pr = &st->pairs[p];
-	size_t h[2] = {pr->src, pr->dst}, pp[2], np = 0;
-	long k[2] = {dmls_stats_find_pair(st, pr->src, pr->dst),
-		     dmls_stats_find_pair(st, pr->dst, pr->src)};
-	for (int i = 0; i < 2; i++)
-		if (k[i] >= 0)
-			pp[np++] = (size_t)k[i];
-	dmls_iterations it;
-	dmls_error e;
-	if (dmls_iterations_find_pairs(&it, st, h, 2, h, 2, pp, np, &e))
-		return -1;
-	double pe = it.count >= EDGE_MIN_STEPS ? it.period_s : NAN;
-	dmls_iterations_release(&it);
+	size_t h[2] = {pr->src, pr->dst}, pp[2] = {p, 0}, np = 1;
+	long back = dmls_stats_find_pair(st, pr->dst, pr->src);
+	double pe = NAN;
+	for (int both = 0; both < 2 && !isfinite(pe); both++) {
+		if (both && back < 0)
+			break;
+		if (both)
+			pp[np++] = (size_t)back;
+		dmls_iterations it;
+		dmls_error e;
+		if (dmls_iterations_find_pairs(&it, st, h, 2, h, 2, pp, np, &e))
+			return -1;
+		pe = it.count >= EDGE_MIN_STEPS ? it.period_s : NAN;
+		dmls_iterations_release(&it);
+	}
 	int mine = isfinite(pe) && dmls_periods_agree(pe, pj);
 	int theirs = isfinite(pe) && dmls_periods_agree(pe, po);
 	if (theirs && !mine) {
@@ -543,8 +549,11 @@ int dmls_job_view_make(dmls_job_view *v, const dmls_stats *st, const dmls_job_sc
 	if (nsh == 0)
 		goto out;
 	double pj;
-	if ((rc = job_period(st, jobs, njobs, j, shared, in, other, &pj, &steps[0])) ||
-	    !isfinite(pj))
+	if ((rc = job_period(st, jobs, njobs, j, shared, in, other, &pj, &steps[0])))
+		goto out;
+	if (!isfinite(pj) && jobs[j].edge_period_s > 0)
+		pj = jobs[j].edge_period_s; /* its edges' (jobs_shared.c): its pairs' byte clocks scatter */
+	if (!isfinite(pj))
 		goto out;
 	v->pairs = malloc(np * sizeof(dmls_pair));
 	v->hidden = calloc(st->nflows ? st->nflows : 1, 1);
@@ -571,8 +580,11 @@ int dmls_job_view_make(dmls_job_view *v, const dmls_stats *st, const dmls_job_sc
 		lock = rc == 0 && ref[0].n && ref[1].n;
 	}
 	for (size_t i = 0; i < nsh && rc == 0; i++) {
-		if (i == 0 || with[i] != with[i - 1])
+		if (i == 0 || with[i] != with[i - 1]) {
 			rc = job_period(st, jobs, njobs, with[i], shared, in, other, &pk, &steps[1]);
+			if (!isfinite(pk) && jobs[with[i]].edge_period_s > 0)
+				pk = jobs[with[i]].edge_period_s;
+		}
 		if (by_edge[i]) {
 			told[i] = 1;
 			continue;

@@ -765,17 +765,36 @@ static size_t try_edges(graph_ctx *g, size_t *ids, size_t *start, double *period
 		grp[e] = r == e ? ng++ : grp[r];
 		gsize[grp[e]]++;
 	}
-	if (ng < 2)
-		goto out;
-	for (size_t j = 0; j < ng; j++)
-		if (gsize[j] < 2)
-			goto out;
-	/* each group's hosts, joined by its edges; a host of no group joins
-	 * the group of its heaviest edge to one */
+	/* each group's hosts, joined by its edges; an edge alone at its
+	 * period between hosts of other groups is a pair of two jobs' hosts
+	 * that carries both (its clock a mix): no group's */
 	memset(in, 0, ne * n);
 	for (e = 0; e < ne; e++)
-		if (grp[e] != SIZE_MAX)
+		if (grp[e] != SIZE_MAX && gsize[grp[e]] >= 2)
 			in[grp[e] * n + eu[e]] = in[grp[e] * n + ev[e]] = 1;
+	size_t *id = root, nbig = 0; /* reused: new group ids */
+	for (size_t j = 0; j < ng; j++)
+		id[j] = gsize[j] >= 2 ? nbig++ : SIZE_MAX;
+	for (e = 0; e < ne; e++) {
+		if (grp[e] == SIZE_MAX || gsize[grp[e]] >= 2)
+			continue;
+		int covered[2] = {0, 0};
+		for (size_t j = 0; j < ng; j++)
+			covered[0] |= in[j * n + eu[e]], covered[1] |= in[j * n + ev[e]];
+		if (!covered[0] || !covered[1])
+			goto out; /* a pair of its own period: a 2-rank job, or noise */
+		grp[e] = SIZE_MAX;
+	}
+	if (nbig < 2)
+		goto out;
+	memset(in, 0, ne * n);
+	for (e = 0; e < ne; e++)
+		if (grp[e] != SIZE_MAX) {
+			grp[e] = id[grp[e]];
+			in[grp[e] * n + eu[e]] = in[grp[e] * n + ev[e]] = 1;
+		}
+	ng = nbig;
+	/* a host of no group joins the group of its heaviest edge to one */
 	for (size_t i = 0; i < n; i++) {
 		hg[i] = SIZE_MAX, hbest[i] = -1;
 		for (size_t j = 0; j < ng; j++)

@@ -9,7 +9,11 @@
 # (jobs_overlap.c's, within 10 %) were one group and the split at a shared
 # host read parts whose hosts send for both.  tests/data/rpc4-rpc4-shared2:
 # two parameter servers of 3 workers on hosts 1-4 and 3-6 (0.069, 0.065 s)
-# read as a clique of 3, a star of 2 and a star of 3.  Now each edge's
+# read as a clique of 3, a star of 2 and a star of 3.
+# tests/data/hier6-ddp4-shared2: a hierarchical job of 6 (groups of 3) on
+# hosts 1-6 and a DDP ring of 4 on hosts 5-8 (0.116, 0.082 s) that use the
+# pair of hosts 5 and 6 in opposite directions, its clock both ways a mix
+# of the two: a ring of 3, a ring of 2 and an "unknown" of 5.  Now each edge's
 # clock (its pairs' iterations) groups the edges by period: each job its
 # hosts, its kind and rank count, its count and period as its log says.
 #
@@ -21,8 +25,10 @@ NAME=overlap_edges
 . "$SRCDIR/tests/integration/lib/fixture.sh"
 fixture_run tree5-tree5-shared2.tar.xz tree5-tree5
 fixture_unpack rpc4-rpc4-shared2.tar.xz
+fixture_unpack hier6-ddp4-shared2.tar.xz
 fixture_analyze "$run" a
 fixture_analyze "$tmp/rpc4-rpc4" b
+fixture_analyze "$tmp/hier6-ddp4" d
 steps=(0.5 0.45)
 for k in 0 1; do
 	"$DMLSCOPE" generate --pattern tree --workers 5 --gradient-bytes 1MB --iterations 40 \
@@ -64,7 +70,8 @@ with open(sys.argv[3], "wb") as f:
 PY
 	{ echo "$NAME: FAIL: cannot merge the generated captures"; exit 1; }
 fixture_analyze "$tmp/g.pcap" c
-/usr/bin/python3 - "$tmp" "$run/truth.json" "$tmp/rpc4-rpc4/truth.json" <<'PY'
+/usr/bin/python3 - "$tmp" "$run/truth.json" "$tmp/rpc4-rpc4/truth.json" \
+	"$tmp/hier6-ddp4/truth.json" <<'PY'
 import json, sys
 tmp = sys.argv[1]
 fails, said = [], []
@@ -89,7 +96,8 @@ def check(name, a, want):
         said.append("%s %s/%d %s x %.4f s" % (",".join(h.split(".")[-1] for h in hosts), p["kind"],
                                               p["ranks"], it["count"], per or 0))
 
-for name, an, tr in (("trees", "a", sys.argv[2]), ("servers", "b", sys.argv[3])):
+for name, an, tr in (("trees", "a", sys.argv[2]), ("servers", "b", sys.argv[3]),
+                     ("hierarchical", "d", sys.argv[4])):
     t = json.load(open(tr))
     want = {tuple(sorted(h["addr"] for h in j["hosts"])):
             (j["pattern"], j["ranks"], j["steps"], j["mean_step_s"])
