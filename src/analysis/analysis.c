@@ -267,22 +267,22 @@ static int rank_clock(dmls_iterations *ri, const dmls_stats *st, size_t h, const
 }
 
 /* The job clocked again, in time with the period P as the guide, or at
- * the bounds of rank host's clock rk (the job's ends then its ends); the
- * new clock stands when its bytes repeat: 1, else 0 (the old one stands),
- * or -1. */
-static int reclock(stage_ctx *c, double P, const dmls_iterations *rk, size_t host,
-		   dmls_error *err)
+ * the bounds at_s[0..nat) (rank host's clock's, or SIZE_MAX: the job's own
+ * regrouped; with ends, the job's ends then those); the new clock stands
+ * when its bytes repeat: 1, else 0 (the old one stands), or -1. */
+static int reclock(stage_ctx *c, double P, const double *at_s, size_t nat, const double *ends,
+		   size_t host, dmls_error *err)
 {
 	dmls_analysis *a = c->a;
 	dmls_iterations old = a->iter;
 	memset(&a->iter, 0, sizeof(a->iter));
-	int rc = rk ? dmls_find_iterations_at(a, c->st, c->jpairs, c->njpairs, rk->bounds_s,
-					      rk->count, host, err)
-		    : dmls_find_iterations_guided(a, c->st, c->jpairs, c->njpairs, P, err);
+	int rc = at_s ? dmls_find_iterations_at(a, c->st, c->jpairs, c->njpairs, at_s, nat, host,
+						err)
+		      : dmls_find_iterations_guided(a, c->st, c->jpairs, c->njpairs, P, err);
 	if (rc == 0 && a->iter.count >= 4 && isfinite(a->iter.bytes_outliers) &&
 	    a->iter.bytes_outliers <= UNSURE_OUTLIERS) {
-		if (rk && a->iter.count == rk->count) {
-			memcpy(a->iter.comm_end_s, rk->comm_end_s, rk->count * sizeof(double));
+		if (ends && a->iter.count == nat) {
+			memcpy(a->iter.comm_end_s, ends, nat * sizeof(double));
 			dmls_iterations_period(&a->iter);
 		}
 		dmls_iterations_release(&old);
@@ -373,7 +373,7 @@ static int reclock_by_ranks(stage_ctx *c, dmls_error *err)
 		}
 	int agreed = rc == 0 && 2 * agree > n;
 	if (agreed && unsure && P >= RECLOCK_LONGER * it->period_median_s)
-		rc = reclock(c, P, NULL, SIZE_MAX, err);
+		rc = reclock(c, P, NULL, 0, NULL, SIZE_MAX, err);
 	double C = agreed && nc ? dmls_median(tmp, nc) : NAN;
 	long k = by_bytes && agreed ? multiple_of(it->period_s, P) : 0;
 	int multiple = k >= 2 && fabs(C / (double)it->count - (double)k) <=
@@ -386,7 +386,7 @@ static int reclock_by_ranks(stage_ctx *c, dmls_error *err)
 		dmls_iterations ri;
 		rc = rank_clock(&ri, c->st, who[best], sp, nsp, err);
 		if (rc > 0) {
-			rc = reclock(c, P, &ri, who[best], err);
+			rc = reclock(c, P, ri.bounds_s, ri.count, ri.comm_end_s, who[best], err);
 			dmls_iterations_release(&ri);
 		}
 	}
@@ -397,11 +397,107 @@ static int reclock_by_ranks(stage_ctx *c, dmls_error *err)
 	return rc;
 }
 
+/*
+ * On a lossy path a retransmission timeout can stall a step in the middle
+ * of its communication: the job's clock then cuts the step in two, and
+ * each part moves a share of the step's bytes (the testbed's DDP ring of 6
+ * at 2 % loss: 61 iterations for 40, 26 of them a whole step's 5.5 MB
+ * within 10 %, the others pairs such as 0.63 and 0.47 of it, or slivers
+ * of 0.01-0.2; its iterations did not repeat in bytes and its period was
+ * withheld).  Every step moves the same bytes, so where the iterations are
+ * unsure that way and a third of them or more move one amount within
+ * FRAG_NEAR (the reference, R: of the amounts so shared by the most
+ * iterations, the largest), the iterations are regrouped: one moving
+ * FRAG_WHOLE of R or more is a step, and a run of lesser ones between
+ * such steps holds round(its bytes / R) steps, each starting at the part
+ * whose bytes before it in the run are nearest a multiple of R (none: its
+ * parts join the step before; before the first step, under FRAG_WHOLE of
+ * R, the step after, as a capture's first iteration holds what came before
+ * it: DDP's initial broadcast of the parameters).  The job is
+ * clocked again at those bounds, and the new clock stands when its bytes
+ * repeat (reclock).  Not where iterations of FRAG_SEVERAL R or more hide
+ * FRAG_HIDDEN steps or more (round(bytes / R) - 1 each): no regrouping
+ * puts a bound inside one, and the count would come out short (a ring of
+ * 3 rank's own file at 3 % loss: one iteration of 3.7 R, 38 for 40,
+ * period +5.6 %, where it was withheld).
+ */
+#define FRAG_MIN 8      /* iterations regrouped: 8 or more */
+#define FRAG_NEAR 0.15  /* iterations this near in bytes move one amount */
+#define FRAG_SHARE 3    /* a third of them at least */
+#define FRAG_WHOLE 0.75 /* a step's bytes at least */
+#define FRAG_SEVERAL 1.5 /* an iteration of this many R holds round(bytes / R) steps */
+#define FRAG_HIDDEN 2   /* steps so hidden that no regrouping can count */
+
+static int regroup_fragments(stage_ctx *c, dmls_error *err)
+{
+	dmls_analysis *a = c->a;
+	const dmls_iterations *it = &a->iter;
+	size_t n = it->count;
+	if (n < FRAG_MIN || !it->bytes || !it->bounds_s || !(it->bytes_outliers > UNSURE_OUTLIERS) ||
+	    a->hub_one_at_a_time)
+		return 0;
+	double R = 0;
+	size_t most = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t near = 0;
+		for (size_t j = 0; j < n; j++)
+			near += fabs(it->bytes[j] - it->bytes[i]) <= FRAG_NEAR * it->bytes[i];
+		if (near > most || (near == most && it->bytes[i] > R))
+			most = near, R = it->bytes[i];
+	}
+	if (!(R > 0) || FRAG_SHARE * most < n)
+		return 0;
+	long hidden = 0; /* steps inside iterations of several, no bound between */
+	for (size_t i = 0; i < n; i++)
+		if (it->bytes[i] >= FRAG_SEVERAL * R)
+			hidden += lround(it->bytes[i] / R) - 1;
+	if (hidden >= FRAG_HIDDEN)
+		return 0;
+	double *at = malloc(n * sizeof(double));
+	if (!at)
+		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
+	size_t m = 0;
+	int join = 0; /* the parts before the first step join it */
+	for (size_t i = 0; i < n;) {
+		if (it->bytes[i] >= FRAG_WHOLE * R) {
+			if (!join)
+				at[m++] = it->bounds_s[i];
+			join = 0, i++;
+			continue;
+		}
+		size_t j = i;
+		double sum = 0;
+		while (j < n && it->bytes[j] < FRAG_WHOLE * R)
+			sum += it->bytes[j++];
+		long steps = lround(sum / R);
+		if (m == 0 && sum < FRAG_WHOLE * R) {
+			at[m++] = it->bounds_s[i];
+			join = 1, i = j;
+			continue;
+		}
+		double before = 0;
+		for (size_t k = i, next = 0; k < j && next < (size_t)(steps > 0 ? steps : 0); k++) {
+			/* the part whose bytes before it are nearest next * R */
+			double here = fabs(before - (double)next * R);
+			double later = k + 1 < j ? fabs(before + it->bytes[k] - (double)next * R) : INFINITY;
+			if (here <= later)
+				at[m++] = it->bounds_s[k], next++;
+			before += it->bytes[k];
+		}
+		i = j;
+	}
+	int rc = m >= 4 && m < n ? reclock(c, NAN, at, m, NULL, SIZE_MAX, err) : 0;
+	free(at);
+	return rc < 0 ? -1 : 0;
+}
+
 static int stage_clock(stage_ctx *c, dmls_error *err)
 {
 	c->was_star = c->a->pattern.kind == DMLS_PAT_STAR;
 	int rc = dmls_find_iterations(c->a, c->st, c->jpairs, c->njpairs, err);
-	return rc ? rc : reclock_by_ranks(c, err);
+	if (rc == 0)
+		rc = reclock_by_ranks(c, err);
+	return rc ? rc : regroup_fragments(c, err);
 }
 
 static int stage_shape_final(stage_ctx *c, dmls_error *err)
