@@ -592,12 +592,13 @@ out:
  * (regularity 0.44) beside the other's 40 of 0.103, and read as a tree of
  * 5 and a tree of 4.  Two jobs at a shared host meet it over edges of
  * their own steps; one job's subtrees over edges of one step.  So each big
- * part's heaviest edge to h gets a clock (its pairs' iterations), and two
- * groups whose parts' edges keep one step (same_step) are one
- * (*ng renumbered).  0, or an error status.
+ * part's heaviest edge to h gets a clock (its pairs' iterations; a lone
+ * spoke's clock is its edge's already), and two groups whose parts' edges
+ * keep one step (same_step) are one (*ng renumbered).  0, or an error
+ * status.
  */
-static int same_at_h(const graph_ctx *g, size_t h, const size_t *size, size_t np, size_t *group,
-		     size_t *ng, dmls_error *err)
+static int same_at_h(const graph_ctx *g, size_t h, const size_t *size, const double *vol,
+		     const part_clock *clk, size_t np, size_t *group, size_t *ng, dmls_error *err)
 {
 	part_clock *ec = calloc(np, sizeof(part_clock));
 	size_t *best = malloc(np * sizeof(size_t)), *root = malloc(*ng * sizeof(size_t));
@@ -627,6 +628,10 @@ static int same_at_h(const graph_ctx *g, size_t h, const size_t *size, size_t np
 	}
 	if (rc)
 		goto out;
+	/* a lone spoke's clock is its edge's already (clock_parts; borrowed) */
+	for (size_t p = 0; p < np; p++)
+		if (size[p] == 1 && vol[p] >= 0 && clk[p].count > 0)
+			ec[p] = clk[p], best[p] = p;
 	for (size_t j = 0; j < *ng; j++)
 		root[j] = j;
 	for (size_t p = 0; p < np; p++)
@@ -650,7 +655,8 @@ static int same_at_h(const graph_ctx *g, size_t h, const size_t *size, size_t np
 	*ng = n;
 out:
 	for (size_t p = 0; ec && p < np; p++)
-		free(ec[p].ends);
+		if (size[p] >= 2)
+			free(ec[p].ends);
 	free(ec);
 	free(best);
 	free(root);
@@ -698,7 +704,7 @@ static size_t try_split(graph_ctx *g, size_t h, int lone, size_t *out, size_t *s
 		goto out;
 	size_t *group = hosts, first; /* reused: group per part */
 	size_t ng = group_parts(size, vol, clk, np, group, &first, unsure);
-	if (nbig >= 2 && ng >= 2 && (*rc = same_at_h(g, h, size, np, group, &ng, err)))
+	if (nbig >= 1 && ng >= 2 && (*rc = same_at_h(g, h, size, vol, clk, np, group, &ng, err)))
 		goto out;
 	if (nbig == 0 && ng >= 2)
 		ng = join_by_port(g, h, size, vol, np, group, ng);

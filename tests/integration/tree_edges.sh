@@ -11,21 +11,26 @@
 # tests/data/tree6-clean.tar.xz: a tree of 6 without loss on 2 busy cores:
 # a tree of 4 and a tree of 3.  The root's edges into both parts keep one
 # step, so the parts are one job: each reads its whole tree, 40 steps of
-# its log's period.
+# its log's period.  tests/data/tree8-loss2.tar.xz: a tree of 8 at 2 %
+# loss, a leaf set apart as a job of 2 with its parent (its edge's clock
+# counts the reduce up and the broadcast down) beside a tree of 7: the
+# leaf's edge keeps the step of its parent's edge to the rest.
 set -u
 NAME=tree_edges
 . "$SRCDIR/tests/integration/lib/fixture.sh"
 fixture_run tree8-loss1.tar.xz tree8-loss1
 fixture_unpack tree6-clean.tar.xz
+fixture_unpack tree8-loss2.tar.xz
 fixture_analyze "$run" a
 fixture_analyze "$tmp/tree6-clean" b
-/usr/bin/python3 - "$tmp" "$run" "$tmp/tree6-clean" <<'PY'
+fixture_analyze "$tmp/tree8-loss2" c
+/usr/bin/python3 - "$tmp" "$run" "$tmp/tree6-clean" "$tmp/tree8-loss2" <<'PY'
 import json, sys
 tmp, runs = sys.argv[1], sys.argv[2:]
 fails, said = [], []
-for an, run in zip("ab", runs):
+for an, run in zip("abc", runs):
     a, t = json.load(open("%s/%s.json" % (tmp, an))), json.load(open(run + "/truth.json"))
-    name = "tree of %d" % t["ranks"]
+    name = "tree of %d (%s)" % (t["ranks"], run.split("/")[-1])
     jobs = [(j["pattern"]["kind"], j["pattern"]["ranks"]) for j in a["jobs"]]
     if jobs != [("tree", t["ranks"])]:
         fails.append("%s: jobs %s (want one tree/%d)" % (name, jobs, t["ranks"]))
