@@ -15,15 +15,16 @@ int dmls_jobs_split_shared(dmls_job_scope **jobs, size_t *njobs, const dmls_stat
 int dmls_jobs_split_overlap(dmls_job_scope **jobs, size_t *njobs, const dmls_stats *st,
 			    dmls_error *err);
 
+/* dmls_job_scope.by_clock of a job split off by its pairs' clocks
+ * (jobs_overlap.c, jobs_shared.c's edges): hosts it shares with the other
+ * job send for both, so it is not split again at a cut vertex */
+#define DMLS_BY_EDGES 3
+
 /* Two clocks' periods that may be one job's step: equal within
  * DMLS_SHARED_PERIOD, or one twice the other within DMLS_SHARED_HALF (a
  * tree's edge counts the reduce up and the broadcast down; a loose guide,
  * jobs_shared.c). */
 #define DMLS_SHARED_PERIOD 0.03
-/* dmls_job_scope.by_clock of a job split off by its pairs' clocks
- * (jobs_overlap.c, jobs_shared.c's edges): hosts it shares with the other
- * job send for both, so it is not split again at a cut vertex */
-#define DMLS_BY_EDGES 3
 #define DMLS_SHARED_HALF 0.15
 static inline int dmls_periods_agree(double a, double b)
 {
