@@ -442,8 +442,10 @@ static int regroup_fragments(stage_ctx *c, dmls_error *err)
 		size_t near = 0;
 		for (size_t j = 0; j < n; j++)
 			near += fabs(it->bytes[j] - it->bytes[i]) <= FRAG_NEAR * it->bytes[i];
-		if (near > most || (near == most && it->bytes[i] > R))
-			most = near, R = it->bytes[i];
+		if (near > most || (near == most && it->bytes[i] > R)) {
+			most = near;
+			R = it->bytes[i];
+		}
 	}
 	if (!(R > 0) || FRAG_SHARE * most < n)
 		return 0;
@@ -462,7 +464,8 @@ static int regroup_fragments(stage_ctx *c, dmls_error *err)
 		if (it->bytes[i] >= FRAG_WHOLE * R) {
 			if (!join)
 				at[m++] = it->bounds_s[i];
-			join = 0, i++;
+			join = 0;
+			i++;
 			continue;
 		}
 		size_t j = i;
@@ -472,7 +475,8 @@ static int regroup_fragments(stage_ctx *c, dmls_error *err)
 		long steps = lround(sum / R);
 		if (m == 0 && sum < FRAG_WHOLE * R) {
 			at[m++] = it->bounds_s[i];
-			join = 1, i = j;
+			join = 1;
+			i = j;
 			continue;
 		}
 		double before = 0;
@@ -480,8 +484,10 @@ static int regroup_fragments(stage_ctx *c, dmls_error *err)
 			/* the part whose bytes before it are nearest next * R */
 			double here = fabs(before - (double)next * R);
 			double later = k + 1 < j ? fabs(before + it->bytes[k] - (double)next * R) : INFINITY;
-			if (here <= later)
-				at[m++] = it->bounds_s[k], next++;
+			if (here <= later) {
+				at[m++] = it->bounds_s[k];
+				next++;
+			}
 			before += it->bytes[k];
 		}
 		i = j;

@@ -609,15 +609,19 @@ static int same_at_h(const graph_ctx *g, size_t h, const size_t *size, const dou
 		goto out;
 	}
 	size_t pairs[2], npairs, hh = g->job->hosts[h];
-	for (size_t p = 0; p < np; p++)
-		best[p] = SIZE_MAX, most[p] = 0;
+	for (size_t p = 0; p < np; p++) {
+		best[p] = SIZE_MAX;
+		most[p] = 0;
+	}
 	for (size_t i = 0; i < g->n; i++) {
 		size_t p = g->part[i];
 		if (i == h || size[p] < 2 || !g->adj[h * g->n + i])
 			continue;
 		double b = edge(g->st, g->job->hosts[i], hh, pairs, &npairs);
-		if (b > most[p])
-			most[p] = b, best[p] = i;
+		if (b > most[p]) {
+			most[p] = b;
+			best[p] = i;
+		}
 	}
 	for (size_t p = 0; p < np && rc == 0; p++) {
 		if (best[p] == SIZE_MAX)
@@ -630,8 +634,10 @@ static int same_at_h(const graph_ctx *g, size_t h, const size_t *size, const dou
 		goto out;
 	/* a lone spoke's clock is its edge's already (clock_parts; borrowed) */
 	for (size_t p = 0; p < np; p++)
-		if (size[p] == 1 && vol[p] >= 0 && clk[p].count > 0)
-			ec[p] = clk[p], best[p] = p;
+		if (size[p] == 1 && vol[p] >= 0 && clk[p].count > 0) {
+			ec[p] = clk[p];
+			best[p] = p;
+		}
 	for (size_t j = 0; j < *ng; j++)
 		root[j] = j;
 	for (size_t p = 0; p < np; p++)
@@ -766,10 +772,205 @@ out:
  */
 #define DMLS_SHARED_MAX_EDGES 48
 #define DMLS_SHARED_EDGE_COVER 0.75
+
+/* The job's data edges (u < v, local hosts) with their clocks and groups;
+ * in[j * n + i]: host i is in group j. */
+typedef struct edge_set {
+	size_t ne, n;
+	size_t *u, *v, *grp, *root, *gsize, *hg, *best;
+	double *bytes, *hbest;
+	part_clock *clk;
+	unsigned char *in;
+} edge_set;
+
+static void edge_set_release(edge_set *es)
+{
+	for (size_t e = 0; es->clk && e < es->ne; e++)
+		free(es->clk[e].ends);
+	free(es->clk);
+	free(es->u);
+	free(es->v);
+	free(es->grp);
+	free(es->root);
+	free(es->gsize);
+	free(es->hg);
+	free(es->best);
+	free(es->bytes);
+	free(es->hbest);
+	free(es->in);
+}
+
+static int clocked_edge(const edge_set *es, size_t e)
+{
+	return es->clk[e].count >= DMLS_SHARED_MIN_STEPS && isfinite(es->clk[e].period_s);
+}
+
+/* Each edge's clock (its pairs' iterations); 0, or an error status.
+ * *covered: the edges with a clock hold DMLS_SHARED_EDGE_COVER of the
+ * job's data bytes. */
+static int clock_edges(const graph_ctx *g, edge_set *es, int *covered, dmls_error *err)
+{
+	size_t n = g->n, e = 0;
+	double total = 0, clocked = 0;
+	for (size_t u = 0; u < n; u++)
+		for (size_t v = u + 1; v < n; v++) {
+			if (!g->adj[u * n + v])
+				continue;
+			size_t pairs[2], np, hosts[2] = {g->job->hosts[u], g->job->hosts[v]};
+			es->u[e] = u;
+			es->v[e] = v;
+			es->bytes[e] = edge(g->st, hosts[0], hosts[1], pairs, &np);
+			int rc = clock_of(&es->clk[e], g->st, hosts, 2, pairs, np, err);
+			if (rc)
+				return rc;
+			total += es->bytes[e];
+			clocked += clocked_edge(es, e) ? es->bytes[e] : 0;
+			e++;
+		}
+	*covered = clocked >= DMLS_SHARED_EDGE_COVER * total;
+	return 0;
+}
+
+/* The edges with a clock in groups, joined while any two periods agree;
+ * an edge alone at its period between hosts of other groups is a pair of
+ * two jobs' hosts that carries both (its clock a mix): no group's.  The
+ * groups of two edges or more, renumbered (es->grp, es->in); how many, 0
+ * where an edge alone has a host of no other group (a 2-rank job, or
+ * noise: no split). */
+static size_t group_edges(edge_set *es)
+{
+	size_t ne = es->ne, n = es->n, ng = 0, nbig = 0, *root = es->root;
+	for (size_t e = 0; e < ne; e++)
+		root[e] = e;
+	for (size_t e = 0; e < ne; e++)
+		for (size_t f = 0; clocked_edge(es, e) && f < e; f++)
+			if (clocked_edge(es, f) &&
+			    dmls_periods_agree(es->clk[e].period_s, es->clk[f].period_s)) {
+				size_t x = find_root(root, e), y = find_root(root, f);
+				root[x > y ? x : y] = x < y ? x : y;
+			}
+	for (size_t e = 0; e < ne; e++) {
+		es->grp[e] = SIZE_MAX;
+		if (!clocked_edge(es, e))
+			continue;
+		size_t r = find_root(root, e);
+		es->grp[e] = r == e ? ng++ : es->grp[r];
+		es->gsize[es->grp[e]]++;
+	}
+	memset(es->in, 0, ne * n);
+	for (size_t e = 0; e < ne; e++)
+		if (es->grp[e] != SIZE_MAX && es->gsize[es->grp[e]] >= 2)
+			es->in[es->grp[e] * n + es->u[e]] = es->in[es->grp[e] * n + es->v[e]] = 1;
+	size_t *id = root; /* reused: new group ids */
+	for (size_t j = 0; j < ng; j++)
+		id[j] = es->gsize[j] >= 2 ? nbig++ : SIZE_MAX;
+	for (size_t e = 0; e < ne; e++) {
+		if (es->grp[e] == SIZE_MAX || es->gsize[es->grp[e]] >= 2)
+			continue;
+		int covered[2] = {0, 0};
+		for (size_t j = 0; j < ng; j++) {
+			covered[0] |= es->in[j * n + es->u[e]];
+			covered[1] |= es->in[j * n + es->v[e]];
+		}
+		if (!covered[0] || !covered[1])
+			return 0;
+		es->grp[e] = SIZE_MAX;
+	}
+	memset(es->in, 0, ne * n);
+	for (size_t e = 0; e < ne; e++)
+		if (es->grp[e] != SIZE_MAX) {
+			es->grp[e] = id[es->grp[e]];
+			es->in[es->grp[e] * n + es->u[e]] = es->in[es->grp[e] * n + es->v[e]] = 1;
+		}
+	return nbig;
+}
+
+/* A host of no group joins the group of its heaviest edge to one (the
+ * edge with it); 1 when every host is then in a group, and every group's
+ * hosts are joined by its own edges. */
+static int edge_hosts(graph_ctx *g, edge_set *es, size_t ng)
+{
+	size_t n = es->n, ne = es->ne;
+	for (size_t i = 0; i < n; i++) {
+		es->hg[i] = SIZE_MAX;
+		es->hbest[i] = -1;
+		es->best[i] = SIZE_MAX;
+		for (size_t j = 0; j < ng; j++)
+			if (es->in[j * n + i])
+				es->hg[i] = j;
+	}
+	for (size_t e = 0; e < ne; e++)
+		for (int k = 0; k < 2; k++) {
+			size_t a = k ? es->v[e] : es->u[e], b = k ? es->u[e] : es->v[e];
+			if (es->hg[a] == SIZE_MAX && es->hg[b] != SIZE_MAX && es->bytes[e] > es->hbest[a]) {
+				es->hbest[a] = es->bytes[e];
+				es->best[a] = e;
+			}
+		}
+	for (size_t i = 0; i < n; i++) {
+		size_t e = es->best[i], j = 0;
+		if (e == SIZE_MAX)
+			continue;
+		size_t b = es->u[e] == i ? es->v[e] : es->u[e];
+		while (!es->in[j * n + b])
+			j++; /* b's first group */
+		es->grp[e] = j;
+		es->in[j * n + i] = 1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		size_t k = 0;
+		for (size_t j = 0; j < ng; j++)
+			k += es->in[j * n + i];
+		if (k == 0)
+			return 0; /* a host reached by no group */
+	}
+	for (size_t j = 0; j < ng; j++) { /* connected by its own edges */
+		size_t first = 0, top = 0, seen = 0, m = 0;
+		while (!es->in[j * n + first])
+			first++;
+		for (size_t i = 0; i < n; i++)
+			g->part[i] = SIZE_MAX;
+		g->part[first] = j;
+		g->stack[top++] = first;
+		while (top) {
+			size_t x = g->stack[--top];
+			seen++;
+			for (size_t e = 0; e < ne; e++) {
+				size_t y = es->u[e] == x ? es->v[e] : es->v[e] == x ? es->u[e] : SIZE_MAX;
+				if (es->grp[e] == j && y != SIZE_MAX && g->part[y] == SIZE_MAX) {
+					g->part[y] = j;
+					g->stack[top++] = y;
+				}
+			}
+		}
+		for (size_t i = 0; i < n; i++)
+			m += es->in[j * n + i];
+		if (seen != m)
+			return 0;
+	}
+	return 1;
+}
+
+/* Group j's period: its edges' median, an edge counting two bursts a step
+ * (half the longest) doubled. */
+static double group_period(const edge_set *es, size_t j)
+{
+	double most = 0, *p = es->hbest; /* reused */
+	size_t m = 0;
+	for (size_t e = 0; e < es->ne; e++)
+		if (es->grp[e] == j && es->clk[e].count >= DMLS_SHARED_MIN_STEPS)
+			most = fmax(most, es->clk[e].period_s);
+	for (size_t e = 0; e < es->ne && m < es->n; e++)
+		if (es->grp[e] == j && clocked_edge(es, e))
+			p[m++] = es->clk[e].period_s < 0.75 * most ? 2 * es->clk[e].period_s
+								   : es->clk[e].period_s;
+	return m ? dmls_median(p, m) : NAN;
+}
+
 static size_t try_edges(graph_ctx *g, size_t *ids, size_t *start, double *period, int *one,
 			int *rc, dmls_error *err)
 {
-	size_t n = g->n, ne = 0, njobs = 1, deg0 = 0;
+	size_t n = g->n, ne = 0, deg0 = 0;
 	int regular = 1, hub = 0;
 	for (size_t u = 0; u < n; u++) {
 		size_t at = 0;
@@ -791,189 +992,45 @@ static size_t try_edges(graph_ctx *g, size_t *ids, size_t *start, double *period
 	 * the hosts it shares with them, and their shared hosts' sending
 	 * mixes two jobs, where a cut vertex's parts would read two clocks
 	 * (*one: no split at cut vertices) */
-	int part = g->job->by_clock == DMLS_BY_EDGES;
-	*one = part;
+	*one = g->job->by_clock == DMLS_BY_EDGES;
 	if (ne < 4 || ne > DMLS_SHARED_MAX_EDGES || hub || regular || ne + 1 == n)
 		return 1; /* (a ring, a clique, a butterfly or a tree: one job or cut vertices) */
-	size_t *eu = malloc(ne * sizeof(size_t)), *ev = malloc(ne * sizeof(size_t));
-	size_t *root = malloc(ne * sizeof(size_t)), *grp = malloc(ne * sizeof(size_t));
-	size_t *hg = malloc(n * sizeof(size_t)), *gsize = calloc(ne > n ? ne : n, sizeof(size_t));
-	double *bytes = malloc(ne * sizeof(double)), *hbest = malloc(n * sizeof(double));
-	part_clock *clk = calloc(ne, sizeof(part_clock));
-	unsigned char *in = malloc(ne * n);
-	if (!eu || !ev || !root || !grp || !hg || !gsize || !bytes || !hbest || !clk || !in) {
+	size_t big = ne > n ? ne : n, ng = 0, k = 0;
+	edge_set es = {ne, n, malloc(ne * sizeof(size_t)), malloc(ne * sizeof(size_t)),
+		       malloc(ne * sizeof(size_t)), malloc(ne * sizeof(size_t)),
+		       calloc(big, sizeof(size_t)), malloc(n * sizeof(size_t)),
+		       malloc(n * sizeof(size_t)), malloc(ne * sizeof(double)),
+		       malloc(n * sizeof(double)), calloc(ne, sizeof(part_clock)), malloc(ne * n)};
+	if (!es.u || !es.v || !es.grp || !es.root || !es.gsize || !es.hg || !es.best || !es.bytes ||
+	    !es.hbest || !es.clk || !es.in) {
 		*rc = dmls_fail(err, DMLS_ENOMEM, "out of memory");
 		goto out;
 	}
-	size_t e = 0;
-	double total = 0, clocked = 0;
-	for (size_t u = 0; u < n; u++)
-		for (size_t v = u + 1; v < n; v++) {
-			if (!g->adj[u * n + v])
-				continue;
-			size_t pairs[2], np, hosts[2] = {g->job->hosts[u], g->job->hosts[v]};
-			eu[e] = u, ev[e] = v;
-			bytes[e] = edge(g->st, hosts[0], hosts[1], pairs, &np);
-			*rc = clock_of(&clk[e], g->st, hosts, 2, pairs, np, err);
-			if (*rc)
-				goto out;
-			total += bytes[e];
-			if (clk[e].count >= DMLS_SHARED_MIN_STEPS && isfinite(clk[e].period_s))
-				clocked += bytes[e];
-			e++;
-		}
-	if (!(clocked >= DMLS_SHARED_EDGE_COVER * total))
+	int covered = 0;
+	if ((*rc = clock_edges(g, &es, &covered, err)) || !covered)
 		goto out;
-	/* groups: edges with a clock, joined while any two periods agree */
-	for (e = 0; e < ne; e++)
-		root[e] = e;
-	for (e = 0; e < ne; e++) {
-		if (clk[e].count < DMLS_SHARED_MIN_STEPS || !isfinite(clk[e].period_s))
-			continue;
-		for (size_t f = 0; f < e; f++)
-			if (clk[f].count >= DMLS_SHARED_MIN_STEPS && isfinite(clk[f].period_s) &&
-			    dmls_periods_agree(clk[e].period_s, clk[f].period_s)) {
-				size_t x = find_root(root, e), y = find_root(root, f);
-				root[x > y ? x : y] = x < y ? x : y;
-			}
-	}
-	size_t ng = 0;
-	for (e = 0; e < ne; e++) {
-		grp[e] = SIZE_MAX;
-		if (clk[e].count < DMLS_SHARED_MIN_STEPS || !isfinite(clk[e].period_s))
-			continue;
-		size_t r = find_root(root, e);
-		grp[e] = r == e ? ng++ : grp[r];
-		gsize[grp[e]]++;
-	}
-	/* each group's hosts, joined by its edges; an edge alone at its
-	 * period between hosts of other groups is a pair of two jobs' hosts
-	 * that carries both (its clock a mix): no group's */
-	memset(in, 0, ne * n);
-	for (e = 0; e < ne; e++)
-		if (grp[e] != SIZE_MAX && gsize[grp[e]] >= 2)
-			in[grp[e] * n + eu[e]] = in[grp[e] * n + ev[e]] = 1;
-	size_t *id = root, nbig = 0; /* reused: new group ids */
-	for (size_t j = 0; j < ng; j++)
-		id[j] = gsize[j] >= 2 ? nbig++ : SIZE_MAX;
-	for (e = 0; e < ne; e++) {
-		if (grp[e] == SIZE_MAX || gsize[grp[e]] >= 2)
-			continue;
-		int covered[2] = {0, 0};
-		for (size_t j = 0; j < ng; j++)
-			covered[0] |= in[j * n + eu[e]], covered[1] |= in[j * n + ev[e]];
-		if (!covered[0] || !covered[1])
-			goto out; /* a pair of its own period: a 2-rank job, or noise */
-		grp[e] = SIZE_MAX;
-	}
-	if (nbig < 2)
+	if ((ng = group_edges(&es)) < 2 || !edge_hosts(g, &es, ng)) {
+		ng = 0;
 		goto out;
-	memset(in, 0, ne * n);
-	for (e = 0; e < ne; e++)
-		if (grp[e] != SIZE_MAX) {
-			grp[e] = id[grp[e]];
-			in[grp[e] * n + eu[e]] = in[grp[e] * n + ev[e]] = 1;
-		}
-	ng = nbig;
-	/* a host of no group joins the group of its heaviest edge to one */
-	for (size_t i = 0; i < n; i++) {
-		hg[i] = SIZE_MAX, hbest[i] = -1;
-		for (size_t j = 0; j < ng; j++)
-			if (in[j * n + i])
-				hg[i] = j;
 	}
-	size_t *best = gsize; /* reused: per host, its heaviest edge to a group */
-	for (size_t i = 0; i < n; i++)
-		best[i] = SIZE_MAX;
-	for (e = 0; e < ne; e++)
-		for (int k = 0; k < 2; k++) {
-			size_t a = k ? ev[e] : eu[e], b = k ? eu[e] : ev[e];
-			if (hg[a] == SIZE_MAX && hg[b] != SIZE_MAX && bytes[e] > hbest[a])
-				hbest[a] = bytes[e], best[a] = e;
-		}
-	for (size_t i = 0; i < n; i++) {
-		if (best[i] == SIZE_MAX)
-			continue;
-		e = best[i];
-		size_t b = eu[e] == i ? ev[e] : eu[e], j = 0;
-		while (!in[j * n + b])
-			j++; /* b's first group */
-		grp[e] = j;
-		in[j * n + i] = 1;
-	}
-	for (size_t i = 0; i < n; i++) {
-		size_t k = 0;
-		for (size_t j = 0; j < ng; j++)
-			k += in[j * n + i];
-		if (k == 0)
-			goto out; /* a host reached by no group */
-	}
-	for (size_t j = 0; j < ng; j++) { /* connected by its own edges */
-		size_t first = 0, top = 0, seen = 0;
-		while (!in[j * n + first])
-			first++;
-		for (size_t i = 0; i < n; i++)
-			g->part[i] = SIZE_MAX;
-		g->part[first] = j;
-		g->stack[top++] = first;
-		while (top) {
-			size_t x = g->stack[--top];
-			seen++;
-			for (e = 0; e < ne; e++) {
-				size_t y = eu[e] == x ? ev[e] : ev[e] == x ? eu[e] : SIZE_MAX;
-				if (grp[e] == j && y != SIZE_MAX && g->part[y] == SIZE_MAX) {
-					g->part[y] = j;
-					g->stack[top++] = y;
-				}
-			}
-		}
-		size_t m = 0;
-		for (size_t i = 0; i < n; i++)
-			m += in[j * n + i];
-		if (seen != m)
-			goto out;
-	}
-	size_t k = 0;
 	for (size_t j = 0; j < ng * n; j++)
-		k += in[j];
-	if (ng > n || k > 2 * n)
-		goto out; /* (room for ids and start: split_one's) */
+		k += es.in[j];
+	if (ng > n || k > 2 * n) {
+		ng = 0; /* (room for ids and start: split_one's) */
+		goto out;
+	}
 	k = 0;
 	for (size_t j = 0; j < ng; j++) {
 		start[j] = k;
 		for (size_t i = 0; i < n; i++)
-			if (in[j * n + i])
+			if (es.in[j * n + i])
 				ids[k++] = i;
-		/* the group's period: its edges' median, an edge counting
-		 * two bursts a step (half the longest) doubled */
-		double most = 0, *p = hbest; /* reused */
-		size_t m = 0;
-		for (e = 0; e < ne; e++)
-			if (grp[e] == j && clk[e].count >= DMLS_SHARED_MIN_STEPS)
-				most = fmax(most, clk[e].period_s);
-		for (e = 0; e < ne && m < n; e++)
-			if (grp[e] == j && clk[e].count >= DMLS_SHARED_MIN_STEPS &&
-			    isfinite(clk[e].period_s))
-				p[m++] = clk[e].period_s < 0.75 * most ? 2 * clk[e].period_s
-								     : clk[e].period_s;
-		period[j] = m ? dmls_median(p, m) : NAN;
+		period[j] = group_period(&es, j);
 	}
 	start[ng] = k;
-	njobs = ng;
 out:
-	for (e = 0; clk && e < ne; e++)
-		free(clk[e].ends);
-	free(clk);
-	free(eu);
-	free(ev);
-	free(root);
-	free(grp);
-	free(hg);
-	free(gsize);
-	free(bytes);
-	free(hbest);
-	free(in);
-	return njobs;
+	edge_set_release(&es);
+	return ng >= 2 ? ng : 1;
 }
 
 /* out[0..nj): the jobs of the split, local ids ids[start[j]..start[j+1]),
