@@ -439,6 +439,27 @@ static size_t find_root(const size_t *root, size_t x)
 	return x;
 }
 
+/* The sets of roots x and y joined: the least is the root of both. */
+static void join_roots(size_t *root, size_t x, size_t y)
+{
+	root[x > y ? x : y] = x < y ? x : y;
+}
+
+/* Groups group[0..np) of ng, those of one set (root) renumbered as one, in
+ * order (id: room for ng); returns how many. */
+static size_t renumber_sets(const size_t *root, size_t ng, size_t *id, size_t *group, size_t np)
+{
+	size_t n = 0;
+	for (size_t j = 0; j < ng; j++) { /* a root is the least of its set */
+		size_t r = find_root(root, j);
+		id[j] = r == j ? n++ : id[r];
+	}
+	for (size_t p = 0; p < np; p++)
+		if (group[p] != SIZE_MAX)
+			group[p] = id[group[p]];
+	return n;
+}
+
 /* Around a hub with nothing but spokes, groups whose spokes reach the
  * same data port of h are one job: one process behind one socket (an
  * asynchronous server answers every worker on its listening port, each
@@ -466,18 +487,9 @@ static size_t join_by_port(const graph_ctx *g, size_t h, const size_t *size, con
 	}
 	for (size_t p = 0; p < np; p++)
 		for (size_t q = 0; q < p; q++)
-			if (group[p] != SIZE_MAX && group[q] != SIZE_MAX && share_port(&sp[p], &sp[q])) {
-				size_t x = find_root(root, group[p]), y = find_root(root, group[q]);
-				root[x > y ? x : y] = x < y ? x : y;
-			}
-	n = 0;
-	for (size_t j = 0; j < ng; j++) { /* a root is the least of its set */
-		size_t r = find_root(root, j);
-		id[j] = r == j ? n++ : id[r];
-	}
-	for (size_t p = 0; p < np; p++)
-		if (group[p] != SIZE_MAX)
-			group[p] = id[group[p]];
+			if (group[p] != SIZE_MAX && group[q] != SIZE_MAX && share_port(&sp[p], &sp[q]))
+				join_roots(root, find_root(root, group[p]), find_root(root, group[q]));
+	n = renumber_sets(root, ng, id, group, np);
 out:
 	free(root);
 	free(id);
@@ -648,17 +660,9 @@ static int same_at_h(const graph_ctx *g, size_t h, const size_t *size, const dou
 				continue;
 			size_t x = find_root(root, group[p]), y = find_root(root, group[q]);
 			if (x != y && same_step(&ec[p], &ec[q], NULL))
-				root[x > y ? x : y] = x < y ? x : y;
+				join_roots(root, x, y);
 		}
-	size_t n = 0, *id = best; /* reused */
-	for (size_t j = 0; j < *ng; j++) {
-		size_t r = find_root(root, j);
-		id[j] = r == j ? n++ : id[r];
-	}
-	for (size_t p = 0; p < np; p++)
-		if (group[p] != SIZE_MAX)
-			group[p] = id[group[p]];
-	*ng = n;
+	*ng = renumber_sets(root, *ng, best /* reused: ids */, group, np);
 out:
 	for (size_t p = 0; ec && p < np; p++)
 		if (size[p] >= 2)
@@ -845,10 +849,8 @@ static size_t group_edges(edge_set *es)
 	for (size_t e = 0; e < ne; e++)
 		for (size_t f = 0; clocked_edge(es, e) && f < e; f++)
 			if (clocked_edge(es, f) &&
-			    dmls_periods_agree(es->clk[e].period_s, es->clk[f].period_s)) {
-				size_t x = find_root(root, e), y = find_root(root, f);
-				root[x > y ? x : y] = x < y ? x : y;
-			}
+			    dmls_periods_agree(es->clk[e].period_s, es->clk[f].period_s))
+				join_roots(root, find_root(root, e), find_root(root, f));
 	for (size_t e = 0; e < ne; e++) {
 		es->grp[e] = SIZE_MAX;
 		if (!clocked_edge(es, e))
