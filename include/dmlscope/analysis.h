@@ -70,7 +70,8 @@ typedef struct dmls_job_scope {
 				* the clocks locked but for their offsets'
 				* wander (one job on busy hosts, or two of
 				* one period: unsure); 3 by its edges'
-				* periods (hosts in both) */
+				* periods (hosts in both); 4 by its rendezvous
+				* listeners (jobs_listen.c) */
 	double conn_period_s;  /* one of two jobs on the very same hosts, told
 				* apart by their connections' clocks
 				* (analysis.c): its connections' period,

@@ -99,6 +99,21 @@ static int add_job(split_ctx *c, const size_t *h0, size_t n, double thr, double 
 	return 0;
 }
 
+/* A copy of jobs[0..n) (hosts too), or NULL (memory, or n == 0). */
+static dmls_job_scope *copy_jobs(const dmls_job_scope *jobs, size_t n)
+{
+	dmls_job_scope *c = n ? malloc(n * sizeof(*c)) : NULL;
+	for (size_t j = 0; c && j < n; j++) {
+		c[j] = jobs[j];
+		if (!(c[j].hosts = malloc((jobs[j].n ? jobs[j].n : 1) * sizeof(size_t)))) {
+			dmls_jobs_free(c, j);
+			return NULL;
+		}
+		memcpy(c[j].hosts, jobs[j].hosts, jobs[j].n * sizeof(size_t));
+	}
+	return c;
+}
+
 /* Is pair k of the round (unused, at least thr) between two jobs? */
 static int cross_pair(const split_ctx *c, size_t k, double thr)
 {
@@ -272,9 +287,15 @@ int dmls_jobs_split(dmls_job_scope **out, size_t *nout, const dmls_stats *st, dm
 		if (c.jobs[j].n)
 			c.jobs[kept++] = c.jobs[j];
 	c.njobs = kept;
-	rc = dmls_jobs_split_overlap(&c.jobs, &c.njobs, st, err);
+	dmls_job_scope *before = copy_jobs(c.jobs, c.njobs);
+	rc = before || c.njobs == 0 ? 0 : dmls_fail(err, DMLS_ENOMEM, "out of memory");
+	if (rc == 0)
+		rc = dmls_jobs_split_overlap(&c.jobs, &c.njobs, st, err);
 	if (rc == 0)
 		rc = dmls_jobs_split_shared(&c.jobs, &c.njobs, st, err);
+	if (rc == 0)
+		rc = dmls_jobs_mend_listeners(&c.jobs, &c.njobs, before, kept, st, err);
+	dmls_jobs_free(before, before ? kept : 0);
 	c.cap = c.njobs;
 	if (rc)
 		goto out;

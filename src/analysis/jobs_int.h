@@ -20,6 +20,15 @@ int dmls_jobs_split_overlap(dmls_job_scope **jobs, size_t *njobs, const dmls_sta
  * job send for both, so it is not split again at a cut vertex */
 #define DMLS_BY_EDGES 3
 
+/* Jobs of one period on shared hosts (jobs_listen.c): each job of
+ * before[0..nbefore) (the cut by volume, before the cuts by period) that
+ * its rendezvous listeners' clients split, and whose parts in *jobs (the
+ * jobs inside it, after the cuts) are not those sets, is made of them
+ * instead (by_clock DMLS_BY_LISTENERS).  0 or an error. */
+int dmls_jobs_mend_listeners(dmls_job_scope **jobs, size_t *njobs, const dmls_job_scope *before,
+			     size_t nbefore, const dmls_stats *st, dmls_error *err);
+#define DMLS_BY_LISTENERS 4
+
 /* Two clocks' periods that may be one job's step: equal within
  * DMLS_SHARED_PERIOD, or one twice the other within DMLS_SHARED_HALF (a
  * tree's edge counts the reduce up and the broadcast down; a loose guide,
