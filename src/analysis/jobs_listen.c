@@ -34,8 +34,18 @@
  *
  * Each set is then a job (DMLS_BY_LISTENERS) that shares hosts with
  * another; the pairs between shared hosts are told each way by their
- * connections' steps (jobs_overlap.c, dmls_job_view_make), and the
- * period cuts leave the set alone but for a third job of another period.
+ * connections' steps (jobs_overlap.c, dmls_job_view_make).
+ *
+ * The other way round, one listener whose clients are all the job's other
+ * hosts is one job's rendezvous: where the cuts by period split such a
+ * job (one group's clock drifting from the other's on a lossy path: a
+ * hierarchical job of 8 at 1 % loss read as a "pairwise" job of 5 and a
+ * ring of 4 with S 67 % high; an asynchronous gossip rank's own file as
+ * two jobs), it is made whole again.
+ *
+ * The listeners are read after the cuts by period, and their parts stand
+ * where they are the listeners' sets already (with what the cuts told of
+ * them: their edges' periods, say).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -265,8 +275,27 @@ static int make_jobs(const listen_ctx *c, dmls_job_scope *out)
 	return 0;
 }
 
-/* The jobs job splits into by its listeners: *np of them in *parts (0:
- * none, it stays whole).  0, or -1 when out of memory. */
+/* job itself as its one part (*parts, *np 1): 0, or -1 out of memory. */
+static int whole_job(const dmls_job_scope *job, dmls_job_scope **parts, size_t *np)
+{
+	*parts = malloc(sizeof(**parts));
+	size_t *h = malloc((job->n ? job->n : 1) * sizeof(size_t));
+	if (!*parts || !h) {
+		free(*parts);
+		free(h);
+		*parts = NULL;
+		return -1;
+	}
+	memcpy(h, job->hosts, job->n * sizeof(size_t));
+	**parts = *job;
+	(*parts)->hosts = h;
+	*np = 1;
+	return 0;
+}
+
+/* The jobs job is made of by its listeners: *np of them in *parts (0:
+ * nothing said; 1: one rendezvous holds all its hosts, the job itself).
+ * 0, or -1 when out of memory. */
 static int split_one(const dmls_stats *st, const dmls_job_scope *job, size_t *local,
 		     dmls_job_scope **parts, size_t *np)
 {
@@ -281,6 +310,10 @@ static int split_one(const dmls_stats *st, const dmls_job_scope *job, size_t *lo
 	for (size_t i = 0; i < job->n; i++)
 		local[job->hosts[i]] = i;
 	rc = listener_sets(&c);
+	if (rc == 1) {
+		rc = whole_job(job, parts, np);
+		goto out;
+	}
 	int split = rc == 0 && c.nsets >= 2 && sets_cover(&c);
 	for (size_t k = 0; split && k < c.nsets; k++)
 		split = set_joined(&c, k, par);
@@ -289,13 +322,12 @@ static int split_one(const dmls_stats *st, const dmls_job_scope *job, size_t *lo
 		rc = *parts && make_jobs(&c, *parts) == 0 ? 0 : -1;
 		*np = rc == 0 ? c.nsets : 0;
 	}
-	rc = rc < 0 ? -1 : 0;
 out:
 	for (size_t i = 0; i < job->n; i++)
 		local[job->hosts[i]] = st->nhosts;
 	free(c.sets);
 	free(par);
-	return rc;
+	return rc < 0 ? -1 : 0;
 }
 
 static void free_parts(dmls_job_scope *parts, size_t np)
