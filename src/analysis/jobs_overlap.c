@@ -55,6 +55,7 @@
 #define OV_REF_PAIRS 8   /* a job's own pairs whose clocks give its period */
 #define OV_MAX_CONNS 4   /* connections of a shared pair given a clock */
 #define OV_MAX_SHARED 64 /* shared pairs looked at, per job */
+#define REVERSE_SHARE 0.8 /* of a pair's payload on the other job's connections: the other's */
 #define OV_SHARE 0.02    /* a connection with this share of its pair's payload (CONN_SHARE) */
 #define OV_AGREE 0.1     /* a period within 10 % of a job's */
 #define OV_MIN_STEPS 8   /* a pair's iterations that make a clock */
@@ -401,11 +402,18 @@ static int view_pair(dmls_job_view *v, const dmls_stats *st, size_t p, double pj
  * way, connections the other job's clocks told (a TCP connection carries
  * both directions: a Gloo pair's reduce one way, the other job's initial
  * broadcast back, 10.9 MB beside a TinyCNN ring's 33 MB edges, no clock
- * of either job), is the other job's too: out of the view (1; else 0). */
+ * of either job), is the other job's too: out of the view (1; else 0).
+ * So is one whose bytes are REVERSE_SHARE the other job's connections'
+ * or more, beside this job's acknowledgements on a connection of its own:
+ * a ring's 25 kB of them beside the other ring's 549 kB initial broadcast,
+ * which shifted the job's byte clock by a third of a step where the
+ * other job started (its first 19 steps lost). */
 static int reverse_theirs(dmls_job_view *v, const dmls_stats *st, size_t p)
 {
 	const dmls_pair *pr = &st->pairs[p];
 	size_t f[OV_MAX_CONNS], nf = heavy_flows(st, pr, INT64_MIN, INT64_MAX, f), theirs = 0;
+	uint64_t theirs_bytes = 0;
+	unsigned char is_theirs[OV_MAX_CONNS] = {0};
 	for (size_t i = 0; i < nf; i++) {
 		const dmls_flow *fl = &st->flows[f[i]];
 		for (size_t k = 0; k < st->nflows; k++) { /* its other way */
@@ -413,14 +421,17 @@ static int reverse_theirs(dmls_job_view *v, const dmls_stats *st, size_t p)
 			if (v->hidden[k] && r->src == fl->dst && r->dst == fl->src &&
 			    r->sport == fl->dport && r->dport == fl->sport && r->proto == fl->proto) {
 				theirs++;
+				theirs_bytes += fl->payload_bytes;
+				is_theirs[i] = 1;
 				break;
 			}
 		}
 	}
-	if (nf == 0 || theirs < nf)
+	if (nf == 0 || (theirs < nf && (double)theirs_bytes < REVERSE_SHARE * (double)pr->payload_bytes))
 		return 0;
 	for (size_t i = 0; i < nf; i++)
-		v->hidden[f[i]] = 1;
+		if (is_theirs[i])
+			v->hidden[f[i]] = 1;
 	pair_out(v, st, p);
 	v->dropped++;
 	return 1;

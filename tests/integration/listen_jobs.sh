@@ -12,8 +12,11 @@
 # Each job's ranks keep a connection to its own TCPStore (hosts 1 and 4,
 # hosts 1 and 2); those listeners' clients now name each job's hosts: each
 # job its hosts, kind, rank count and S, and the count and period as its
-# log says where its own pairs keep its steps (the first ring of 4 runs
-# fast until the second starts, then slow: its count is not checked).
+# log says.  The first ring of 4 runs 19 steps at 0.046 s until the second
+# starts, then 21 at 0.093 s; the second's initial broadcast on a pair of
+# shared hosts (549 kB beside the first's 25 kB of acknowledgements) had
+# shifted the first's byte clock by a third of a step there, which then
+# counted the 21 slow steps alone (jobs_overlap.c, reverse_theirs).
 #
 # One rendezvous for all of a component's hosts keeps it one job where the
 # cuts by period split it: tests/data/hier8-loss1.tar.xz, a hierarchical
@@ -70,7 +73,7 @@ def check(name, a, t, clocked):
                                                   s and round(s)))
 
 check("rings of 6", json.load(open(tmp + "/a.json")), json.load(open(sys.argv[2])), (0, 1))
-check("rings of 4", json.load(open(tmp + "/b.json")), json.load(open(sys.argv[3])), (1,))
+check("rings of 4", json.load(open(tmp + "/b.json")), json.load(open(sys.argv[3])), (0, 1))
 check("hierarchical of 8", json.load(open(tmp + "/c.json")), json.load(open(sys.argv[4])), (0,))
 d = json.load(open(tmp + "/d.json"))
 got = [sorted(j["hosts"]) for j in d["jobs"]]
