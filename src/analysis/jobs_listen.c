@@ -37,7 +37,8 @@
  * connections' steps (jobs_overlap.c, dmls_job_view_make).
  *
  * The other way round, one listener whose clients are all the job's other
- * hosts is one job's rendezvous: where the cuts by period split such a
+ * hosts, and no other listener's set (a second job inside its hosts would
+ * have one), is one job's rendezvous: where the cuts by period split such a
  * job (one group's clock drifting from the other's on a lossy path: a
  * hierarchical job of 8 at 1 % loss read as a "pairwise" job of 5 and a
  * ring of 4 with S 67 % high; an asynchronous gossip rank's own file as
@@ -163,8 +164,8 @@ static int add_set(listen_ctx *c, const endpoint *e, size_t m)
 	return 0;
 }
 
-/* The listeners' sets of the job into c->sets: 1 when one set holds the
- * whole job (no split), 0, or -1 when out of memory. */
+/* The listeners' sets of the job into c->sets, but for sets of all its
+ * hosts: 1 when there is one, 0, or -1 when out of memory. */
 static int listener_sets(listen_ctx *c)
 {
 	endpoint *e;
@@ -172,12 +173,12 @@ static int listener_sets(listen_ctx *c)
 	if (endpoints(c, &e, &ne))
 		return -1;
 	int whole = 0;
-	for (size_t i = 0; i < ne && !whole;) {
+	for (size_t i = 0; i < ne;) {
 		size_t j = i + 1;
 		while (j < ne && e[j].host == e[i].host && e[j].port == e[i].port)
 			j++;
 		if (e[j - 1].peer != e[i].peer) /* two peers at least: a listener */
-			whole = add_set(c, e + i, j - i);
+			whole |= add_set(c, e + i, j - i);
 		i = j;
 	}
 	free(e);
@@ -310,8 +311,8 @@ static int split_one(const dmls_stats *st, const dmls_job_scope *job, size_t *lo
 	for (size_t i = 0; i < job->n; i++)
 		local[job->hosts[i]] = i;
 	rc = listener_sets(&c);
-	if (rc == 1) {
-		rc = whole_job(job, parts, np);
+	if (rc == 1) { /* one job's rendezvous; with another's inside it, unsure */
+		rc = c.nsets == 0 ? whole_job(job, parts, np) : 0;
 		goto out;
 	}
 	int split = rc == 0 && c.nsets >= 2 && sets_cover(&c);
