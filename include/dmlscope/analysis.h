@@ -56,6 +56,9 @@ const char *dmls_pattern_name(int kind);
 
 #define DMLS_EDGE_FRACTION 0.10 /* pairs below this share of the max pair are control plane */
 #define DMLS_MIN_DATA_BYTES (256.0 * 1024) /* a job's largest pair moves at least this */
+#define DMLS_SMALL_JOB_FLOOR (16.0 * 1024) /* ... or this, on many pairs alike (jobs.c) */
+#define DMLS_SMALL_JOB_PAIRS 6
+#define DMLS_SMALL_JOB_PACKETS 16
 #define DMLS_MAX_JOBS 32        /* jobs analyzed one by one; the rest are counted */
 
 /* One job of the capture (jobs.c): its hosts (address order not implied)

@@ -245,6 +245,33 @@ static long round_once(split_ctx *c, double thr, size_t *start)
 	return took;
 }
 
+/* Is m, the largest payload of a pair not in a job yet, data?  Normally
+ * when it is DMLS_MIN_DATA_BYTES or more.  A small model on many ranks
+ * over few steps moves less on every pair (a clique of 48 with a 200 KB
+ * gradient, 20 steps: 166 KB a pair; a butterfly of 48's S/32 edges,
+ * 125 kB), and was "only control traffic" (or 32 ranks of 48 a job).
+ * Such a job shows as many pairs alike: where DMLS_SMALL_JOB_PAIRS pairs
+ * or more not in a job move DMLS_SMALL_JOB_FLOOR and a quarter of m each,
+ * over DMLS_SMALL_JOB_PACKETS packets or more (steps of segments, not a
+ * few packets that claim 64 kB each: the tcpdump test suite's fuzzed
+ * captures), m of DMLS_SMALL_JOB_FLOOR or more is data (the suite's 831
+ * captures hold no such set; a job's control plane, a star of small
+ * exchanges with its rendezvous, seldom 16 kB on a pair). */
+static int is_data(const split_ctx *c, double m)
+{
+	const dmls_stats *st = c->st;
+	if (m >= DMLS_MIN_DATA_BYTES)
+		return 1;
+	if (m < DMLS_SMALL_JOB_FLOOR)
+		return 0;
+	size_t alike = 0;
+	for (size_t k = 0; k < st->npairs && alike < DMLS_SMALL_JOB_PAIRS; k++)
+		alike += !c->used[k] && st->pairs[k].src != st->pairs[k].dst &&
+			 c->pay[k] >= DMLS_SMALL_JOB_FLOOR && c->pay[k] >= 0.25 * m &&
+			 st->pairs[k].packets >= DMLS_SMALL_JOB_PACKETS;
+	return alike >= DMLS_SMALL_JOB_PAIRS;
+}
+
 int dmls_jobs_split(dmls_job_scope **out, size_t *nout, const dmls_stats *st, dmls_error *err)
 {
 	*out = NULL, *nout = 0;
@@ -274,7 +301,7 @@ int dmls_jobs_split(dmls_job_scope **out, size_t *nout, const dmls_stats *st, dm
 			if (!c.used[k] && pr->src != pr->dst && c.pay[k] > m)
 				m = c.pay[k];
 		}
-		if (m < DMLS_MIN_DATA_BYTES)
+		if (!is_data(&c, m))
 			break;
 		long took = round_once(&c, DMLS_EDGE_FRACTION * m, mark);
 		if (took < 0) {
