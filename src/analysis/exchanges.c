@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/endpoints.h"
 #include "analysis/period.h"
 #include "dmlscope/analysis.h"
 #include "util/grow.h"
@@ -154,38 +155,6 @@ void dmls_exchanges_release(dmls_exchanges *x)
  * instead, runs of payload after a pause, counts the runtime's set-up
  * messages too: one more per rank, one more per peer from rank 0.)
  */
-typedef struct endpoint {
-	uint32_t host, rhost;
-	uint16_t port, rport;
-	uint32_t remotes; /* distinct remote endpoints of (host, port) */
-} endpoint;
-
-static int cmp_endpoint(const void *x, const void *y)
-{
-	const endpoint *a = x, *b = y;
-	if (a->host != b->host)
-		return a->host < b->host ? -1 : 1;
-	if (a->port != b->port)
-		return a->port < b->port ? -1 : 1;
-	if (a->rhost != b->rhost)
-		return a->rhost < b->rhost ? -1 : 1;
-	return (a->rport > b->rport) - (a->rport < b->rport);
-}
-
-/* 1 when (host, port) listens (the sorted endpoints e[0..n)). */
-static int listening(const endpoint *e, size_t n, uint32_t host, uint16_t port)
-{
-	size_t lo = 0, hi = n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (e[mid].host < host || (e[mid].host == host && e[mid].port < port))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < n && e[lo].host == host && e[lo].port == port && e[lo].remotes >= 2;
-}
-
 static int by_connection(dmls_exchanges *x, const dmls_stats *st, const size_t *local)
 {
 	x->by_conn = calloc(x->n ? x->n : 1, sizeof(size_t));
@@ -193,36 +162,14 @@ static int by_connection(dmls_exchanges *x, const dmls_stats *st, const size_t *
 		return -1;
 	if (st->fold_flows.packets > 0)
 		return 0; /* flows folded away: their payload is not known */
-	size_t m = 0;
-	for (size_t f = 0; f < st->nflows; f++) {
-		const dmls_flow *fl = &st->flows[f];
-		m += fl->proto == 6 && local[fl->src] < x->n && local[fl->dst] < x->n &&
-		     !dmls_flow_hidden(st, f);
-	}
-	endpoint *e = malloc((m ? 2 * m : 1) * sizeof(*e));
+	dmls_endpoint *e;
+	size_t m;
+	int listed = dmls_endpoints_list(st, local, x->n, &e, &m);
 	double *req = calloc(x->n ? x->n : 1, sizeof(double)), S = NAN;
 	double *b = malloc((x->n ? x->n : 1) * sizeof(double));
 	int rc = -1;
-	if (!e || !req || !b)
+	if (listed || !req || !b)
 		goto out;
-	m = 0;
-	for (size_t f = 0; f < st->nflows; f++) {
-		const dmls_flow *fl = &st->flows[f];
-		if (fl->proto != 6 || local[fl->src] >= x->n || local[fl->dst] >= x->n ||
-		    dmls_flow_hidden(st, f))
-			continue;
-		e[m++] = (endpoint){fl->src, fl->dst, fl->sport, fl->dport, 0};
-		e[m++] = (endpoint){fl->dst, fl->src, fl->dport, fl->sport, 0};
-	}
-	qsort(e, m, sizeof(*e), cmp_endpoint);
-	for (size_t i = 0; i < m;) { /* distinct remotes per (host, port) */
-		size_t j = i, r = 0;
-		for (; j < m && e[j].host == e[i].host && e[j].port == e[i].port; j++)
-			r += j == i || e[j].rhost != e[j - 1].rhost || e[j].rport != e[j - 1].rport;
-		for (size_t k = i; k < j; k++)
-			e[k].remotes = (uint32_t)r;
-		i = j;
-	}
 	size_t nb = 0;
 	for (size_t i = 0; i < x->n; i++)
 		if (x->count[i] && isfinite(x->bytes[i]) && x->bytes[i] > 0)
@@ -233,7 +180,8 @@ static int by_connection(dmls_exchanges *x, const dmls_stats *st, const size_t *
 		if (fl->proto != 6 || local[fl->src] >= x->n || local[fl->dst] >= x->n ||
 		    dmls_flow_hidden(st, f))
 			continue;
-		if (listening(e, m, fl->dst, fl->dport) && !listening(e, m, fl->src, fl->sport))
+		if (dmls_endpoint_listens(e, m, fl->dst, fl->dport) &&
+		    !dmls_endpoint_listens(e, m, fl->src, fl->sport))
 			req[local[fl->src]] += (double)fl->payload_bytes;
 	}
 	for (size_t i = 0; i < x->n && S > 0; i++)

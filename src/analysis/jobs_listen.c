@@ -51,28 +51,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/endpoints.h"
 #include "analysis/jobs_int.h"
 
 #define LISTEN_MIN_HOSTS 3   /* a listener and two clients: two ranks are a pair */
 #define LISTEN_MAX_SETS 16   /* listeners' sets compared per job */
 #define LISTEN_MAX_HOSTS 1024 /* jobs larger are left as they are */
-
-/* One end of a TCP flow between two hosts of the job, local indexes. */
-typedef struct endpoint {
-	uint32_t host, peer;
-	uint16_t port;
-	uint64_t payload_bytes;
-} endpoint;
-
-static int cmp_endpoint(const void *x, const void *y)
-{
-	const endpoint *a = x, *b = y;
-	if (a->host != b->host)
-		return a->host < b->host ? -1 : 1;
-	if (a->port != b->port)
-		return a->port < b->port ? -1 : 1;
-	return (a->peer > b->peer) - (a->peer < b->peer);
-}
 
 typedef struct listen_ctx {
 	const dmls_stats *st;
@@ -82,39 +66,6 @@ typedef struct listen_ctx {
 	unsigned char *sets;    /* nsets x n membership (room for LISTEN_MAX_SETS + 1) */
 	size_t nsets;
 } listen_ctx;
-
-/* Both ends of each TCP flow inside the job: *ne of them in *out (owned
- * by the caller).  0, or -1 when out of memory. */
-static int endpoints(const listen_ctx *c, endpoint **out, size_t *ne)
-{
-	const dmls_stats *st = c->st;
-	size_t k = 0;
-	*out = NULL;
-	*ne = 0;
-	for (size_t i = 0; i < st->nflows; i++) {
-		const dmls_flow *f = &st->flows[i];
-		k += f->proto == 6 && f->src != f->dst && c->local[f->src] < c->n &&
-		     c->local[f->dst] < c->n;
-	}
-	if (k == 0)
-		return 0;
-	endpoint *e = malloc(2 * k * sizeof(*e));
-	if (!e)
-		return -1;
-	k = 0;
-	for (size_t i = 0; i < st->nflows; i++) {
-		const dmls_flow *f = &st->flows[i];
-		uint32_t s = (uint32_t)c->local[f->src], d = (uint32_t)c->local[f->dst];
-		if (f->proto != 6 || f->src == f->dst || s >= c->n || d >= c->n)
-			continue;
-		e[k++] = (endpoint){s, d, f->sport, f->payload_bytes};
-		e[k++] = (endpoint){d, s, f->dport, f->payload_bytes};
-	}
-	qsort(e, k, sizeof(*e), cmp_endpoint);
-	*out = e;
-	*ne = k;
-	return 0;
-}
 
 /* Is set a inside set b (every host of a in b)? */
 static int inside(const listen_ctx *c, const unsigned char *a, const unsigned char *b)
@@ -128,17 +79,18 @@ static int inside(const listen_ctx *c, const unsigned char *a, const unsigned ch
 /* Add the set of e[0..m) (one listening endpoint's flows) unless it moves
  * data, has too few hosts, or lies inside a set already listed; sets
  * inside it leave the list.  Returns 1 when the set holds the whole job. */
-static int add_set(listen_ctx *c, const endpoint *e, size_t m)
+static int add_set(listen_ctx *c, const dmls_endpoint *e, size_t m)
 {
 	unsigned char *s = c->sets + c->nsets * c->n;
 	size_t hosts = 1;
 	memset(s, 0, c->n);
-	s[e[0].host] = 1;
+	s[c->local[e[0].host]] = 1;
 	for (size_t i = 0; i < m; i++) {
-		if ((double)e[i].payload_bytes >= c->job->thr)
+		size_t peer = c->local[e[i].rhost];
+		if ((double)c->st->flows[e[i].flow].payload_bytes >= c->job->thr)
 			return 0; /* a data listener: a neighbourhood */
-		hosts += !s[e[i].peer];
-		s[e[i].peer] = 1;
+		hosts += !s[peer];
+		s[peer] = 1;
 	}
 	if (hosts < LISTEN_MIN_HOSTS)
 		return 0;
@@ -168,16 +120,16 @@ static int add_set(listen_ctx *c, const endpoint *e, size_t m)
  * hosts: 1 when there is one, 0, or -1 when out of memory. */
 static int listener_sets(listen_ctx *c)
 {
-	endpoint *e;
+	dmls_endpoint *e;
 	size_t ne;
-	if (endpoints(c, &e, &ne))
+	if (dmls_endpoints_list(c->st, c->local, c->n, &e, &ne))
 		return -1;
 	int whole = 0;
 	for (size_t i = 0; i < ne;) {
 		size_t j = i + 1;
 		while (j < ne && e[j].host == e[i].host && e[j].port == e[i].port)
 			j++;
-		if (e[j - 1].peer != e[i].peer) /* two peers at least: a listener */
+		if (e[j - 1].rhost != e[i].rhost) /* two peer hosts at least: a listener */
 			whole |= add_set(c, e + i, j - i);
 		i = j;
 	}
