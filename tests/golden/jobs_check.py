@@ -19,7 +19,9 @@ Criteria per job (a row each; "ok", "FAIL ..." or "-" not applicable):
   found   whole folder: a found job with exactly the truth's hosts (no
           launcher, no control peer); a single file: a job holding the
           file's host whose hosts are all the truth job's
-  kind    pattern.kind == truth pattern; ranks == truth ranks
+  kind    pattern.kind == truth pattern; ranks == truth ranks ("allreduce",
+          an Open MPI job whose algorithm Open MPI chose: any all-reduce
+          shape, ring, butterfly or tree, not a star or pairs)
   period  synchronous: iterations.period_s within 3 % of the log's mean
           step, defined as period_s is (steady_step: from 4 steps on, the
           first interval, the one-off start-up, is left out); asynchronous:
@@ -43,6 +45,8 @@ import sys
 TOL = 0.03
 TOL_RANK = 0.05
 STEADY_FROM = 4  # as iterations.period_s (doc/analysis.md, "Iterations")
+# what an all-reduce whose algorithm the library chose may draw on the wire
+ALLREDUCE_SHAPES = ("ring", "butterfly", "tree")
 CRITERIA = ["found", "kind", "period", "S", "count", "mode", "ranks"]
 
 
@@ -158,7 +162,8 @@ def judge_job(tj, fj, partial, own=None):
                 + ("missing " + " ".join(missing) if missing else ""))
     p, it, m = fj.get("pattern") or {}, fj.get("iterations") or {}, fj.get("model") or {}
     kind, ranks = p.get("kind"), p.get("ranks")
-    kind_ok = kind == tj["pattern"] or (partial and kind in (None, "unknown"))
+    kind_ok = (kind == tj["pattern"] or (partial and kind in (None, "unknown"))
+               or (tj["pattern"] == "allreduce" and kind in ALLREDUCE_SHAPES))
     ranks_ok = ranks == tj["ranks"] or (partial and ranks is None)
     if partial and kind in (None, "unknown") and ranks is None:
         v.v["kind"] = "null"
