@@ -140,6 +140,28 @@ static double multiple_spread(const double *fast, size_t nf, const double *slow,
 	return best;
 }
 
+/* The phase spread of two clocks of one period P that may each count two
+ * bursts a step: every other end of each (the best of the four pairings
+ * of their offsets) against the other's, over 2 P. */
+static double halves_spread(const double *a, size_t na, const double *b, size_t nb, double P)
+{
+	double best = INFINITY, *x = malloc((na / 2 + 1) * sizeof(double)),
+	       *y = malloc((nb / 2 + 1) * sizeof(double));
+	for (size_t i = 0; x && y && i < 2; i++)
+		for (size_t j = 0; j < 2; j++) {
+			size_t mx = 0, my = 0;
+			for (size_t k = i; k < na; k += 2)
+				x[mx++] = a[k];
+			for (size_t k = j; k < nb; k += 2)
+				y[my++] = b[k];
+			if (mx >= 4 && my >= 4)
+				best = fmin(best, phase_spread(x, mx, y, my, 2 * P));
+		}
+	free(x);
+	free(y);
+	return best;
+}
+
 /* Do the sender's data edges keep clocks of their own?  Each edge's own
  * clock (the iterations of that pair alone, for the PACE_EDGES heaviest,
  * of 4 steps or more) against the first: 1 when their periods are more
@@ -159,8 +181,14 @@ static double multiple_spread(const double *fast, size_t nf, const double *slow,
  * step's 36, which withheld every rank's file of the testbed's runs):
  * periods near a whole multiple k (up to PACE_MULTIPLE) are one clock
  * when the faster's every k-th end, at the best of its k offsets, keeps a
- * steady offset to the slower's. */
-static int clocks_apart(const dmls_stats *st, size_t hub, const long *pk, size_t ns)
+ * steady offset to the slower's.  Two edges can each carry two bursts a
+ * step (a rank of Rabenseifner's all-reduce on 8: S/2 to one partner first
+ * and last, S/4 to another second and fifth): both clocks count twice the
+ * steps at one period, their ends in turn near and far from each other's,
+ * and 6 of the 8 ranks' files were withheld that way.  So where the job's
+ * clock (job_s) is twice their period, every other end of each (halves_spread)
+ * keeping a steady offset makes them one clock too. */
+static int clocks_apart(const dmls_stats *st, size_t hub, const long *pk, size_t ns, double job_s)
 {
 	double ref_p = NAN, *ref = NULL;
 	size_t nref = 0;
@@ -188,7 +216,10 @@ static int clocks_apart(const dmls_stats *st, size_t hub, const long *pk, size_t
 					apart = phase_spread(ref, nref, it.comm_end_s, it.count, lo) >
 							PACE_PHASE &&
 						!dmls_steps_lock(ref, nref, ref_p, it.comm_end_s,
-								 it.count, it.period_s);
+								 it.count, it.period_s) &&
+						!(fabs(job_s - 2 * lo) <= PACE_OFF * job_s &&
+						  halves_spread(ref, nref, it.comm_end_s, it.count,
+								lo) <= PACE_PHASE);
 				else if (k >= 2 && k <= PACE_MULTIPLE && fabs(hi - k * lo) <= PACE_OFF * hi)
 					apart = multiple_spread(fast, nf, slow, ns_slow, hi, (size_t)k) >
 						PACE_PHASE;
@@ -248,7 +279,7 @@ static int one_at_a_time(const dmls_analysis *a, const dmls_stats *st)
 	if (ns < 2)
 		goto out;
 	r = dmls_median(cnt, it->count - 1) < (double)ns;
-	int apart = !r && clocks_apart(st, hub, pk, ns);
+	int apart = !r && clocks_apart(st, hub, pk, ns, it->period_s);
 	if (!r && (apart || p->kind == DMLS_PAT_STAR)) {
 		/* edges served in turn within a step keep one clock; a star's
 		 * hub serving one spoke a step in turn (a rank of pair averaging

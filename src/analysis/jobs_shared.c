@@ -189,7 +189,11 @@ static int spoke_steady(const part_clock *spoke, int hub)
  * 0.7 or more) are one job too: a clique rank's own capture, one spoke
  * 0.16-0.23 from the others with lock 0.95-1 (its sends to five peers at
  * once, one of them late by a varying amount), had been a job of its own.
- * Without evidence (too few steps): 1. */
+ * So is a spoke whose clock counts two bursts a step of the other's with
+ * every other end locked (same_step): a rank of Rabenseifner's all-reduce
+ * on 4 sends S/2 to one partner first and last in a step, S/4 twice to
+ * the other in between, and its file read as two jobs, one of 72 steps for
+ * 36.  Without evidence (too few steps): 1. */
 static int hub_same_job(const part_clock *a, const part_clock *b)
 {
 	if (a->count < DMLS_SHARED_MIN_STEPS || b->count < DMLS_SHARED_MIN_STEPS ||
@@ -198,8 +202,7 @@ static int hub_same_job(const part_clock *a, const part_clock *b)
 	double s1, s2, lock;
 	dmls_clock_compare(a->ends, a->count, b->ends, b->count, a->period_s, &s1, &lock, NULL);
 	dmls_clock_compare(b->ends, b->count, a->ends, a->count, b->period_s, &s2, &lock, NULL);
-	return !(fmin(s1, s2) > DMLS_SHARED_HUB_PHASE) ||
-	       steps_lock(a->ends, a->count, a->period_s, b->ends, b->count, b->period_s, NULL);
+	return !(fmin(s1, s2) > DMLS_SHARED_HUB_PHASE) || same_step(a, b, NULL);
 }
 
 /* 1 when a lone spoke's clock (its edge to the cut vertex) is a job's
