@@ -429,6 +429,10 @@ void dmls_pattern_check_two(dmls_pattern *p, const dmls_stats *st);
 /* A star's hub: a server its spokes take turns with, or a collective's
  * rank exchanging with them at once (N = 3: MPICH's butterfly)? */
 void dmls_pattern_check_hub(dmls_pattern *p, const dmls_stats *st);
+/* Does hub exchange at once (not push then pull) with half or more of its
+ * 3 or more spokes, members[0..n) but hub, as a collective's rank does?
+ * 0 where the pairs' bins are too coarse to tell. */
+int dmls_hub_exchanges(const dmls_stats *st, size_t hub, const size_t *members, size_t n);
 /* A star whose hub, each step, sends to one spoke before it hears from it
  * and hears from every other spoke first: a tree's inner node with its
  * parent (the root seen) and children, not a server (p->tree_node);

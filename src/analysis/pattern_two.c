@@ -119,25 +119,46 @@ static double pair_overlap(const dmls_stats *st, size_t a, size_t b, int64_t *bi
 	return t.overlap;
 }
 
+/* The hub's spokes (members[0..n) but hub) that exchange with it at once
+ * (*exchanging of *spokes) and the one that takes turns the most (*turns:
+ * an extra rank); -1 where a pair's bins are too coarse to tell (*bin_ns). */
+static int hub_spokes(const dmls_stats *st, size_t hub, const size_t *members, size_t n,
+		      size_t *spokes, size_t *exchanging, size_t *turns, int64_t *bin_ns)
+{
+	double least = INFINITY;
+	*spokes = *exchanging = 0;
+	*turns = SIZE_MAX;
+	for (size_t i = 0; i < n; i++) {
+		if (members[i] == hub)
+			continue;
+		(*spokes)++;
+		double o = pair_overlap(st, hub, members[i], bin_ns);
+		if (*bin_ns > TWO_MAX_BIN_NS)
+			return -1;
+		*exchanging += o >= TWO_OVERLAP;
+		if (o < least)
+			least = o, *turns = members[i];
+	}
+	return 0;
+}
+
+int dmls_hub_exchanges(const dmls_stats *st, size_t hub, const size_t *members, size_t n)
+{
+	size_t spokes, exchanging, turns;
+	int64_t bin;
+	return hub_spokes(st, hub, members, n, &spokes, &exchanging, &turns, &bin) == 0 &&
+	       spokes >= 3 && 2 * exchanging >= spokes;
+}
+
 void dmls_pattern_check_hub(dmls_pattern *p, const dmls_stats *st)
 {
 	if (p->kind != DMLS_PAT_STAR || p->nhubs != 1 || p->partial || p->ranks < 3)
 		return;
-	size_t hub = p->hubs[0], spokes = 0, exchanging = 0, turns = SIZE_MAX;
-	double least = INFINITY;
-	for (size_t i = 0; i < p->ranks; i++) {
-		if (p->members[i] == hub)
-			continue;
-		spokes++;
-		int64_t bin;
-		double o = pair_overlap(st, hub, p->members[i], &bin);
-		if (bin > TWO_MAX_BIN_NS) { /* too coarse to tell: not made */
-			p->hub_unchecked_s = (double)bin * 1e-9;
-			return;
-		}
-		exchanging += o >= TWO_OVERLAP;
-		if (o < least) /* the spoke that takes turns the most: the extra rank */
-			least = o, turns = p->members[i];
+	size_t spokes, exchanging, turns;
+	int64_t bin;
+	if (hub_spokes(st, p->hubs[0], p->members, p->ranks, &spokes, &exchanging, &turns, &bin)) {
+		p->hub_unchecked_s = (double)bin * 1e-9; /* too coarse to tell: not made */
+		return;
 	}
 	if (exchanging == 0)
 		return;

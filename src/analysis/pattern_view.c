@@ -64,6 +64,7 @@
 #include <string.h>
 
 #include "analysis/analysis_int.h"
+#include "analysis/endpoints.h"
 #include "analysis/period.h"
 
 #define OBS_SHARE 0.1
@@ -365,14 +366,60 @@ static int halving(const dmls_stats *st, size_t center, double thr)
 	return h;
 }
 
+/* Does a host outside the star exchange payload with the center on a
+ * listening port of the center's that a spoke reaches too (a rendezvous
+ * store, one runtime's port)?  Then the job reaches past the star: a
+ * tree's root sees its two children as spokes and the other ranks only
+ * through the store it serves.  A service the center runs besides (ssh,
+ * an exporter) listens on a port of its own.  (An inner node's other
+ * contacts come through Gloo's mesh, a listener per pair; its timing tells
+ * it from a server: dmls_pattern_star_node.) */
+static int reaches_past(const dmls_pattern *p, const dmls_stats *st, size_t center)
+{
+	size_t nh = st->nhosts, ne = 0;
+	size_t *local = calloc(nh ? nh : 1, sizeof(size_t)); /* every host: 0 < 1 */
+	unsigned char *member = calloc(nh ? nh : 1, 1);
+	dmls_endpoint *e = NULL;
+	int past = 0;
+	if (!local || !member || dmls_endpoints_list(st, local, 1, &e, &ne) < 0)
+		goto out;
+	for (size_t i = 0; i < p->ranks; i++)
+		member[p->members[i]] = 1;
+	for (size_t i = 0, j; i < ne && !past; i = j) {
+		int spoke = 0, other = 0;
+		for (j = i; j < ne && e[j].host == e[i].host && e[j].port == e[i].port; j++) {
+			if (e[j].host != center || e[j].remotes < 2 || e[j].rhost == center)
+				continue;
+			if (member[e[j].rhost])
+				spoke = 1;
+			else if (st->flows[e[j].flow].payload_bytes > 0)
+				other = 1;
+		}
+		past = spoke && other;
+	}
+out:
+	free(local);
+	free(member);
+	free(e);
+	return past;
+}
+
 /* A star whose one hub is the center, its edges both ways with every
  * spoke and not halving from one spoke to the next (a butterfly's center;
  * spokes of an asynchronous server differ with their speed): every rank's
  * sending is in a hub's capture (spokes talk to hubs only), the view is
- * whole, the same packets as a capture of every rank. */
-static int whole_star(const dmls_pattern *p, const dmls_stats *st, size_t center)
+ * whole, the same packets as a capture of every rank.  Not when the hub
+ * of one job (jobs: the center's) exchanges with its spokes at once
+ * (dmls_hub_exchanges: a collective's rank, whose spokes may exchange
+ * among themselves, as a clique's do), nor when that job reaches past the
+ * star (reaches_past).  (A host in two jobs: its parts are cut by their
+ * steps, a star of what is left is no job's view.) */
+static int whole_star(const dmls_pattern *p, const dmls_stats *st, size_t center, size_t jobs)
 {
 	if (p->kind != DMLS_PAT_STAR || p->nhubs != 1 || p->hubs[0] != center)
+		return 0;
+	if (jobs < 2 &&
+	    (dmls_hub_exchanges(st, center, p->members, p->ranks) || reaches_past(p, st, center)))
 		return 0;
 	double lo = INFINITY, hi = 0;
 	for (size_t k = 0; k < st->npairs; k++) {
@@ -452,7 +499,7 @@ int dmls_pattern_view(dmls_pattern *p, const dmls_stats *st, const size_t *in_jo
 		goto out;
 	size_t nobs = 0;
 	size_t center = view_center(st);
-	if (center < nh && whole_star(p, st, center))
+	if (center < nh && whole_star(p, st, center, in_jobs ? in_jobs[center] : 0))
 		center = nh;
 	for (size_t h = 0; h < nh; h++) /* one host's capture: the others only towards it */
 		obs_host[h] = (unsigned char)((center == nh || h == center) &&
