@@ -315,6 +315,10 @@ typedef struct dmls_analysis {
 	double log_multiple;      /* k when the train log's steady step is a k-th
 				   * of the traffic's period and withheld it
 				   * (analysis.c log_multiple); else 0 */
+	const char *sync_kind;    /* a synchronous collective's kind (ring, tree,
+				   * ...) whose ranks' clocks read asynchronous:
+				   * the clocks, not the job, are out of step;
+				   * mode unknown, iterations withheld; else NULL */
 	size_t iter_found;        /* iterations the job clock counted (before an
 				   * asynchronous verdict) */
 	double gradient_bytes;    /* S, NAN if unknown */

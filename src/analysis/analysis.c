@@ -722,6 +722,36 @@ static int job_bytes_repeat(const dmls_iterations *it)
 	return m > 0 && (double)near >= REPEAT_SHARE * (double)it->count;
 }
 
+/*
+ * A synchronous collective's clocks out of step: a ring, a tree, a
+ * butterfly, a clique or a hierarchical all-reduce holds every rank to the
+ * step (each waits for its peers' data), so its ranks cannot keep paces of
+ * their own.  When their clocks read asynchronous anyway, the clocks are
+ * what went wrong: Open MPI's ring of 12 ranks on 2 cores cut each rank's
+ * step at its 22 sub-steps' waits, as long as the compute phase, and the
+ * ranks counted 54-67 "exchanges" of S for 36 steps, locked in 74 % of
+ * them: "asynchronous", where truth is one step of 0.36 s.  Then the mode
+ * is unknown and count, period and S are withheld.  An asynchronous job
+ * keeps the kinds whose ranks need not wait (star, pairwise) or none.
+ */
+static const char *sync_collective(const dmls_pattern *p)
+{
+	switch (p->kind) {
+	case DMLS_PAT_RING:
+		return "ring";
+	case DMLS_PAT_TREE:
+		return "tree";
+	case DMLS_PAT_BUTTERFLY:
+		return "butterfly";
+	case DMLS_PAT_CLIQUE:
+		return "clique";
+	case DMLS_PAT_HIERARCHICAL:
+		return "hierarchical";
+	default:
+		return NULL;
+	}
+}
+
 static int stage_mode(stage_ctx *c, dmls_error *err)
 {
 	dmls_analysis *a = c->a;
@@ -789,6 +819,16 @@ static int stage_mode(stage_ctx *c, dmls_error *err)
 		dmls_exchanges_release(&ex);
 	free(workers);
 	a->iter_found = a->iter.count;
+	if (rc == 0 && a->mode.mode == DMLS_MODE_ASYNC && (a->sync_kind = sync_collective(p))) {
+		/* its algorithm holds every rank to the step: the clocks drifted */
+		a->mode.mode = DMLS_MODE_UNKNOWN;
+		a->mode.why = "a synchronous collective whose ranks' own clocks disagree: "
+			      "not compared";
+		a->iter_unsure = 1;
+		a->iter.period_s = a->iter.period_median_s = NAN;
+		a->iter.bytes_per_worker = NAN;
+		return 0;
+	}
 	const dmls_iterations *it = &a->iter;
 	/* no unit tiles the bytes (parts of steps, or several, counted), or
 	 * steps and parts of steps counted alike (two_kinds), or each

@@ -213,6 +213,10 @@ void dmls_notes_job(dmls_analysis *a, const dmls_stats *st)
 		dmls_note(a, "iterations uncertain: each of the %zu the traffic's clock counted is "
 			"about %.0f of the train log's steps: count, period and S withheld",
 		     a->iter_found, a->log_multiple);
+	else if (a->iter_unsure && a->sync_kind)
+		dmls_note(a, "iterations uncertain: the ranks' clocks read asynchronous, which a %s "
+			"all-reduce is not (busy hosts or loss): count, period and S withheld",
+		     a->sync_kind);
 	else if (a->iter_unsure && a->two_kinds > 0)
 		dmls_note(a, "iterations uncertain: mean period %.1fx the median, lengths' robust CV "
 			"%.2f: steps and their parts counted alike; count, period and S withheld",
