@@ -315,6 +315,11 @@ typedef struct dmls_analysis {
 	double log_multiple;      /* k when the train log's steady step is a k-th
 				   * of the traffic's period and withheld it
 				   * (analysis.c log_multiple); else 0 */
+	double hub_answers;       /* one host's capture around which the data make
+				   * an asynchronous star whose hub answers its
+				   * peers as they answer it (this ratio: a
+				   * gossiping or pair-averaging rank, kind
+				   * unknown); else 0 */
 	const char *sync_kind;    /* a synchronous collective's kind (ring, tree,
 				   * ...) whose ranks' clocks read asynchronous:
 				   * the clocks, not the job, are out of step;
@@ -437,6 +442,12 @@ void dmls_pattern_check_hub(dmls_pattern *p, const dmls_stats *st);
  * 3 or more spokes, members[0..n) but hub, as a collective's rank does?
  * 0 where the pairs' bins are too coarse to tell. */
 int dmls_hub_exchanges(const dmls_stats *st, size_t hub, const size_t *members, size_t n);
+/* How fast the hub answers its spokes against how fast they answer it:
+ * the median over spokes of the mean delay from a spoke's sending to the
+ * hub's over the mean delay from the hub's to the spoke's (NAN without
+ * both ways).  A server answers at once, its workers after their compute:
+ * near 0. */
+double dmls_hub_answers(const dmls_stats *st, size_t hub, const size_t *members, size_t n);
 /* A star whose hub, each step, sends to one spoke before it hears from it
  * and hears from every other spoke first: a tree's inner node with its
  * parent (the root seen) and children, not a server (p->tree_node);
@@ -470,6 +481,9 @@ void dmls_pattern_release(dmls_pattern *p);
  * its rank count unknown.  Returns 0 or
  * -1 (memory). */
 int dmls_pattern_view(dmls_pattern *p, const dmls_stats *st, const size_t *in_jobs);
+/* The host every packet of one host's capture is from or to (3 hosts or
+ * more, the link's own traffic aside); st->nhosts when there is none. */
+size_t dmls_view_center(const dmls_stats *st);
 /* 1 when host h's sending is in the capture. */
 int dmls_host_observed(const dmls_stats *st, size_t h);
 

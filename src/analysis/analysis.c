@@ -752,6 +752,30 @@ static const char *sync_collective(const dmls_pattern *p)
 	}
 }
 
+/*
+ * One host's capture around which the data make an asynchronous star: a
+ * server's (answering each worker at its pace), or a rank's of gossip or
+ * pair averaging (pushing its vector to a random peer after each step and
+ * answering or taking the others').  A server answers a worker's push at
+ * once and the worker pushes again after its compute; such a rank sends
+ * after its own steps, and its peers after theirs.  So the hub's answer
+ * delay over its spokes' (dmls_hub_answers, pattern_two.c): the testbed's
+ * asynchronous server (-i any, 5 ranks) 0.13, its gossiping (4, 5 ranks)
+ * and pair-averaging (5) ranks 0.67-1.46.  From HUB_ANSWERS up the hub is
+ * no server, and the kind is unknown: the others' exchanges among
+ * themselves are not in the capture (each rank's file had read "star").
+ * Returns the ratio, or 0.
+ */
+#define HUB_ANSWERS 0.3
+static double hub_answers(const dmls_pattern *p, const dmls_stats *st)
+{
+	if (p->kind != DMLS_PAT_STAR || p->nhubs != 1 || p->partial || p->ranks < 3 ||
+	    dmls_view_center(st) != p->hubs[0])
+		return 0;
+	double r = dmls_hub_answers(st, p->hubs[0], p->members, p->ranks);
+	return r >= HUB_ANSWERS ? r : 0;
+}
+
 static int stage_mode(stage_ctx *c, dmls_error *err)
 {
 	dmls_analysis *a = c->a;
@@ -828,6 +852,12 @@ static int stage_mode(stage_ctx *c, dmls_error *err)
 		a->iter.period_s = a->iter.period_median_s = NAN;
 		a->iter.bytes_per_worker = NAN;
 		return 0;
+	}
+	if (rc == 0 && a->mode.mode == DMLS_MODE_ASYNC && (a->hub_answers = hub_answers(p, c->st)) > 0) {
+		a->pattern.kind = DMLS_PAT_UNKNOWN; /* no server: who else exchanges is unseen */
+		a->pattern.nhubs = 0;
+		a->pattern.confidence = 0;
+		set_roles(c->st, p, c->job);
 	}
 	const dmls_iterations *it = &a->iter;
 	/* no unit tiles the bytes (parts of steps, or several, counted), or

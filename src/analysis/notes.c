@@ -152,7 +152,11 @@ void dmls_notes_job(dmls_analysis *a, const dmls_stats *st)
 				"transfer, busy where the job idles) left out of its pattern, steps and S",
 			     a->background_flows, x, unit);
 	}
-	if (p->ranks > 0 && p->kind == DMLS_PAT_UNKNOWN && !p->lone_sender)
+	if (a->hub_answers > 0)
+		dmls_note(a, "one host's capture: it answers its peers about as slowly as they answer "
+			"it (%.2f), a gossiping or pair-averaging rank, no server; kind and S unknown",
+		     a->hub_answers);
+	else if (p->ranks > 0 && p->kind == DMLS_PAT_UNKNOWN && !p->lone_sender)
 		dmls_note(a, "communication pattern not recognized among %zu hosts", p->ranks);
 	if (p->hub_exchanges)
 		dmls_note(a, "hub-shaped collective: the hub exchanges with its spokes at once "

@@ -29,7 +29,9 @@
  * (p->hub_exchanges, noted).
  */
 #include <math.h>
+#include <stdlib.h>
 
+#include "analysis/period.h"
 #include "dmlscope/analysis.h"
 
 #define TWO_OVERLAP 0.2
@@ -140,6 +142,26 @@ static int hub_spokes(const dmls_stats *st, size_t hub, const size_t *members, s
 			least = o, *turns = members[i];
 	}
 	return 0;
+}
+
+double dmls_hub_answers(const dmls_stats *st, size_t hub, const size_t *members, size_t n)
+{
+	double *r = malloc((n ? n : 1) * sizeof(double));
+	size_t m = 0;
+	for (size_t i = 0; r && i < n; i++) {
+		if (members[i] == hub)
+			continue;
+		long k1 = dmls_stats_find_pair(st, (uint32_t)hub, (uint32_t)members[i]);
+		long k2 = dmls_stats_find_pair(st, (uint32_t)members[i], (uint32_t)hub);
+		two_side t;
+		if (k1 < 0 || k2 < 0 || side_by_side(&st->pairs[k1].series, &st->pairs[k2].series, &t))
+			continue;
+		if (isfinite(t.delay_ab) && isfinite(t.delay_ba) && t.delay_ab > 0)
+			r[m++] = t.delay_ba / t.delay_ab;
+	}
+	double med = m ? dmls_median(r, m) : NAN;
+	free(r);
+	return med;
 }
 
 int dmls_hub_exchanges(const dmls_stats *st, size_t hub, const size_t *members, size_t n)

@@ -312,7 +312,7 @@ static int link_only(const dmls_stats *st, const dmls_pair *pr)
  * not count: a worker's capture on every interface (the testbed's
  * --capture any) holds its neighbour discovery and MLD, which took its
  * parameter server's star seen from one worker for a whole job of 2. */
-static size_t view_center(const dmls_stats *st)
+size_t dmls_view_center(const dmls_stats *st)
 {
 	if (st->nhosts < 3 || st->npairs == 0)
 		return st->nhosts;
@@ -498,7 +498,7 @@ int dmls_pattern_view(dmls_pattern *p, const dmls_stats *st, const size_t *in_jo
 	if (!obs_host || !in || !m || !local || !p->observed)
 		goto out;
 	size_t nobs = 0;
-	size_t center = view_center(st);
+	size_t center = dmls_view_center(st);
 	if (center < nh && whole_star(p, st, center, in_jobs ? in_jobs[center] : 0))
 		center = nh;
 	for (size_t h = 0; h < nh; h++) /* one host's capture: the others only towards it */
