@@ -34,6 +34,9 @@ static void pattern_text(const dmls_result *r, FILE *fp)
 			r->pattern.confidence);
 	else if (r->pattern.ranks < 0 && r->pattern.partial)
 		fprintf(fp, ", rank count unknown");
+	else if (r->pattern.ranks < 0 && r->pattern.nmembers > 0) /* seen: a part of it */
+		fprintf(fp, ", %zu ranks seen, rank count unknown (confidence %.2f)",
+			r->pattern.nmembers, r->pattern.confidence);
 	if (r->pattern.groups > 0)
 		fprintf(fp, ", %lld groups", (long long)r->pattern.groups);
 	if (r->pattern.partial && r->pattern.ranks > 0)

@@ -88,7 +88,11 @@ static void pattern(dmls_result *r, const dmls_pattern *p, const dmls_stats *st)
 {
 	r->pattern.kind = p->kind;
 	r->pattern.name = dmls_pattern_name(p->kind);
-	r->pattern.ranks = p->service_port || p->center_jobs > 1 ? -1 : (int64_t)p->ranks; /* unknown: note */
+	/* unknown (a note says why): ranks connected on demand, a host in two
+	 * jobs, a tree's inner node seen alone (its parent's other children
+	 * and its children's own are not in the capture) */
+	r->pattern.ranks = p->service_port || p->center_jobs > 1 || p->tree_node ? -1
+										 : (int64_t)p->ranks;
 	r->pattern.groups = p->ngroups ? (int64_t)p->ngroups : -1;
 	r->pattern.jobs = (int64_t)p->components;
 	r->pattern.data_edges = (int64_t)p->edges;

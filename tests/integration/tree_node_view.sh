@@ -7,7 +7,8 @@
 #     read as a server with its workers (confidence 1); but the node sends
 #     up to its parent before the parent sends down, where its children
 #     send first: a tree rooted at the parent, with a note that it may
-#     reach past the ranks seen, S as truth.json's.
+#     reach past the ranks seen, its rank count null (it gave the 3 or 4
+#     seen, for 6), S as truth.json's.
 #   rpc8-any-server: run_job.py --framework rpc --ranks 8 --capture any; the
 #     server's file: every worker pushes before it pulls, so a star it stays.
 set -u
@@ -29,6 +30,9 @@ for v in ("node1", "node2"):
     if p["kind"] != "tree" or p["hubs"] != [root]:
         sys.exit("tree_node_view: FAIL: %s: %s (hubs %s), want a tree rooted at %s"
                  % (v, p["kind"], p["hubs"], root))
+    if p["ranks"] is not None:
+        sys.exit("tree_node_view: FAIL: %s: ranks %s, want null (the tree reaches past the %d seen)"
+                 % (v, p["ranks"], len(p["members"])))
     if not any(n.startswith("tree, not a server") for n in d["notes"]):
         sys.exit("tree_node_view: FAIL: %s: no note on the tree seen from its node: %s" % (v, d["notes"]))
     S = d["model"]["gradient_bytes"]
