@@ -736,20 +736,10 @@ static int job_bytes_repeat(const dmls_iterations *it)
  */
 static const char *sync_collective(const dmls_pattern *p)
 {
-	switch (p->kind) {
-	case DMLS_PAT_RING:
-		return "ring";
-	case DMLS_PAT_TREE:
-		return "tree";
-	case DMLS_PAT_BUTTERFLY:
-		return "butterfly";
-	case DMLS_PAT_CLIQUE:
-		return "clique";
-	case DMLS_PAT_HIERARCHICAL:
-		return "hierarchical";
-	default:
-		return NULL;
-	}
+	int sync = p->kind == DMLS_PAT_RING || p->kind == DMLS_PAT_TREE ||
+		   p->kind == DMLS_PAT_BUTTERFLY || p->kind == DMLS_PAT_CLIQUE ||
+		   p->kind == DMLS_PAT_HIERARCHICAL;
+	return sync ? dmls_pattern_name(p->kind) : NULL;
 }
 
 /*

@@ -145,20 +145,15 @@ static double multiple_spread(const double *fast, size_t nf, const double *slow,
  * of their offsets) against the other's, over 2 P. */
 static double halves_spread(const double *a, size_t na, const double *b, size_t nb, double P)
 {
-	double best = INFINITY, *x = malloc((na / 2 + 1) * sizeof(double)),
-	       *y = malloc((nb / 2 + 1) * sizeof(double));
-	for (size_t i = 0; x && y && i < 2; i++)
-		for (size_t j = 0; j < 2; j++) {
-			size_t mx = 0, my = 0;
-			for (size_t k = i; k < na; k += 2)
-				x[mx++] = a[k];
-			for (size_t k = j; k < nb; k += 2)
-				y[my++] = b[k];
-			if (mx >= 4 && my >= 4)
-				best = fmin(best, phase_spread(x, mx, y, my, 2 * P));
-		}
+	double best = INFINITY, *x = malloc((na / 2 + 1) * sizeof(double));
+	for (size_t i = 0; x && i < 2; i++) {
+		size_t mx = 0;
+		for (size_t k = i; k < na; k += 2)
+			x[mx++] = a[k];
+		if (mx >= 4) /* b's every other end, at its better offset, against x */
+			best = fmin(best, multiple_spread(b, nb, x, mx, 2 * P, 2));
+	}
 	free(x);
-	free(y);
 	return best;
 }
 

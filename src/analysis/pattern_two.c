@@ -108,17 +108,22 @@ void dmls_pattern_check_two(dmls_pattern *p, const dmls_stats *st)
 	}
 }
 
-/* Overlap of the pair series a->b and b->a (0 when either is missing);
+/* The pair series a->b and b->a side by side (-1 when either is missing);
  * *bin_ns: a->b's bin width (0 without it). */
-static double pair_overlap(const dmls_stats *st, size_t a, size_t b, int64_t *bin_ns)
+static int pair_sides(const dmls_stats *st, size_t a, size_t b, two_side *t, int64_t *bin_ns)
 {
 	long k1 = dmls_stats_find_pair(st, (uint32_t)a, (uint32_t)b);
 	long k2 = dmls_stats_find_pair(st, (uint32_t)b, (uint32_t)a);
 	*bin_ns = k1 >= 0 ? st->pairs[k1].series.bin_ns : 0;
+	return k1 < 0 || k2 < 0 ? -1 : side_by_side(&st->pairs[k1].series, &st->pairs[k2].series, t);
+}
+
+/* Overlap of the pair series a->b and b->a (0 when either is missing);
+ * *bin_ns: a->b's bin width (0 without it). */
+static double pair_overlap(const dmls_stats *st, size_t a, size_t b, int64_t *bin_ns)
+{
 	two_side t;
-	if (k1 < 0 || k2 < 0 || side_by_side(&st->pairs[k1].series, &st->pairs[k2].series, &t))
-		return 0;
-	return t.overlap;
+	return pair_sides(st, a, b, &t, bin_ns) ? 0 : t.overlap;
 }
 
 /* The hub's spokes (members[0..n) but hub) that exchange with it at once
@@ -151,10 +156,9 @@ double dmls_hub_answers(const dmls_stats *st, size_t hub, const size_t *members,
 	for (size_t i = 0; r && i < n; i++) {
 		if (members[i] == hub)
 			continue;
-		long k1 = dmls_stats_find_pair(st, (uint32_t)hub, (uint32_t)members[i]);
-		long k2 = dmls_stats_find_pair(st, (uint32_t)members[i], (uint32_t)hub);
 		two_side t;
-		if (k1 < 0 || k2 < 0 || side_by_side(&st->pairs[k1].series, &st->pairs[k2].series, &t))
+		int64_t bin;
+		if (pair_sides(st, hub, members[i], &t, &bin))
 			continue;
 		if (isfinite(t.delay_ab) && isfinite(t.delay_ba) && t.delay_ab > 0)
 			r[m++] = t.delay_ba / t.delay_ab;
