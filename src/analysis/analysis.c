@@ -229,6 +229,23 @@ static int stage_shape(stage_ctx *c, dmls_error *err)
  * holds), and their median count is that multiple of the job's (within
  * the same), the job takes the step bounds of the agreeing rank of
  * the median count, under the same test of its bytes.
+ *
+ * Where that byte clock stands and the ranks' clocks (RANKS_APART_MIN of
+ * them at least) keep no step with it (more than half do not agree on a
+ * period, or agree on one more than RECLOCK_AGREE off the job's of which
+ * the job's is no multiple), nothing tells which to believe: count,
+ * period and S are withheld (a->ranks_apart, stage_mode).  Without their
+ * train logs (which caught the first two by log_multiple) a clique of 5
+ * at 2 % loss gave 19 of 0.376 s for 40 of 0.165 s, its ranks' clocks
+ * 0.13-0.74 s; a DDP ring of 4, 9 of 0.571 s for 40 of 0.121 s (its
+ * ranks' 0.12, 0.24, 0.57 and 0.57 s); a DDP ring of 6 at 2 % loss
+ * captured from 40 % into its run, 14 of 0.366 s for 29 of 0.168 s (its
+ * ranks' 0.18-1.1 s): every one with S doubled or more.  Where more than
+ * half agree on a finer clock of which the job's is a multiple and their
+ * bounds failed the bytes test, the job's clock stands: its bytes repeat
+ * and theirs do not (test_analysis_lossy's ring, whose ranks count its
+ * buckets; a DDP ring of 6 at 2 % whose ranks' 0.146 s count neither its
+ * 0.212 s steps nor the job's 0.827 s stays a multiple).
  */
 #define RECLOCK_AGREE 0.1
 #define RECLOCK_LONGER 1.5
@@ -236,6 +253,7 @@ static int stage_shape(stage_ctx *c, dmls_error *err)
 #define RECLOCK_MULT_STEPS 256
 #define RECLOCK_MULT_RANKS 8
 #define RECLOCK_MULT_TOL 0.15
+#define RANKS_APART_MIN 3
 
 /* k >= 2 when x is about k times y (within RECLOCK_MULT_TOL), else 0. */
 static long multiple_of(double x, double y)
@@ -329,6 +347,7 @@ static int reclock_by_ranks(stage_ctx *c, dmls_error *err)
 	int by_time = it->method && !strcmp(it->method, "time-acf");
 	int by_bytes = !unsure && it->method && !strcmp(it->method, "byte-clock") &&
 		       it->count < RECLOCK_MULT_STEPS && n >= 2 && dmls_hosts_lossy(c->st, r, n);
+	a->ranks_apart = 0;
 	if (it->count < (by_bytes ? 2u : 4u) || !(unsure || by_time || by_bytes) ||
 	    !(it->period_median_s > 0) || n < 2 || a->hub_one_at_a_time)
 		return 0;
@@ -390,6 +409,10 @@ static int reclock_by_ranks(stage_ctx *c, dmls_error *err)
 			dmls_iterations_release(&ri);
 		}
 	}
+	/* the byte clock stands where the ranks' clocks keep no step with it */
+	if (rc == 0 && by_bytes && nper >= RANKS_APART_MIN &&
+	    !(agreed && (multiple || fabs(a->iter.period_s - P) <= RECLOCK_AGREE * P)))
+		a->ranks_apart = nper;
 	rc = rc < 0 ? -1 : 0;
 	free(sp);
 	free(per);
@@ -857,7 +880,7 @@ static int stage_mode(stage_ctx *c, dmls_error *err)
 	    ((it->count >= 4 && isfinite(it->bytes_outliers) &&
 	      it->bytes_outliers > UNSURE_OUTLIERS && !job_bytes_repeat(it)) ||
 	     (a->two_kinds = two_kinds(it)) > 0 ||
-	     (a->log_multiple = log_multiple(c->log, it)) > 0)) {
+	     (a->log_multiple = log_multiple(c->log, it)) > 0 || a->ranks_apart > 0)) {
 		a->iter_unsure = 1;
 		a->iter.period_s = a->iter.period_median_s = NAN;
 		a->iter.bytes_per_worker = NAN;

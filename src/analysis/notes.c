@@ -221,6 +221,10 @@ void dmls_notes_job(dmls_analysis *a, const dmls_stats *st)
 		dmls_note(a, "iterations uncertain: the ranks' clocks read asynchronous, which a %s "
 			"all-reduce is not (busy hosts or loss): count, period and S withheld",
 		     a->sync_kind);
+	else if (a->iter_unsure && a->ranks_apart > 0)
+		dmls_note(a, "iterations uncertain: on a lossy path the job's clock (%zu steps) and "
+			"%zu ranks' own clocks agree on no step: count, period and S withheld",
+		     a->iter_found, a->ranks_apart);
 	else if (a->iter_unsure && a->two_kinds > 0)
 		dmls_note(a, "iterations uncertain: mean period %.1fx the median, lengths' robust CV "
 			"%.2f: steps and their parts counted alike; count, period and S withheld",
