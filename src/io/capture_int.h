@@ -49,6 +49,7 @@ struct dmls_reader {
 	 * `cat a.gz b.gz` makes, are one stream) */
 	void *z;             /* z_stream, NULL when not gzip */
 	void *xz;            /* lzma_stream, NULL when not xz */
+	void *zst;           /* rdbuf.c's zstd_in, NULL when not zstd */
 	uint8_t *zin;        /* compressed bytes read from fp */
 	bool zeof;           /* fp has no more compressed bytes */
 	FILE *mem_fp;        /* fmemopen of a compressed buffer (ours) */
@@ -76,8 +77,9 @@ static inline int64_t dmls_rd_fill(dmls_reader *r, size_t n, dmls_error *err)
 	size_t have = r->end - r->start;
 	return have >= n ? (int64_t)have : dmls_rd_refill(r, n, err);
 }
-/* At the start of a stream: when its first bytes are gzip's or xz's magic,
- * read it through the decompressor from now on.  0, or -1 with err. */
+/* At the start of a stream: when its first bytes are gzip's, xz's or
+ * zstd's magic, read it through the decompressor from now on.  0, or -1
+ * with err. */
 int dmls_rd_gzip_start(dmls_reader *r, dmls_error *err);
 void dmls_rd_gzip_free(dmls_reader *r);
 /* Drop n bytes (possibly more than are buffered: skips in the stream). */

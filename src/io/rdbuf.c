@@ -5,10 +5,10 @@
  * read a pcapng whose interfaces differ in link type or snap length (libpcap
  * issues 1078, 1252, 1321).  The window is the caller's whole buffer, or is
  * refilled from a FILE * by 64 KiB freads; records are handed out as
- * pointers into it.  A gzip- or xz-compressed stream (by content, not by
- * name) is decompressed into the window as it is read (zlib, RFC 1952;
- * liblzma, the .xz format), so a .pcap.gz costs no temporary file and no
- * more memory.  The lowest layer of the
+ * pointers into it.  A gzip-, xz- or zstd-compressed stream (by content,
+ * not by name) is decompressed into the window as it is read (zlib, RFC
+ * 1952; liblzma, the .xz format; libzstd, RFC 8878), so a .pcap.gz costs
+ * no temporary file and no more memory.  The lowest layer of the
  * reader: the format halves (pcap.c, pcapng.c) read through it, and it calls
  * neither.
  */
@@ -20,6 +20,16 @@
 
 #include <lzma.h>
 #include <zlib.h>
+#include <zstd.h>
+
+/* A zstd stream's decoder and its input.  The decoder holds one window
+ * of the frame (2^21 bytes at zstd's default level, 2^23 at -19). */
+#define DMLS_ZSTD_WINDOW_LOG 27
+typedef struct zstd_in {
+	ZSTD_DStream *ds;
+	ZSTD_inBuffer in;  /* over r->zin */
+	uint64_t consumed; /* compressed bytes before in's */
+} zstd_in;
 
 /* Up to want bytes of the raw stream into dst; sets eof at its end. */
 static int64_t raw_read(dmls_reader *r, uint8_t *dst, size_t want, dmls_error *err)
@@ -110,6 +120,37 @@ static int64_t xz_read(dmls_reader *r, uint8_t *dst, size_t want, dmls_error *er
 	return (int64_t)(want - x->avail_out);
 }
 
+/* Up to want bytes decoded from the zstd stream into dst (frames in a row,
+ * as `cat a.zst b.zst` makes, are one stream; skippable frames skipped). */
+static int64_t zstd_read(dmls_reader *r, uint8_t *dst, size_t want, dmls_error *err)
+{
+	zstd_in *z = r->zst;
+	ZSTD_outBuffer out = {dst, want, 0};
+	while (out.pos < out.size) {
+		if (z->in.pos == z->in.size && !r->zeof) {
+			int64_t got = refill(r, err);
+			if (got < 0)
+				return -1;
+			z->consumed += z->in.size;
+			z->in = (ZSTD_inBuffer){r->zin, (size_t)got, 0};
+		}
+		size_t out0 = out.pos, in0 = z->in.pos;
+		size_t rc = ZSTD_decompressStream(z->ds, &out, &z->in);
+		if (ZSTD_isError(rc))
+			return dmls_fail(err, DMLS_EBAD, "'%s': corrupt zstd data at byte %llu: %s",
+					 r->name, (unsigned long long)(z->consumed + z->in.pos),
+					 ZSTD_getErrorName(rc)), -1;
+		if (out.pos == out0 && z->in.pos == in0 && z->in.pos == z->in.size && r->zeof) {
+			r->eof = true; /* the end, or cut short: a truncated record */
+			break;
+		}
+		if (out.pos == out0 && z->in.pos == in0 && z->in.pos < z->in.size)
+			return dmls_fail(err, DMLS_EBAD, "'%s': corrupt zstd data at byte %llu",
+					 r->name, (unsigned long long)(z->consumed + z->in.pos)), -1;
+	}
+	return (int64_t)out.pos;
+}
+
 /* The window starts over on the decompressed bytes; the raw ones read so
  * far are the decompressor's first input. */
 static int restart(dmls_reader *r)
@@ -130,13 +171,27 @@ int dmls_rd_gzip_start(dmls_reader *r, dmls_error *err)
 	const uint8_t *p = r->buf + r->start;
 	int gz = have >= 2 && p[0] == 0x1f && p[1] == 0x8b;
 	int xz = have >= 6 && !memcmp(p, xz_magic, 6);
-	if (!gz && !xz)
+	int zst = have >= 4 && p[0] == 0x28 && p[1] == 0xb5 && p[2] == 0x2f && p[3] == 0xfd;
+	if (!gz && !xz && !zst)
 		return 0;
 	r->zin = malloc(DMLS_READ_CHUNK);
 	if (!r->zin)
 		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
 	/* what was read raw is the start of the compressed stream */
 	memcpy(r->zin, p, (size_t)have);
+	if (zst) {
+		zstd_in *z = calloc(1, sizeof(*z));
+		if (!z || !(z->ds = ZSTD_createDStream())) {
+			free(z);
+			return dmls_fail(err, DMLS_ENOMEM, "out of memory");
+		}
+		/* frames of up to 2^DMLS_ZSTD_WINDOW_LOG bytes of window (zstd
+		 * -19 uses 2^23, --ultra -22 2^27, the library's own limit) */
+		ZSTD_DCtx_setParameter(z->ds, ZSTD_d_windowLogMax, DMLS_ZSTD_WINDOW_LOG);
+		z->in = (ZSTD_inBuffer){r->zin, (size_t)have, 0};
+		r->zst = z;
+		return restart(r);
+	}
 	if (xz) {
 		lzma_stream *x = calloc(1, sizeof(*x));
 		if (!x)
@@ -172,11 +227,16 @@ void dmls_rd_gzip_free(dmls_reader *r)
 		lzma_end(r->xz);
 		free(r->xz);
 	}
+	if (r->zst) {
+		ZSTD_freeDStream(((zstd_in *)r->zst)->ds);
+		free(r->zst);
+	}
 	free(r->zin);
 	if (r->mem_fp)
 		fclose(r->mem_fp);
 	r->z = NULL;
 	r->xz = NULL;
+	r->zst = NULL;
 	r->zin = NULL;
 	r->mem_fp = NULL;
 }
@@ -208,7 +268,8 @@ int64_t dmls_rd_refill(dmls_reader *r, size_t n, dmls_error *err)
 		size_t want = r->cap - r->end;
 		int64_t got = r->z    ? gz_read(r, r->own_buf + r->end, want, err)
 			      : r->xz ? xz_read(r, r->own_buf + r->end, want, err)
-				      : raw_read(r, r->own_buf + r->end, want, err);
+			      : r->zst ? zstd_read(r, r->own_buf + r->end, want, err)
+				       : raw_read(r, r->own_buf + r->end, want, err);
 		if (got < 0)
 			return -1;
 		r->end += (size_t)got;

@@ -41,8 +41,7 @@ static int probe(dmls_reader *r, dmls_error *err)
 		uint8_t magic[4];
 		size_t len;
 		const char *what;
-	} packed[] = {{{0x28, 0xb5, 0x2f, 0xfd}, 4, "zstd: decompress it first (zstd -d)"},
-		      {{'B', 'Z', 'h'}, 3, "bzip2: decompress it first (bzip2 -d)"},
+	} packed[] = {{{'B', 'Z', 'h'}, 3, "bzip2: decompress it first (bzip2 -d)"},
 		      {{'P', 'K', 3, 4}, 4, "zip: extract the capture first"}};
 	for (size_t i = 0; i < sizeof(packed) / sizeof(packed[0]); i++)
 		if (!memcmp(p, packed[i].magic, packed[i].len))
@@ -163,7 +162,7 @@ const char *dmls_reader_format(const dmls_reader *r)
 
 const char *dmls_reader_compression(const dmls_reader *r)
 {
-	return r->z ? "gzip" : r->xz ? "xz" : NULL;
+	return r->z ? "gzip" : r->xz ? "xz" : r->zst ? "zstd" : NULL;
 }
 
 int dmls_reader_linktype(const dmls_reader *r)

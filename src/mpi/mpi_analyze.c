@@ -417,7 +417,7 @@ static const char *format_name(const char *s)
 
 static const char *compression_name(const char *s)
 {
-	static const char *known[] = {"gzip", "xz"};
+	static const char *known[] = {"gzip", "xz", "zstd"};
 	for (size_t i = 0; i < sizeof(known) / sizeof(*known); i++)
 		if (!strcmp(s, known[i]))
 			return known[i];

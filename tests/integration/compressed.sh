@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Compressed captures, by content not by name: a gzip'd or xz'd capture
-# (file, odd name, standard input) gives the same document as the plain
-# one; a stream cut short gives what came before it and exit 1; zstd and
-# bzip2 are named with how to decompress; corrupt data is one line, exit 1.
+# Compressed captures, by content not by name: a gzip'd, xz'd or zstd'd
+# capture (file, odd name, standard input, frames in a row) gives the same
+# document as the plain one; a stream cut short gives what came before it
+# and exit 1; bzip2 is named with how to decompress; corrupt data is one
+# line, exit 1.
 set -u
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 fail=0
@@ -39,6 +40,31 @@ if [ $rc != 1 ] || ! grep -q "cut.xz': truncated record" "$tmp/err"; then
 	echo "FAIL cut xz: exit $rc, $(cat "$tmp/err")"; fail=1
 fi
 
+zstd_part=""
+if command -v zstd >/dev/null; then
+	zstd -q -c "$cap" >"$tmp/w.pcap.zst"
+	"$DMLSCOPE" analyze "$tmp/w.pcap.zst" --quiet --json - | doc zstd >"$tmp/z"
+	cmp -s "$tmp/plain" "$tmp/z" || { echo "FAIL zstd: not the plain document"; fail=1; }
+	"$DMLSCOPE" analyze - --quiet --json - <"$tmp/w.pcap.zst" | doc zstd >"$tmp/z"
+	cmp -s "$tmp/plain" "$tmp/z" || { echo "FAIL zstd on standard input"; fail=1; }
+	# two frames in a row (the capture cut at an odd byte, each part
+	# compressed alone, as `cat a.zst b.zst` makes) are one stream
+	head -c 300001 "$cap" | zstd -q -c >"$tmp/two.zst"
+	tail -c +300002 "$cap" | zstd -q -19 -c >>"$tmp/two.zst"
+	"$DMLSCOPE" analyze "$tmp/two.zst" --quiet --json - | doc zstd >"$tmp/z"
+	cmp -s "$tmp/plain" "$tmp/z" || { echo "FAIL zstd of two frames: not the plain document"; fail=1; }
+	head -c 60000 "$tmp/w.pcap.zst" >"$tmp/cut.zst"
+	"$DMLSCOPE" analyze "$tmp/cut.zst" --quiet --json "$tmp/cutzst.json" 2>"$tmp/err"
+	rc=$?
+	n=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["input"]["packets"])' "$tmp/cutzst.json" 2>/dev/null || echo 0)
+	if [ $rc != 1 ] || [ "$n" -le 0 ] || ! grep -q "cut.zst': truncated record" "$tmp/err"; then
+		echo "FAIL cut zstd: exit $rc, $n packets, $(cat "$tmp/err")"; fail=1
+	fi
+	zstd_part=", zstd"
+else
+	echo "compressed: no zstd command (apt-get install zstd): zstd captures untested"
+fi
+
 head -c 100000 "$tmp/w.pcap.gz" >"$tmp/cut.gz"
 "$DMLSCOPE" analyze "$tmp/cut.gz" --quiet --json "$tmp/cut.json" 2>"$tmp/err"
 rc=$?
@@ -55,8 +81,8 @@ expect_bad() { # NAME PATTERN: exit 1, one line naming the file and matching
 	fi
 }
 printf '\xfd7zXZ\0garbage-garbage' >"$tmp/bad.xz"; expect_bad bad.xz "corrupt xz data"
-printf '\x28\xb5\x2f\xfdrest' >"$tmp/a.zst"; expect_bad a.zst "compressed with zstd"
+printf '\x28\xb5\x2f\xfdgarbage-garbage' >"$tmp/bad.zst"; expect_bad bad.zst "corrupt zstd data"
 printf 'BZh91AY&SY' >"$tmp/a.bz2";          expect_bad a.bz2 "compressed with bzip2"
 printf '\x1f\x8b\x09\0garbage-garbage' >"$tmp/bad.gz"; expect_bad bad.gz "corrupt gzip data"
-[ $fail = 0 ] && echo "compressed: gzip and xz by content (file, stdin), cut, zstd/bzip2 named, corrupt"
+[ $fail = 0 ] && echo "compressed: gzip, xz$zstd_part by content (file, stdin), cut, bzip2 named, corrupt"
 exit $fail
