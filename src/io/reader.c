@@ -42,6 +42,7 @@ static int probe(dmls_reader *r, dmls_error *err)
 		size_t len;
 		const char *what;
 	} packed[] = {{{'B', 'Z', 'h'}, 3, "bzip2: decompress it first (bzip2 -d)"},
+		      {{0x04, 0x22, 0x4d, 0x18}, 4, "lz4: decompress it first (lz4 -d)"},
 		      {{'P', 'K', 3, 4}, 4, "zip: extract the capture first"}};
 	for (size_t i = 0; i < sizeof(packed) / sizeof(packed[0]); i++)
 		if (!memcmp(p, packed[i].magic, packed[i].len))

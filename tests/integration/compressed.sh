@@ -2,8 +2,8 @@
 # Compressed captures, by content not by name: a gzip'd, xz'd or zstd'd
 # capture (file, odd name, standard input, frames in a row) gives the same
 # document as the plain one; a stream cut short gives what came before it
-# and exit 1; bzip2 is named with how to decompress; corrupt data is one
-# line, exit 1.
+# and exit 1; bzip2 and lz4 are named with how to decompress; corrupt data
+# is one line, exit 1.
 set -u
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 fail=0
@@ -83,6 +83,7 @@ expect_bad() { # NAME PATTERN: exit 1, one line naming the file and matching
 printf '\xfd7zXZ\0garbage-garbage' >"$tmp/bad.xz"; expect_bad bad.xz "corrupt xz data"
 printf '\x28\xb5\x2f\xfdgarbage-garbage' >"$tmp/bad.zst"; expect_bad bad.zst "corrupt zstd data"
 printf 'BZh91AY&SY' >"$tmp/a.bz2";          expect_bad a.bz2 "compressed with bzip2"
+printf '\x04\x22\x4d\x18\x64\x40' >"$tmp/a.lz4"; expect_bad a.lz4 "compressed with lz4"
 printf '\x1f\x8b\x09\0garbage-garbage' >"$tmp/bad.gz"; expect_bad bad.gz "corrupt gzip data"
-[ $fail = 0 ] && echo "compressed: gzip, xz$zstd_part by content (file, stdin), cut, bzip2 named, corrupt"
+[ $fail = 0 ] && echo "compressed: gzip, xz$zstd_part by content (file, stdin), cut, bzip2/lz4 named, corrupt"
 exit $fail
