@@ -26,6 +26,9 @@ static int probe(dmls_reader *r, dmls_error *err)
 	int64_t have = dmls_rd_fill(r, 4, err);
 	if (have < 0)
 		return -1;
+	if (have == 0 && dmls_reader_compression(r))
+		return dmls_fail(err, DMLS_EBAD, "'%s': empty once decompressed (%s)", r->name,
+				 dmls_reader_compression(r));
 	if (have == 0)
 		return dmls_fail(err, DMLS_EBAD, "'%s': empty file", r->name);
 	if (have < 4)

@@ -85,5 +85,6 @@ printf '\x28\xb5\x2f\xfdgarbage-garbage' >"$tmp/bad.zst"; expect_bad bad.zst "co
 printf 'BZh91AY&SY' >"$tmp/a.bz2";          expect_bad a.bz2 "compressed with bzip2"
 printf '\x04\x22\x4d\x18\x64\x40' >"$tmp/a.lz4"; expect_bad a.lz4 "compressed with lz4"
 printf '\x1f\x8b\x09\0garbage-garbage' >"$tmp/bad.gz"; expect_bad bad.gz "corrupt gzip data"
+printf '' | gzip -c >"$tmp/empty.gz"; expect_bad empty.gz "empty once decompressed \(gzip\)"
 [ $fail = 0 ] && echo "compressed: gzip, xz$zstd_part by content (file, stdin), cut, bzip2/lz4 named, corrupt"
 exit $fail
