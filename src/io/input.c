@@ -516,6 +516,15 @@ const char *dmls_input_why_empty(const dmls_input_counts *c, const dmls_input_fi
 		why = ": every record is ARP or another non-IP protocol";
 	else if (c->truncated == c->records)
 		why = ": every record is too short or malformed to decode";
+	else if (c->truncated > 0 && 2 * c->truncated >= c->records) {
+		/* the rest ARP and the like: a snap length shorter than the
+		 * headers cuts every IP packet and leaves the small others */
+		snprintf(buf, len,
+			 ": %llu of %llu records too short or malformed to decode (a snap length "
+			 "shorter than their headers?)",
+			 (unsigned long long)c->truncated, (unsigned long long)c->records);
+		return buf;
+	}
 	else if (c->other == c->records)
 		for (size_t i = 0; i < nfiles && lt < 0; i++)
 			if (files[i].records)

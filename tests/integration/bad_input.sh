@@ -68,6 +68,22 @@ b[20:24] = (147).to_bytes(4, "little")
 open(sys.argv[2], "wb").write(b)
 PY
 expect unknown_linktype 1 "linktype.pcap'.*link type 147 is not one dmlscope reads" -- "$tmp/linktype.pcap"
+# captured with a snap length of 36 bytes (editcap -s 36): every IP packet
+# cut inside its UDP ports, and one ARP record whole
+$py - "$tmp/good.pcap" "$tmp/snap36.pcap" <<'PY'
+import struct, sys
+b = open(sys.argv[1], "rb").read()
+out, pos = bytearray(b[:24]), 24
+out[16:20] = struct.pack("<I", 36)
+while pos + 16 <= len(b):
+    s, u, cl, ol = struct.unpack_from("<IIII", b, pos)
+    out += struct.pack("<IIII", s, u, min(cl, 36), ol) + b[pos + 16:pos + 16 + min(cl, 36)]
+    pos += 16 + cl
+arp = bytes(12) + b"\x08\x06" + bytes(28)
+out += struct.pack("<IIII", 2000, 0, len(arp), len(arp)) + arp
+open(sys.argv[2], "wb").write(out)
+PY
+expect snap36 1 "snap36.pcap'.*20 of 21 records too short or malformed to decode \\(a snap length" -- "$tmp/snap36.pcap"
 cp "$tmp/good.pcap" "$tmp/unreadable.pcap"; chmod 000 "$tmp/unreadable.pcap"
 if [ "$(id -u)" != 0 ]; then
 	expect unreadable 3 "unreadable.pcap'" -- "$tmp/unreadable.pcap"
