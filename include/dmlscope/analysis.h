@@ -324,9 +324,9 @@ typedef struct dmls_analysis {
 				   * ...) whose ranks' clocks read asynchronous:
 				   * the clocks, not the job, are out of step;
 				   * mode unknown, iterations withheld; else NULL */
-	size_t ranks_apart;       /* a lossy job's ranks whose own clocks agree
-				   * neither among themselves nor with the job's
-				   * byte clock (analysis.c reclock_by_ranks):
+	size_t ranks_apart;       /* a lossy job's ranks clocked, when their own
+				   * clocks keep no step with the job's byte
+				   * clock (analysis.c reclock_by_ranks):
 				   * iterations withheld; else 0 */
 	size_t iter_found;        /* iterations the job clock counted (before an
 				   * asynchronous verdict) */
