@@ -22,23 +22,19 @@ fixture_unpack ddp4-loss2.tar.xz
 fixture_unpack ddp6-loss2.tar.xz
 fixture_unpack rpc6-loss2.tar.xz
 # the captures alone (no train log), and the ring of 6 from 40 % of its span
-/usr/bin/python3 - "$tmp" <<'PY' || { echo "$NAME: FAIL: cannot copy the captures"; exit 1; }
-import glob, os, shutil, struct, sys
-tmp = sys.argv[1]
+/usr/bin/python3 - "$SRCDIR/tests/integration/lib" "$tmp" <<'PY' || { echo "$NAME: FAIL: cannot copy the captures"; exit 1; }
+import glob, os, shutil, sys
+sys.path.insert(0, sys.argv[1])
+import pcaprec
+tmp = sys.argv[2]
 for run in ("clique5-loss2", "ddp4-loss2", "ddp6-loss2", "rpc6-loss2"):
     os.makedirs("%s/bare-%s" % (tmp, run))
     for f in glob.glob("%s/%s/*.pcap" % (tmp, run)):
         shutil.copy(f, "%s/bare-%s/" % (tmp, run))
 def records(path):
     d = open(path, "rb").read()
-    e = "<" if d[:4] in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1") else ">"
-    frac = 1e-9 if d[:4] in (b"\x4d\x3c\xb2\xa1", b"\xa1\xb2\x3c\x4d") else 1e-6
-    pos, out = 24, []
-    while pos + 16 <= len(d):
-        s, f, cl, _ = struct.unpack_from(e + "IIII", d, pos)
-        out.append((s + f * frac, pos, 16 + cl))
-        pos += 16 + cl
-    return d, out
+    _, per_s, recs = pcaprec.records(d)
+    return d, [(s + f / per_s, pos, 16 + cl) for pos, s, f, cl, _ in recs]
 files = sorted(glob.glob("%s/ddp6-loss2/*.pcap" % tmp))
 recs = {f: records(f) for f in files}
 ts = [t for d, r in recs.values() for t, _, _ in r]

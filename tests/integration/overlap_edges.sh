@@ -37,17 +37,16 @@ for k in 0 1; do
 done
 # the second job 3 hosts up, its ports (1024 and up) 100 over, 0.123 s later;
 # both merged by time into one capture
-/usr/bin/python3 - "$tmp/g0.pcap" "$tmp/g1.pcap" "$tmp/g.pcap" <<'PY' ||
+/usr/bin/python3 - "$SRCDIR/tests/integration/lib" "$tmp/g0.pcap" "$tmp/g1.pcap" "$tmp/g.pcap" <<'PY' ||
 import struct, sys
+sys.path.insert(0, sys.argv.pop(1))
+import pcaprec
 def records(path, move):
     d = open(path, "rb").read()
-    e = "<" if d[:4] in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1") else ">"
-    frac = 1e9 if d[:4] in (b"\x4d\x3c\xb2\xa1", b"\xa1\xb2\x3c\x4d") else 1e6
-    pos, out = 24, []
-    while pos + 16 <= len(d):
-        ts, tf, cl, ol = struct.unpack_from(e + "IIII", d, pos)
+    e, frac, recs = pcaprec.records(d)
+    out = []
+    for pos, ts, tf, cl, ol in recs:
         pkt = bytearray(d[pos + 16:pos + 16 + cl])
-        pos += 16 + cl
         t = round(ts * frac) + tf
         if move:
             t += round(0.123 * frac)
