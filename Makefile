@@ -9,10 +9,10 @@
 #   make install    install dmlscope and its man page (PREFIX=/usr/local)
 
 BUILD_DEPS := cmake pkg-config gcc libpcap-dev libgsl-dev libjansson-dev libcmocka-dev libfftw3-dev zlib1g-dev liblzma-dev \
-              libzstd-dev
+              libzstd-dev liblz4-dev
 TEST_DEPS  := tcpdump tshark python3 g++ protobuf-compiler python3-statsmodels python3-pandas python3-numpy \
               python3-torch python3-torchvision iproute2 nftables clang libclang-rt-14-dev chromium \
-              libopenmpi-dev openmpi-bin tcpreplay zstd
+              libopenmpi-dev openmpi-bin tcpreplay zstd lz4
 # make testbed only (no make check test needs them): Open MPI jobs via mpi4py
 TESTBED_DEPS := openmpi-bin python3-mpi4py
 SHELL := /bin/bash

@@ -50,8 +50,10 @@ struct dmls_reader {
 	void *z;             /* z_stream, NULL when not gzip */
 	void *xz;            /* lzma_stream, NULL when not xz */
 	void *zst;           /* rdbuf.c's zstd_in, NULL when not zstd */
+	void *lz4;           /* rdbuf.c's lz4_in, NULL when not lz4 */
 	uint8_t *zin;        /* compressed bytes read from fp */
 	bool zeof;           /* fp has no more compressed bytes */
+	bool zcut;           /* they ended inside a member or frame */
 	FILE *mem_fp;        /* fmemopen of a compressed buffer (ours) */
 	uint64_t size;       /* of the file or buffer, 0 unknown */
 
@@ -77,11 +79,16 @@ static inline int64_t dmls_rd_fill(dmls_reader *r, size_t n, dmls_error *err)
 	size_t have = r->end - r->start;
 	return have >= n ? (int64_t)have : dmls_rd_refill(r, n, err);
 }
-/* At the start of a stream: when its first bytes are gzip's, xz's or
- * zstd's magic, read it through the decompressor from now on.  0, or -1
+/* At the start of a stream: when its first bytes are gzip's, xz's, zstd's
+ * or lz4's magic, read it through the decompressor from now on.  0, or -1
  * with err. */
 int dmls_rd_gzip_start(dmls_reader *r, dmls_error *err);
 void dmls_rd_gzip_free(dmls_reader *r);
+/* What a truncated record or block owes to its compressed stream: " (the
+ * gzip data ends inside a member)" and the like, or "". */
+const char *dmls_rd_cut(const dmls_reader *r);
+/* Compressed bytes consumed of a zstd or lz4 stream (else the window's). */
+uint64_t dmls_rd_compressed_pos(const dmls_reader *r);
 /* Drop n bytes (possibly more than are buffered: skips in the stream). */
 int dmls_rd_skip(dmls_reader *r, uint64_t n, dmls_error *err);
 static inline uint64_t dmls_rd_pos(const dmls_reader *r)

@@ -39,7 +39,8 @@ int dmls_pcap_open(dmls_reader *r, uint32_t magic, dmls_error *err)
 	if (have < 0)
 		return -1;
 	if (have < 24)
-		return dmls_fail(err, DMLS_EBAD, "'%s': truncated pcap file header", r->name);
+		return dmls_fail(err, DMLS_EBAD, "'%s': truncated pcap file header%s", r->name,
+				 dmls_rd_cut(r));
 	const uint8_t *h = r->buf + r->start;
 	r->swap = (magic == __builtin_bswap32(MAGIC_US) || magic == __builtin_bswap32(MAGIC_NS) ||
 		   magic == __builtin_bswap32(MAGIC_KUZ));
@@ -66,8 +67,8 @@ int dmls_pcap_next(dmls_reader *r, dmls_record *rec, dmls_error *err)
 		return 0;
 	unsigned long long recno = (unsigned long long)r->nrec + 1;
 	if (have < r->rec_hdr)
-		return dmls_fail(err, DMLS_EBAD, "'%s': truncated record %llu at byte %llu",
-				 r->name, recno, (unsigned long long)pos), -1;
+		return dmls_fail(err, DMLS_EBAD, "'%s': truncated record %llu at byte %llu%s",
+				 r->name, recno, (unsigned long long)pos, dmls_rd_cut(r)), -1;
 	const uint8_t *h = r->buf + r->start;
 	uint32_t sec = dmls_rd32(h, r->swap), frac = dmls_rd32(h + 4, r->swap);
 	uint32_t caplen = dmls_rd32(h + 8, r->swap), origlen = dmls_rd32(h + 12, r->swap);
@@ -79,8 +80,8 @@ int dmls_pcap_next(dmls_reader *r, dmls_record *rec, dmls_error *err)
 	if (have < 0)
 		return -1;
 	if (have < r->rec_hdr + caplen)
-		return dmls_fail(err, DMLS_EBAD, "'%s': truncated record %llu at byte %llu",
-				 r->name, recno, (unsigned long long)pos), -1;
+		return dmls_fail(err, DMLS_EBAD, "'%s': truncated record %llu at byte %llu%s",
+				 r->name, recno, (unsigned long long)pos, dmls_rd_cut(r)), -1;
 	rec->ts_ns = (int64_t)sec * 1000000000 + (int64_t)frac * r->frac_mult;
 	rec->caplen = caplen;
 	rec->origlen = origlen < caplen ? caplen : origlen;

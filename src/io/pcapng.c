@@ -133,8 +133,8 @@ static int read_shb(dmls_reader *r, uint32_t *blen, dmls_error *err)
 	if (have < 0)
 		return -1;
 	if (have < 12)
-		return dmls_fail(err, DMLS_EBAD, "'%s': truncated section header at byte %llu",
-				 r->name, (unsigned long long)pos);
+		return dmls_fail(err, DMLS_EBAD, "'%s': truncated section header at byte %llu%s",
+				 r->name, (unsigned long long)pos, dmls_rd_cut(r));
 	const uint8_t *b = r->buf + r->start;
 	uint32_t bom = dmls_rd32(b + 8, false);
 	if (bom == BOM)
@@ -220,8 +220,8 @@ static int ng_block(dmls_reader *r, dmls_record *rec, dmls_error *err)
 	if (have == 0)
 		return 0;
 	if (have < 8)
-		return dmls_fail(err, DMLS_EBAD, "'%s': truncated block at byte %llu", r->name,
-				 (unsigned long long)pos), -1;
+		return dmls_fail(err, DMLS_EBAD, "'%s': truncated block at byte %llu%s",
+				 r->name, (unsigned long long)pos, dmls_rd_cut(r)), -1;
 	uint32_t type = dmls_rd32(r->buf + r->start, r->ng_swap);
 	uint32_t blen = 0;
 	if (dmls_rd32(r->buf + r->start, false) == BT_SHB) {
@@ -246,11 +246,11 @@ static int ng_block(dmls_reader *r, dmls_record *rec, dmls_error *err)
 		return -1;
 	if (have < blen) {
 		if (type == BT_EPB || type == BT_SPB || type == BT_PB)
-			return dmls_fail(err, DMLS_EBAD, "'%s': truncated record %llu at byte %llu",
+			return dmls_fail(err, DMLS_EBAD, "'%s': truncated record %llu at byte %llu%s",
 					 r->name, (unsigned long long)r->nrec + 1,
-					 (unsigned long long)pos), -1;
-		return dmls_fail(err, DMLS_EBAD, "'%s': truncated block at byte %llu", r->name,
-				 (unsigned long long)pos), -1;
+					 (unsigned long long)pos, dmls_rd_cut(r)), -1;
+		return dmls_fail(err, DMLS_EBAD, "'%s': truncated block at byte %llu%s",
+				 r->name, (unsigned long long)pos, dmls_rd_cut(r)), -1;
 	}
 	const uint8_t *b = r->buf + r->start;
 	if (dmls_rd32(b + blen - 4, r->ng_swap) != blen)

@@ -5,10 +5,11 @@
  * read a pcapng whose interfaces differ in link type or snap length (libpcap
  * issues 1078, 1252, 1321).  The window is the caller's whole buffer, or is
  * refilled from a FILE * by 64 KiB freads; records are handed out as
- * pointers into it.  A gzip-, xz- or zstd-compressed stream (by content,
- * not by name) is decompressed into the window as it is read (zlib, RFC
- * 1952; liblzma, the .xz format; libzstd, RFC 8878), so a .pcap.gz costs
- * no temporary file and no more memory.  The lowest layer of the
+ * pointers into it.  A gzip-, xz-, zstd- or lz4-compressed stream (by
+ * content, not by name) is decompressed into the window as it is read
+ * (zlib, RFC 1952; liblzma, the .xz format; libzstd, RFC 8878; liblz4, the
+ * LZ4 frame format: the four Wireshark reads), so a .pcap.gz costs no
+ * temporary file and no more memory.  The lowest layer of the
  * reader: the format halves (pcap.c, pcapng.c) read through it, and it calls
  * neither.
  */
@@ -18,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <lz4frame.h>
 #include <lzma.h>
 #include <zlib.h>
 #include <zstd.h>
@@ -29,7 +31,18 @@ typedef struct zstd_in {
 	ZSTD_DStream *ds;
 	ZSTD_inBuffer in;  /* over r->zin */
 	uint64_t consumed; /* compressed bytes before in's */
+	bool mid_frame;    /* the last call left a frame unfinished */
 } zstd_in;
+
+/* An lz4 stream's decoder and its input.  The decoder holds one block
+ * (up to 4 MiB, 64 KiB at lz4's default) and 64 KiB of history. */
+typedef struct lz4_in {
+	LZ4F_dctx *dc;
+	const uint8_t *next; /* into r->zin */
+	size_t avail;
+	uint64_t consumed; /* compressed bytes before next */
+	bool mid_frame;    /* the last call left a frame unfinished */
+} lz4_in;
 
 /* Up to want bytes of the raw stream into dst; sets eof at its end. */
 static int64_t raw_read(dmls_reader *r, uint8_t *dst, size_t want, dmls_error *err)
@@ -73,6 +86,7 @@ static int64_t gz_read(dmls_reader *r, uint8_t *dst, size_t want, dmls_error *er
 		}
 		if (z->avail_in == 0 && r->zeof) {
 			r->eof = true; /* a stream cut short ends as a truncated record */
+			r->zcut = z->total_in > 0; /* inside a member (reset at each end) */
 			break;
 		}
 		int rc = inflate(z, Z_NO_FLUSH);
@@ -102,14 +116,15 @@ static int64_t xz_read(dmls_reader *r, uint8_t *dst, size_t want, dmls_error *er
 			x->next_in = r->zin;
 			x->avail_in = (size_t)got;
 		}
-		lzma_ret rc = lzma_code(x, r->zeof && x->avail_in == 0 ? LZMA_FINISH : LZMA_RUN);
+		lzma_action act = r->zeof && x->avail_in == 0 ? LZMA_FINISH : LZMA_RUN;
+		lzma_ret rc = lzma_code(x, act);
 		if (rc == LZMA_STREAM_END) {
 			r->eof = true;
 			break;
 		}
-		if (rc == LZMA_BUF_ERROR || (rc == LZMA_OK && r->zeof && x->avail_in == 0 &&
-					     x->avail_out > 0)) {
+		if (rc == LZMA_BUF_ERROR || (rc == LZMA_OK && act == LZMA_FINISH && x->avail_out > 0)) {
 			r->eof = true; /* cut short: ends as a truncated record */
+			r->zcut = true;
 			break;
 		}
 		if (rc != LZMA_OK)
@@ -136,12 +151,15 @@ static int64_t zstd_read(dmls_reader *r, uint8_t *dst, size_t want, dmls_error *
 		}
 		size_t out0 = out.pos, in0 = z->in.pos;
 		size_t rc = ZSTD_decompressStream(z->ds, &out, &z->in);
+		if (out.pos != out0 || z->in.pos != in0)
+			z->mid_frame = rc != 0; /* 0: a frame ended and was flushed */
 		if (ZSTD_isError(rc))
 			return dmls_fail(err, DMLS_EBAD, "'%s': corrupt zstd data at byte %llu: %s",
 					 r->name, (unsigned long long)(z->consumed + z->in.pos),
 					 ZSTD_getErrorName(rc)), -1;
 		if (out.pos == out0 && z->in.pos == in0 && z->in.pos == z->in.size && r->zeof) {
 			r->eof = true; /* the end, or cut short: a truncated record */
+			r->zcut = z->mid_frame;
 			break;
 		}
 		if (out.pos == out0 && z->in.pos == in0 && z->in.pos < z->in.size)
@@ -149,6 +167,44 @@ static int64_t zstd_read(dmls_reader *r, uint8_t *dst, size_t want, dmls_error *
 					 r->name, (unsigned long long)(z->consumed + z->in.pos)), -1;
 	}
 	return (int64_t)out.pos;
+}
+
+/* Up to want bytes decoded from the lz4 stream into dst (frames in a row,
+ * as `cat a.lz4 b.lz4` makes, are one stream; skippable frames skipped). */
+static int64_t lz4_read(dmls_reader *r, uint8_t *dst, size_t want, dmls_error *err)
+{
+	lz4_in *z = r->lz4;
+	size_t done = 0;
+	while (done < want) {
+		if (z->avail == 0 && !r->zeof) {
+			int64_t got = refill(r, err);
+			if (got < 0)
+				return -1;
+			z->next = r->zin;
+			z->avail = (size_t)got;
+		}
+		if (z->avail == 0 && r->zeof) {
+			r->eof = true; /* the end, or cut short: a truncated record */
+			r->zcut = z->mid_frame;
+			break;
+		}
+		size_t out = want - done, in = z->avail;
+		size_t rc = LZ4F_decompress(z->dc, dst + done, &out, z->next, &in, NULL);
+		if (out || in)
+			z->mid_frame = rc != 0; /* 0: a frame ended and was flushed */
+		if (LZ4F_isError(rc))
+			return dmls_fail(err, DMLS_EBAD, "'%s': corrupt lz4 data at byte %llu: %s",
+					 r->name, (unsigned long long)z->consumed,
+					 LZ4F_getErrorName(rc)), -1;
+		z->next += in;
+		z->avail -= in;
+		z->consumed += in;
+		done += out;
+		if (out == 0 && in == 0 && z->avail > 0)
+			return dmls_fail(err, DMLS_EBAD, "'%s': corrupt lz4 data at byte %llu",
+					 r->name, (unsigned long long)z->consumed), -1;
+	}
+	return (int64_t)done;
 }
 
 /* The window starts over on the decompressed bytes; the raw ones read so
@@ -172,13 +228,25 @@ int dmls_rd_gzip_start(dmls_reader *r, dmls_error *err)
 	int gz = have >= 2 && p[0] == 0x1f && p[1] == 0x8b;
 	int xz = have >= 6 && !memcmp(p, xz_magic, 6);
 	int zst = have >= 4 && p[0] == 0x28 && p[1] == 0xb5 && p[2] == 0x2f && p[3] == 0xfd;
-	if (!gz && !xz && !zst)
+	int lz4 = have >= 4 && p[0] == 0x04 && p[1] == 0x22 && p[2] == 0x4d && p[3] == 0x18;
+	if (!gz && !xz && !zst && !lz4)
 		return 0;
 	r->zin = malloc(DMLS_READ_CHUNK);
 	if (!r->zin)
 		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
 	/* what was read raw is the start of the compressed stream */
 	memcpy(r->zin, p, (size_t)have);
+	if (lz4) {
+		lz4_in *z = calloc(1, sizeof(*z));
+		if (!z || LZ4F_isError(LZ4F_createDecompressionContext(&z->dc, LZ4F_VERSION))) {
+			free(z);
+			return dmls_fail(err, DMLS_ENOMEM, "out of memory");
+		}
+		z->next = r->zin;
+		z->avail = (size_t)have;
+		r->lz4 = z;
+		return restart(r);
+	}
 	if (zst) {
 		zstd_in *z = calloc(1, sizeof(*z));
 		if (!z || !(z->ds = ZSTD_createDStream())) {
@@ -217,6 +285,23 @@ int dmls_rd_gzip_start(dmls_reader *r, dmls_error *err)
 	return restart(r);
 }
 
+const char *dmls_rd_cut(const dmls_reader *r)
+{
+	if (!r->zcut)
+		return "";
+	return r->z ? " (the gzip data ends inside a member)"
+	       : r->xz ? " (the xz data ends inside a stream)"
+	       : r->zst ? " (the zstd data ends inside a frame)"
+			: " (the lz4 data ends inside a frame)";
+}
+
+uint64_t dmls_rd_compressed_pos(const dmls_reader *r)
+{
+	if (r->zst)
+		return ((const zstd_in *)r->zst)->consumed + ((const zstd_in *)r->zst)->in.pos;
+	return r->lz4 ? ((const lz4_in *)r->lz4)->consumed : r->base + r->start;
+}
+
 void dmls_rd_gzip_free(dmls_reader *r)
 {
 	if (r->z) {
@@ -231,12 +316,17 @@ void dmls_rd_gzip_free(dmls_reader *r)
 		ZSTD_freeDStream(((zstd_in *)r->zst)->ds);
 		free(r->zst);
 	}
+	if (r->lz4) {
+		LZ4F_freeDecompressionContext(((lz4_in *)r->lz4)->dc);
+		free(r->lz4);
+	}
 	free(r->zin);
 	if (r->mem_fp)
 		fclose(r->mem_fp);
 	r->z = NULL;
 	r->xz = NULL;
 	r->zst = NULL;
+	r->lz4 = NULL;
 	r->zin = NULL;
 	r->mem_fp = NULL;
 }
@@ -269,6 +359,7 @@ int64_t dmls_rd_refill(dmls_reader *r, size_t n, dmls_error *err)
 		int64_t got = r->z    ? gz_read(r, r->own_buf + r->end, want, err)
 			      : r->xz ? xz_read(r, r->own_buf + r->end, want, err)
 			      : r->zst ? zstd_read(r, r->own_buf + r->end, want, err)
+			      : r->lz4 ? lz4_read(r, r->own_buf + r->end, want, err)
 				       : raw_read(r, r->own_buf + r->end, want, err);
 		if (got < 0)
 			return -1;
@@ -286,8 +377,9 @@ int dmls_rd_skip(dmls_reader *r, uint64_t n, dmls_error *err)
 			if (got < 0)
 				return -1;
 			if (got == 0)
-				return dmls_fail(err, DMLS_EBAD, "'%s': truncated block at byte %llu",
-						 r->name, (unsigned long long)dmls_rd_pos(r));
+				return dmls_fail(err, DMLS_EBAD, "'%s': truncated block at byte %llu%s",
+						 r->name, (unsigned long long)dmls_rd_pos(r),
+						 dmls_rd_cut(r));
 			have = (size_t)got;
 		}
 		size_t k = have < n ? have : (size_t)n;

@@ -26,6 +26,11 @@ static int probe(dmls_reader *r, dmls_error *err)
 	int64_t have = dmls_rd_fill(r, 4, err);
 	if (have < 0)
 		return -1;
+	if (have == 0 && r->zcut)
+		return dmls_fail(err, DMLS_EBAD,
+				 "'%s': %s data cut short at byte %llu: nothing decompressed",
+				 r->name, dmls_reader_compression(r),
+				 (unsigned long long)dmls_reader_pos(r));
 	if (have == 0 && dmls_reader_compression(r))
 		return dmls_fail(err, DMLS_EBAD, "'%s': empty once decompressed (%s)", r->name,
 				 dmls_reader_compression(r));
@@ -45,7 +50,7 @@ static int probe(dmls_reader *r, dmls_error *err)
 		size_t len;
 		const char *what;
 	} packed[] = {{{'B', 'Z', 'h'}, 3, "bzip2: decompress it first (bzip2 -d)"},
-		      {{0x04, 0x22, 0x4d, 0x18}, 4, "lz4: decompress it first (lz4 -d)"},
+		      {{0x02, 0x21, 0x4c, 0x18}, 4, "lz4's legacy format: decompress it first (lz4 -d)"},
 		      {{'P', 'K', 3, 4}, 4, "zip: extract the capture first"}};
 	for (size_t i = 0; i < sizeof(packed) / sizeof(packed[0]); i++)
 		if (!memcmp(p, packed[i].magic, packed[i].len))
@@ -85,7 +90,9 @@ int dmls_reader_open_buffer(dmls_reader **out, const uint8_t *buf, size_t len,
 			    const char *name, dmls_error *err)
 {
 	if ((len >= 2 && buf[0] == 0x1f && buf[1] == 0x8b) ||
-	    (len >= 6 && !memcmp(buf, "\xfd" "7zXZ", 6))) { /* gzip, xz: read as a stream */
+	    (len >= 6 && !memcmp(buf, "\xfd" "7zXZ", 6)) ||
+	    (len >= 4 && !memcmp(buf, "\x28\xb5\x2f\xfd", 4)) ||
+	    (len >= 4 && !memcmp(buf, "\x04\x22\x4d\x18", 4))) { /* compressed: read as a stream */
 		FILE *fp = fmemopen((void *)buf, len, "rb");
 		if (!fp)
 			return dmls_fail(err, DMLS_ENOMEM, "out of memory");
@@ -166,7 +173,7 @@ const char *dmls_reader_format(const dmls_reader *r)
 
 const char *dmls_reader_compression(const dmls_reader *r)
 {
-	return r->z ? "gzip" : r->xz ? "xz" : r->zst ? "zstd" : NULL;
+	return r->z ? "gzip" : r->xz ? "xz" : r->zst ? "zstd" : r->lz4 ? "lz4" : NULL;
 }
 
 int dmls_reader_linktype(const dmls_reader *r)
@@ -188,6 +195,8 @@ uint64_t dmls_reader_pos(const dmls_reader *r)
 {
 	if (r->xz)
 		return (uint64_t)((const lzma_stream *)r->xz)->total_in;
+	if (r->zst || r->lz4)
+		return dmls_rd_compressed_pos(r);
 	return r->z ? (uint64_t)((const z_stream *)r->z)->total_in : r->base + r->start;
 }
 
