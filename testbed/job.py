@@ -354,6 +354,25 @@ def plan_ops(alg, rank, world, n, group=4, step=0):
     raise SystemExit(f"job: unknown algorithm '{alg}'")
 
 
+def _reduce_bcast(flat, world):
+    dist.reduce(flat, dst=0)
+    dist.broadcast(flat, src=0)
+
+
+def _gather_sum(flat, world):
+    parts = [torch.empty_like(flat) for _ in range(world)]
+    dist.all_gather(parts, flat)
+    flat.copy_(torch.stack(parts).sum(0))
+
+
+# Gloo's own collectives instead of a plan (the wire pattern is Gloo's; the
+# truth holds no expected pairs): "reducebcast" sums the gradient at rank 0
+# and broadcasts it back; "allgather" gathers every rank's whole gradient
+# and sums locally (N-1 S sent per rank, where an all-reduce sends
+# 2(N-1)/N S)
+NATIVE = {"reducebcast": _reduce_bcast, "allgather": _gather_sum}
+
+
 def expected_pairs(alg, world, n, group=4, elem=4, step=0):
     """{(src, dst): bytes in step `step`} from the plans of every rank."""
     pairs = {}
@@ -406,8 +425,16 @@ def run_manual(args):
             loss = lossf(out, y)
             loss.backward()
             step = epoch * args.steps + b
-            plan = plan_ops(args.algorithm, args.rank, args.world, n, args.group, step)
-            if pairwise:
+            native = args.algorithm in NATIVE
+            plan = None if native else plan_ops(args.algorithm, args.rank, args.world, n,
+                                                 args.group, step)
+            if native:
+                flat = torch.cat([p.grad.reshape(-1) for p in params])
+                NATIVE[args.algorithm](flat, args.world)
+                flat /= args.world
+                unflatten_into([p.grad for p in params], flat)
+                opt.step()
+            elif pairwise:
                 # pair averaging (KungFu's PairAveraging, made synchronous
                 # and symmetric): local Adam step, then the model (S bytes)
                 # is swapped with this step's partner and averaged
@@ -431,7 +458,8 @@ def run_manual(args):
         hist = st.hist
         hist.close()
         total = args.steps * args.epochs
-        by_step = [expected_pairs(args.algorithm, args.world, n, args.group, step=k)
+        by_step = [{} if args.algorithm in NATIVE else
+                   expected_pairs(args.algorithm, args.world, n, args.group, step=k)
                    for k in range(total)]
         pairs = by_step[0]
         extra = {}
@@ -571,7 +599,7 @@ def main():
     ap.add_argument("--kind", choices=["ddp", "ps", "manual", "pairavg", "gossip", "aps", "mpi"],
                     required=True)
     ap.add_argument("--algorithm", choices=["butterfly", "tree", "hierarchical",
-                                            "pairwise", "clique"],
+                                            "pairwise", "clique", "reducebcast", "allgather"],
                     default="butterfly", help="manual: the hand-made all-reduce")
     ap.add_argument("--group", type=int, default=4, help="manual hierarchical: ranks per group")
     ap.add_argument("--rank", type=int, help="(mpi: from MPI)")

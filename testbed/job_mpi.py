@@ -8,6 +8,13 @@ per step.  Started by mpirun (run_job.py --framework mpi), rank and world
 from MPI; the BTL is TCP over eth0 only, so the ranks talk over the
 testbed's bridge.  Which all-reduce algorithm Open MPI runs is chosen by
 run_job.py with MCA parameters (coll_tuned) and recorded in truth.json.
+
+Two more ways to the same averaged gradient, with other collectives
+(--mpi-alg): "zero" reduce-scatters the gradient (each rank then holds the
+sum of its 1/N shard, as ZeRO and FSDP do) and all-gathers the shards:
+the bytes of a ring all-reduce, in two calls; "rootreduce" reduces it to
+rank 0 and broadcasts the sum back (a parameter server made of
+collectives: Open MPI's trees or chains for large messages).
 """
 import os
 import socket
@@ -32,6 +39,9 @@ def run(args):
     data = J.make_data(args.rank, args.batch)
     st = J.Steps(args)
     recv = np.empty(n, dtype=np.float32)
+    pad = -n % args.world  # zero: the shards are equal
+    shard = np.empty((n + pad) // args.world, dtype=np.float32)
+    full = np.empty(n + pad, dtype=np.float32)
     comm.Barrier()
     for epoch in range(args.epochs):
         for b in range(args.steps):
@@ -43,7 +53,16 @@ def run(args):
                 time.sleep(args.straggle)
             loss.backward()
             flat = torch.cat([p.grad.reshape(-1) for p in params]).numpy()
-            comm.Allreduce(flat, recv, op=MPI.SUM)
+            if args.mpi_alg == "zero":
+                comm.Reduce_scatter_block(np.concatenate([flat, np.zeros(pad, np.float32)]),
+                                          shard, op=MPI.SUM)
+                comm.Allgather(shard, full)
+                recv[:] = full[:n]
+            elif args.mpi_alg == "rootreduce":
+                comm.Reduce(flat, recv, op=MPI.SUM, root=0)
+                comm.Bcast(recv, root=0)
+            else:
+                comm.Allreduce(flat, recv, op=MPI.SUM)
             avg = torch.from_numpy(recv) / args.world
             J.unflatten_into([p.grad for p in params], avg)
             opt.step()
@@ -57,6 +76,8 @@ def run(args):
     if args.rank == 0:
         st.hist.close()
         J.write_truth(args, model, {
-            "pattern": "allreduce", "workers": args.world, "servers": 0,
+            "pattern": {"zero": "reducescatter+allgather",
+                        "rootreduce": "reduce+broadcast"}.get(args.mpi_alg, "allreduce"),
+            "workers": args.world, "servers": 0,
             "mpi_allreduce_algorithm": args.mpi_alg or "default",
             "step_times": st.hist.times})

@@ -14,9 +14,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 PY = "/usr/bin/python3"
 
 FRAMEWORKS = ["ddp", "rpc", "manual", "async", "mpi"]
-ALGORITHMS = {"manual": ["butterfly", "tree", "hierarchical", "pairwise", "clique"],
+ALGORITHMS = {"manual": ["butterfly", "tree", "hierarchical", "pairwise", "clique",
+                         "reducebcast", "allgather"],
               "async": ["pairavg", "gossip", "aps"],
-              "mpi": ["default", "ring", "recursive_doubling", "rabenseifner"]}
+              "mpi": ["default", "ring", "recursive_doubling", "rabenseifner", "zero",
+                      "rootreduce"]}
 # Open MPI 4.1 coll_tuned_allreduce_algorithm numbers (ompi_coll_tuned
 # allreduce_algorithms table) and the pattern each one draws on the wire
 MPI_ALG = {"ring": (4, "ring"), "recursive_doubling": (3, "butterfly"),

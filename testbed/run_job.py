@@ -284,9 +284,10 @@ def parse_args():
                     "(star); manual: hand-made all-reduce with Gloo send/recv (--algorithm); "
                     "async: asynchronous jobs over torch RPC (--algorithm pairavg|gossip|aps); "
                     "mpi: mpi4py Allreduce over Open MPI (--algorithm default|ring|"
-                    "recursive_doubling|rabenseifner)")
-    ap.add_argument("--algorithm", help="manual: butterfly|tree|hierarchical|pairwise|clique; "
-                    "async: pairavg|gossip|aps; mpi: default|ring|recursive_doubling|rabenseifner")
+                    "recursive_doubling|rabenseifner|zero|rootreduce)")
+    ap.add_argument("--algorithm", help="manual: butterfly|tree|hierarchical|pairwise|clique|"
+                    "reducebcast|allgather; async: pairavg|gossip|aps; mpi: default|ring|"
+                    "recursive_doubling|rabenseifner|zero|rootreduce")
     ap.add_argument("--group", type=int, default=4,
                     help="manual hierarchical: ranks per group (default 4)")
     ap.add_argument("--model", default="resnet18",

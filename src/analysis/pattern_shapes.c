@@ -63,6 +63,17 @@ static size_t indegree(const dmls_graph *g, size_t v)
 }
 
 /* min/max of the volumes of the directed edges, 0 when none */
+/*
+ * A clique all-reduce sends 2S/N on every edge, a bidirectional ring S/N
+ * each way: their lightest data edge is within SPREAD_BALANCE of the
+ * heaviest.  Open MPI's reduce-scatter then all-gather of 3 ranks (a
+ * reduce down a chain, a scatter, an all-gather) uses every pair too, at
+ * 1/4 of its heaviest edge: read as a clique it gave S 1.25 times the
+ * gradient.  A directed ring is not held to it: two jobs' rings that
+ * share a host pair put both jobs' bytes on that edge (1/2).
+ */
+#define SPREAD_BALANCE 0.4
+
 static double edge_balance(const dmls_graph *g)
 {
 	double lo = INFINITY, hi = 0;
@@ -129,6 +140,8 @@ static double ring_bidirectional(const dmls_graph *g, size_t *order)
 		u = next;
 	} while (u != 0 && k < n);
 	if (u != 0 || k != n)
+		return 0;
+	if (edge_balance(g) < SPREAD_BALANCE)
 		return 0;
 	return 0.8 * (0.6 + 0.4 * edge_balance(g));
 }
@@ -231,7 +244,12 @@ out:
 	return c;
 }
 
-/* k hubs (k <= N/2) adjacent to every spoke; spokes only talk to hubs. */
+/* k hubs (k <= N/2) adjacent to every spoke; spokes only talk to hubs;
+ * hubs not to each other: a parameter server's shards each serve the
+ * workers.  Hubs that move data between them are a collective's inner
+ * ranks (Open MPI's reduce to rank 0 and broadcast down a chain: the root
+ * and the chain's second rank meet every other rank), which no server's
+ * S = a worker's push describes. */
 double dmls_shape_star(const dmls_graph *g, size_t *hubs, size_t *nhubs)
 {
 	size_t n = g->n;
@@ -278,6 +296,10 @@ double dmls_shape_star(const dmls_graph *g, size_t *hubs, size_t *nhubs)
 				}
 			}
 		}
+		for (size_t h = 0; h < n && ok && k > 1; h++)
+			for (size_t v = 0; v < n && ok; v++)
+				if (v != h && is_hub[h] && is_hub[v] && g_edge(g, h, v))
+					ok = 0;
 		if (!ok)
 			continue;
 		*nhubs = 0;
@@ -302,7 +324,10 @@ double dmls_shape_clique(const dmls_graph *g)
 		for (size_t v = 0; v < n; v++)
 			if (u != v && !g_edge(g, u, v))
 				return 0;
-	return 0.5 + 0.5 * edge_balance(g);
+	double bal = edge_balance(g);
+	if (bal < SPREAD_BALANCE)
+		return 0;
+	return 0.5 + 0.5 * bal;
 }
 
 double dmls_shape_tree(const dmls_graph *g, size_t *root)

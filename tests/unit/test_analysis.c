@@ -64,6 +64,49 @@ static void star_slow_update_iter(dmls_stats *st, int64_t t, int iter)
 		end = synth_send(st, end, 1, w, S_BYTES);
 }
 
+/* Parameter server in two shards (hosts 1 and 2): each worker pushes half
+ * its gradient to each shard and pulls half back from each. */
+static void star_shards_iter(dmls_stats *st, int64_t t, int iter)
+{
+	(void)iter;
+	int64_t end = t;
+	for (int w = 3; w <= g_n; w++)
+		for (int h = 1; h <= 2; h++)
+			end = synth_send(st, t + (w - 3) * 100000, w, h, S_BYTES / 2);
+	end += 2 * MS;
+	for (int w = 3; w <= g_n; w++)
+		for (int h = 1; h <= 2; h++)
+			end = synth_send(st, end, h, w, S_BYTES / 2);
+}
+
+/* Open MPI's reduce then broadcast of 4 ranks: every rank sends its
+ * gradient to rank 0 (host 1), which broadcasts the sum down a chain
+ * 1 -> 2 -> 3 -> 4.  Hosts 1 and 3 meet every other host and host 2 and
+ * 4 not each other: a star's shape with two hubs, but hubs that move S
+ * between them. */
+static void reduce_chain_iter(dmls_stats *st, int64_t t, int iter)
+{
+	(void)iter;
+	int64_t end = t;
+	for (int r = 2; r <= 4; r++)
+		end = synth_send(st, end, r, 1, S_BYTES);
+	for (int r = 1; r <= 3; r++)
+		end = synth_send(st, end, r, r + 1, S_BYTES);
+}
+
+/* Open MPI's reduce-scatter then all-gather of 3 ranks, by the volumes of
+ * a testbed run (hosts 1-3 = ranks 0-2): a reduce down the chain 3 -> 2
+ * -> 1, a scatter from 1, an all-gather; every pair is used, at 1/4 to 1
+ * of the heaviest edge (in S/3: 3->2 4, 2->1 4, 1->2 2, 1->3 2, 2->3 1,
+ * 3->1 1). */
+static void zero3_iter(dmls_stats *st, int64_t t, int iter)
+{
+	(void)iter;
+	static const int e[6][3] = {{3, 2, 4}, {2, 1, 4}, {1, 2, 2}, {1, 3, 2}, {2, 3, 1}, {3, 1, 1}};
+	for (int i = 0; i < 6; i++)
+		t = synth_send(st, t, e[i][0], e[i][1], (uint64_t)e[i][2] * (S_BYTES / 3));
+}
+
 /* Binary tree of g_n nodes: reduce to the root, then broadcast. */
 static void tree_iter(dmls_stats *st, int64_t t, int iter)
 {
@@ -353,6 +396,60 @@ static void test_star_halves(void **state)
 	run_job(&st, SYNTH_T0, star_slow_update_iter, 25, 0.05);
 	dmls_analysis *a = check_job(&st, DMLS_PAT_STAR, 3, (double)S_BYTES);
 	assert_true(a->iter.count >= 24 && a->iter.count <= 26);
+	dmls_analysis_free(a);
+	dmls_stats_release(&st);
+}
+
+static void test_star_two_shards(void **state)
+{
+	(void)state;
+	dmls_stats st;
+	dmls_stats_init(&st, 0);
+	g_n = 6;
+	run_job(&st, SYNTH_T0, star_shards_iter, 25, 0.05);
+	dmls_analysis *a = check_job(&st, DMLS_PAT_STAR, 6, (double)S_BYTES);
+	assert_int_equal(a->pattern.nhubs, 2);
+	assert_near(a->observed_iter_bytes, a->expected_iter_bytes, 0.03);
+	dmls_analysis_free(a);
+	dmls_stats_release(&st);
+}
+
+/* Hubs that move data between them are no parameter server's: read as a
+ * star, S was a worker's 1.5 S; no shape fits, so S is not given. */
+static void test_reduce_chain_no_star(void **state)
+{
+	(void)state;
+	dmls_stats st;
+	dmls_stats_init(&st, 0);
+	g_n = 4;
+	run_job(&st, SYNTH_T0, reduce_chain_iter, 25, 0.05);
+	dmls_analysis *a = analyze(&st);
+	if (a->pattern.kind == DMLS_PAT_STAR)
+		fail_msg("a star of %zu hubs, S %.0f for %llu", a->pattern.nhubs,
+			 a->gradient_bytes, (unsigned long long)S_BYTES);
+	assert_int_equal(a->pattern.ranks, 4);
+	assert_true(isnan(a->gradient_bytes) ||
+		    fabs(a->gradient_bytes - (double)S_BYTES) <= 0.03 * (double)S_BYTES);
+	dmls_analysis_free(a);
+	dmls_stats_release(&st);
+}
+
+/* Every pair used, at volumes 4 to 1 apart: no clique all-reduce (2S/N on
+ * every edge) and no bidirectional ring; read as a clique, S was 1.25 S. */
+static void test_unbalanced_three_no_clique(void **state)
+{
+	(void)state;
+	dmls_stats st;
+	dmls_stats_init(&st, 0);
+	g_n = 3;
+	run_job(&st, SYNTH_T0, zero3_iter, 25, 0.05);
+	dmls_analysis *a = analyze(&st);
+	if (a->pattern.kind == DMLS_PAT_CLIQUE || a->pattern.kind == DMLS_PAT_RING)
+		fail_msg("%s, S %.0f for %llu", dmls_pattern_name(a->pattern.kind),
+			 a->gradient_bytes, (unsigned long long)S_BYTES);
+	assert_int_equal(a->pattern.ranks, 3);
+	assert_true(isnan(a->gradient_bytes) ||
+		    fabs(a->gradient_bytes - (double)S_BYTES) <= 0.03 * (double)S_BYTES);
 	dmls_analysis_free(a);
 	dmls_stats_release(&st);
 }
@@ -1705,6 +1802,8 @@ int main(void)
 		cmocka_unit_test(test_ring_bins_past_4gib),
 		cmocka_unit_test(test_shared_host_unsure),
 		cmocka_unit_test(test_star),         cmocka_unit_test(test_star_halves),
+		cmocka_unit_test(test_star_two_shards), cmocka_unit_test(test_reduce_chain_no_star),
+		cmocka_unit_test(test_unbalanced_three_no_clique),
 		cmocka_unit_test(test_star_one_worker), cmocka_unit_test(test_tree),
 		cmocka_unit_test(test_clique),       cmocka_unit_test(test_butterfly),
 		cmocka_unit_test(test_butterfly_six),
