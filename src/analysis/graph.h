@@ -42,5 +42,8 @@ double dmls_shape_star(const dmls_graph *g, size_t *hubs, size_t *nhubs);
 double dmls_shape_clique(const dmls_graph *g);
 double dmls_shape_tree(const dmls_graph *g, size_t *root);
 double dmls_shape_hierarchical(const dmls_graph *g, size_t *ngroups);
+/* A reduce to the root along one spanning tree and a broadcast from it
+ * along another (*root: the busiest node). */
+double dmls_shape_two_trees(const dmls_graph *g, size_t *root);
 
 #endif

@@ -164,6 +164,10 @@ static void classify(dmls_pattern *p, const dmls_graph *g, size_t *tmp)
 		p->nhubs = 1;
 	} else if ((c = dmls_shape_hierarchical(g, &p->ngroups)) > 0) {
 		p->kind = DMLS_PAT_HIERARCHICAL;
+	} else if ((c = dmls_shape_two_trees(g, &root)) > 0) {
+		p->kind = DMLS_PAT_TREE;
+		p->hubs[0] = g->node[root];
+		p->nhubs = 1;
 	} else {
 		p->kind = DMLS_PAT_UNKNOWN;
 		c = 0;

@@ -351,6 +351,61 @@ double dmls_shape_tree(const dmls_graph *g, size_t *root)
 	return sym ? 0.8 : 0.6;
 }
 
+/*
+ * Two spanning trees: a reduce to the root along one, a broadcast from it
+ * along another (Open MPI's reduce then broadcast: binomial up and linear
+ * down at 8 ranks, linear up and a chain down at 6, a chain up and linear
+ * down at 3).  Each non-root rank sends S to its reduce parent and
+ * receives S from its broadcast parent: 2(N-1) directed edges of S each,
+ * the same volume on every one (within TWO_TREES_BALANCE), and every rank
+ * reaches every other (the root through the broadcast, back through the
+ * reduce).  No other shape of the list has them all: a star's W workers
+ * and a tree's N-1 edges both ways are 2(N-1) edges too, but are matched
+ * before.  Confidence 0.5: the two trees are not told apart, only counted.
+ */
+#define TWO_TREES_BALANCE 0.8
+
+static int reaches_all(const dmls_graph *g, int forward, unsigned char *seen, size_t *stack)
+{
+	size_t n = g->n, top = 0, count = 1;
+	memset(seen, 0, n);
+	seen[0] = 1;
+	stack[top++] = 0;
+	while (top > 0) {
+		size_t u = stack[--top];
+		for (size_t v = 0; v < n; v++)
+			if (!seen[v] && (forward ? g_edge(g, u, v) : g_edge(g, v, u))) {
+				seen[v] = 1;
+				stack[top++] = v;
+				count++;
+			}
+	}
+	return count == n;
+}
+
+double dmls_shape_two_trees(const dmls_graph *g, size_t *root)
+{
+	size_t n = g->n, m = 0, best = 0;
+	if (n < 3)
+		return 0;
+	for (size_t u = 0; u < n; u++) {
+		m += outdegree(g, u);
+		if (outdegree(g, u) + indegree(g, u) > outdegree(g, best) + indegree(g, best))
+			best = u;
+	}
+	if (m != 2 * (n - 1) || edge_balance(g) < TWO_TREES_BALANCE)
+		return 0;
+	unsigned char *seen = malloc(n);
+	size_t *stack = malloc(n * sizeof(*stack));
+	int ok = seen && stack && reaches_all(g, 1, seen, stack) && reaches_all(g, 0, seen, stack);
+	free(seen);
+	free(stack);
+	if (!ok)
+		return 0;
+	*root = best;
+	return 0.5;
+}
+
 static size_t uf_root(size_t *par, size_t x)
 {
 	while (par[x] != x)

@@ -83,11 +83,22 @@ static void star_shards_iter(dmls_stats *st, int64_t t, int iter)
  * gradient to rank 0 (host 1), which broadcasts the sum down a chain
  * 1 -> 2 -> 3 -> 4.  Hosts 1 and 3 meet every other host and host 2 and
  * 4 not each other: a star's shape with two hubs, but hubs that move S
- * between them. */
+ * between them.  With g_n 8 and binomial set, the reduce goes up a
+ * binomial tree (8 -> 7, 7 -> 5, 6 -> 5, 5 -> 1, 4 -> 3, 3 -> 1, 2 -> 1)
+ * and the broadcast is linear (1 to every rank), as Open MPI does at 8. */
+static int g_binomial;
 static void reduce_chain_iter(dmls_stats *st, int64_t t, int iter)
 {
 	(void)iter;
 	int64_t end = t;
+	if (g_binomial) {
+		static const int up[7][2] = {{8, 7}, {4, 3}, {6, 5}, {2, 1}, {7, 5}, {3, 1}, {5, 1}};
+		for (int i = 0; i < 7; i++)
+			end = synth_send(st, end, up[i][0], up[i][1], S_BYTES);
+		for (int r = 2; r <= g_n; r++)
+			end = synth_send(st, end, 1, r, S_BYTES);
+		return;
+	}
 	for (int r = 2; r <= 4; r++)
 		end = synth_send(st, end, r, 1, S_BYTES);
 	for (int r = 1; r <= 3; r++)
@@ -415,23 +426,23 @@ static void test_star_two_shards(void **state)
 }
 
 /* Hubs that move data between them are no parameter server's: read as a
- * star, S was a worker's 1.5 S; no shape fits, so S is not given. */
-static void test_reduce_chain_no_star(void **state)
+ * star, S was a worker's 1.5 S.  A reduce up one spanning tree and a
+ * broadcast down another: a tree, S = the job's bytes / 2(N-1). */
+static void test_reduce_bcast_two_trees(void **state)
 {
 	(void)state;
-	dmls_stats st;
-	dmls_stats_init(&st, 0);
-	g_n = 4;
-	run_job(&st, SYNTH_T0, reduce_chain_iter, 25, 0.05);
-	dmls_analysis *a = analyze(&st);
-	if (a->pattern.kind == DMLS_PAT_STAR)
-		fail_msg("a star of %zu hubs, S %.0f for %llu", a->pattern.nhubs,
-			 a->gradient_bytes, (unsigned long long)S_BYTES);
-	assert_int_equal(a->pattern.ranks, 4);
-	assert_true(isnan(a->gradient_bytes) ||
-		    fabs(a->gradient_bytes - (double)S_BYTES) <= 0.03 * (double)S_BYTES);
-	dmls_analysis_free(a);
-	dmls_stats_release(&st);
+	for (g_binomial = 0; g_binomial <= 1; g_binomial++) {
+		dmls_stats st;
+		dmls_stats_init(&st, 0);
+		g_n = g_binomial ? 8 : 4;
+		run_job(&st, SYNTH_T0, reduce_chain_iter, 25, 0.05);
+		dmls_analysis *a = check_job(&st, DMLS_PAT_TREE, (size_t)g_n, (double)S_BYTES);
+		assert_int_equal(a->pattern.nhubs, 1);
+		assert_int_equal(st.hosts[a->pattern.hubs[0]].addr[15], 1);
+		dmls_analysis_free(a);
+		dmls_stats_release(&st);
+	}
+	g_binomial = 0;
 }
 
 /* Every pair used, at volumes 4 to 1 apart: no clique all-reduce (2S/N on
@@ -1802,7 +1813,7 @@ int main(void)
 		cmocka_unit_test(test_ring_bins_past_4gib),
 		cmocka_unit_test(test_shared_host_unsure),
 		cmocka_unit_test(test_star),         cmocka_unit_test(test_star_halves),
-		cmocka_unit_test(test_star_two_shards), cmocka_unit_test(test_reduce_chain_no_star),
+		cmocka_unit_test(test_star_two_shards), cmocka_unit_test(test_reduce_bcast_two_trees),
 		cmocka_unit_test(test_unbalanced_three_no_clique),
 		cmocka_unit_test(test_star_one_worker), cmocka_unit_test(test_tree),
 		cmocka_unit_test(test_clique),       cmocka_unit_test(test_butterfly),
