@@ -548,6 +548,19 @@ def ps_get_params():
     return _PS.snapshot()
 
 
+def shard_of(params, k, shards):
+    """The parameters shard k of `shards` keeps: tensors dealt largest
+    first to the lightest shard, so the shards' bytes are near-equal (every
+    shards-th tensor gave one shard all of MobileNetV2's convolutions and
+    the others its batch norms)."""
+    load, owner = [0] * shards, {}
+    for i in sorted(range(len(params)), key=lambda i: (-params[i].numel(), i)):
+        j = min(range(shards), key=lambda j: (load[j], j))
+        owner[i] = j
+        load[j] += params[i].numel()
+    return [p for i, p in enumerate(params) if owner[i] == k]
+
+
 @rpc.functions.async_execution
 def push_pull(grads, loss, acc):
     return _PS.push(grads, loss, acc)
@@ -555,42 +568,58 @@ def push_pull(grads, loss, acc):
 
 def run_ps(args):
     global _PS
-    workers = args.world - 1
+    shards = max(1, args.shards)
+    workers = args.world - shards
     opts = rpc.TensorPipeRpcBackendOptions(
         num_worker_threads=max(8, 2 * args.world), rpc_timeout=600,
         init_method=f"tcp://{args.master}:{args.port}",
         _transports=["uv"], _channels=["basic"])
-    name = "ps" if args.rank == 0 else f"worker{args.rank}"
-    if args.rank == 0:
+    # ranks 0..shards-1 are servers ("ps", then "ps1", ...): with shards > 1
+    # each keeps shard_of(params) and the workers push and pull each shard
+    # to its server at once; shard 0's server keeps the log
+    names = ["ps"] + [f"ps{k}" for k in range(1, shards)]
+    name = names[args.rank] if args.rank < shards else f"worker{args.rank}"
+    if args.rank < shards:
         model = build_model(args.model)
-        hist = History(os.path.join(args.out, "train_history.log"))
+        path = os.path.join(args.out, "train_history.log" if args.rank == 0 else
+                            f"shard-{args.rank}-history.log")
+        hist = History(path)
         _PS = ParamServer(model, workers, hist, args.steps)
-        rpc.init_rpc(name, rank=0, world_size=args.world, rpc_backend_options=opts)
+        _PS.params = shard_of(_PS.params, args.rank, shards)
+        _PS.opt = torch.optim.Adam(_PS.params, lr=1e-3)
+        rpc.init_rpc(name, rank=args.rank, world_size=args.world, rpc_backend_options=opts)
         rpc.shutdown()  # waits until every worker is done
         hist.close()
-        write_truth(args, model, {
-            "pattern": "star", "workers": workers, "servers": 1,
-            "step_times": hist.times})
+        if args.rank == 0:
+            write_truth(args, model, {
+                "pattern": "star", "workers": workers, "servers": shards,
+                "step_times": hist.times})
+        else:
+            os.unlink(path)
         return
     rpc.init_rpc(name, rank=args.rank, world_size=args.world, rpc_backend_options=opts)
     model = build_model(args.model)
     params = trainable(model)
     lossf = nn.CrossEntropyLoss()
     data = make_data(args.rank, args.batch)
-    new = rpc.rpc_sync("ps", ps_get_params)
+    parts = [shard_of(params, k, shards) for k in range(shards)]
+    new = [rpc.rpc_sync(names[k], ps_get_params) for k in range(shards)]
     for epoch in range(args.epochs):
         for b in range(args.steps):
             with torch.no_grad():
-                for p, v in zip(params, new):
-                    p.copy_(v)
+                for k in range(shards):
+                    for p, v in zip(parts[k], new[k]):
+                        p.copy_(v)
             x, y = data[b % len(data)]
             model.zero_grad(set_to_none=True)
             out = model(x)
             loss = lossf(out, y)
             loss.backward()
             acc = (out.argmax(1) == y).float().mean().item()
-            new = rpc.rpc_sync("ps", push_pull,
-                               args=([p.grad for p in params], loss.item(), acc))
+            futs = [rpc.rpc_async(names[k], push_pull,
+                                  args=([p.grad for p in parts[k]], loss.item(), acc))
+                    for k in range(shards)]
+            new = [f.wait() for f in futs]
     rpc.shutdown()
 
 
@@ -602,6 +631,8 @@ def main():
                                             "pairwise", "clique", "reducebcast", "allgather"],
                     default="butterfly", help="manual: the hand-made all-reduce")
     ap.add_argument("--group", type=int, default=4, help="manual hierarchical: ranks per group")
+    ap.add_argument("--shards", type=int, default=1,
+                    help="ps: parameter servers (ranks 0..shards-1), each keeping a shard")
     ap.add_argument("--rank", type=int, help="(mpi: from MPI)")
     ap.add_argument("--world", type=int, help="(mpi: from MPI)")
     ap.add_argument("--master", help="rendezvous address (not mpi)")

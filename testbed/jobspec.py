@@ -30,7 +30,7 @@ FW_FOLDER = {"ddp": "pytorch_ddp", "rpc": "pytorch_rpc", "manual": "pytorch_manu
 class Job:
     def __init__(self, k, framework, hosts, model="tinycnn", batch=32, steps=12, epochs=3,
                  algorithm=None, group=4, bucket_mb=25.0, accum=1, straggler=None,
-                 pace=0.0):
+                 pace=0.0, shards=1):
         if framework not in FRAMEWORKS:
             raise ValueError(f"framework '{framework}' (one of {', '.join(FRAMEWORKS)})")
         algs = ALGORITHMS.get(framework)
@@ -45,6 +45,7 @@ class Job:
         self.group, self.bucket_mb, self.accum = group, bucket_mb, accum
         self.straggler = straggler  # (rank, seconds) or None
         self.pace = pace
+        self.shards = shards if framework == "rpc" else 1
         self.port = 29500 + 100 * k
         self.out = None  # the folder its ranks write into (set by run_job)
         if self.ranks < 2 or len(set(self.hosts)) != self.ranks:
@@ -66,7 +67,9 @@ class Job:
 
     def servers(self):
         """Ranks that are a server (parameter servers: rank 0)."""
-        return [0] if self.framework == "rpc" or self.algorithm == "aps" else []
+        if self.framework == "rpc":
+            return list(range(self.shards))
+        return [0] if self.algorithm == "aps" else []
 
     def pace_of(self, r):
         """Seconds rank r sleeps per step (async): every rank its own pace."""
@@ -85,6 +88,8 @@ class Job:
             cmd += ["--algorithm", self.algorithm, "--group", str(self.group)]
         if self.framework == "ddp":
             cmd += ["--bucket-mb", f"{self.bucket_mb:g}", "--accum", str(self.accum)]
+        if self.framework == "rpc" and self.shards > 1:
+            cmd += ["--shards", str(self.shards)]
         if self.straggler:  # the rank whose number it is sleeps (mpi: known late)
             cmd += ["--straggle", f"{self.straggler[1]:g}",
                     "--straggle-rank", str(self.straggler[0])]
@@ -114,6 +119,8 @@ class Job:
                 extra += f"-accum{self.accum}"
         if self.straggler:
             extra += f"-straggler{self.straggler[0]}"
+        if self.shards > 1:
+            extra += f"-shards{self.shards}"
         return (f"{FW_FOLDER[self.framework]}-{self.model}-adam-{self.batch}-{backend}-"
                 f"{loss_tag}-{topo}{extra}")
 
@@ -135,7 +142,7 @@ def parse_spec(k, spec, defaults):
         hosts = list(range(int(lo), int(hi) + 1))
     else:
         hosts = [int(x) for x in h.split("+")]
-    conv = {"batch": int, "steps": int, "epochs": int, "group": int, "accum": int,
+    conv = {"batch": int, "steps": int, "epochs": int, "group": int, "accum": int, "shards": int,
             "bucket_mb": float, "pace": float}
     args = {}
     for key, val in kw.items():
@@ -214,7 +221,8 @@ def job_truth(job, addrs, pcaps, run_dir, launcher=None):
     elif job.framework in ("ddp",) or (job.framework == "mpi" and t["pattern"] == "ring"):
         t["expected_tx_bytes_per_step"] = {"worker": 2 * (N - 1) / N * S}
     elif job.framework == "rpc":
-        t["expected_tx_bytes_per_step"] = {"worker": S, "server": (N - 1) * S}
+        k = len(servers)
+        t["expected_tx_bytes_per_step"] = {"worker": S, "server": (N - k) * S / k}
     elif job.framework == "manual":
         per = [0] * N
         for s, d, v in t["expected_pair_bytes_per_step"]:

@@ -79,7 +79,8 @@ def run_name(a):
                       batch=a.batch, algorithm=getattr(a, "algorithm", None),
                       bucket_mb=getattr(a, "bucket_mb", None) or 25.0,
                       accum=getattr(a, "accum", None) or 1,
-                      straggler=parse_straggler(getattr(a, "straggler", None)))
+                      straggler=parse_straggler(getattr(a, "straggler", None)),
+                      shards=getattr(a, "shards", None) or 1)
     return job.folder_name(loss_tag(a.loss))
 
 
@@ -272,7 +273,8 @@ def build_jobs(a, ap):
         return [jobspec.Job(0, a.framework, range(a.ranks), model=a.model, batch=a.batch,
                             steps=a.steps, epochs=a.epochs, algorithm=a.algorithm,
                             group=a.group, bucket_mb=a.bucket_mb, accum=a.accum,
-                            straggler=parse_straggler(a.straggler), pace=a.pace)]
+                            straggler=parse_straggler(a.straggler), pace=a.pace,
+                            shards=a.shards)]
     except ValueError as e:
         ap.error(str(e))
 
@@ -290,6 +292,9 @@ def parse_args():
                     "recursive_doubling|rabenseifner|zero|rootreduce")
     ap.add_argument("--group", type=int, default=4,
                     help="manual hierarchical: ranks per group (default 4)")
+    ap.add_argument("--shards", type=int, default=1,
+                    help="rpc: parameter servers, ranks 0..K-1, each keeping a shard of "
+                    "the model (default 1)")
     ap.add_argument("--model", default="resnet18",
                     choices=["mobilenetv2", "resnet18", "resnet50", "tinycnn"])
     ap.add_argument("--batch", type=int, default=32)

@@ -213,7 +213,8 @@ def good_roles(tj, p):
     if tj["pattern"] != "star" or p.get("kind") != "star":
         return True
     hubs = p.get("hubs")
-    return hubs is None or sorted(hubs) == sorted([tj["server"]] if tj.get("server") else [])
+    servers = [h["addr"] for h in tj["hosts"] if h.get("role") == "server"]
+    return hubs is None or sorted(hubs) == sorted(servers or ([tj["server"]] if tj.get("server") else []))
 
 
 def judge_size(v, tj, m, it, asyn, own=None):
