@@ -62,7 +62,6 @@ static size_t indegree(const dmls_graph *g, size_t v)
 	return d;
 }
 
-/* min/max of the volumes of the directed edges, 0 when none */
 /*
  * A clique all-reduce sends 2S/N on every edge, a bidirectional ring S/N
  * each way: their lightest data edge is within SPREAD_BALANCE of the
@@ -74,6 +73,7 @@ static size_t indegree(const dmls_graph *g, size_t v)
  */
 #define SPREAD_BALANCE 0.4
 
+/* min/max of the volumes of the directed edges, 0 when none */
 static double edge_balance(const dmls_graph *g)
 {
 	double lo = INFINITY, hi = 0;
