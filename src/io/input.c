@@ -515,7 +515,8 @@ const char *dmls_input_why_empty(const dmls_input_counts *c, const dmls_input_fi
 	else if (c->non_ip == c->records)
 		why = ": every record is ARP or another non-IP protocol";
 	else if (c->truncated == c->records)
-		why = ": every record is too short or malformed to decode";
+		why = ": every record is too short or malformed to decode (a snap length "
+		      "shorter than their headers? each TCP header's first 14 bytes are needed)";
 	else if (c->truncated > 0 && 2 * c->truncated >= c->records) {
 		/* the rest ARP and the like: a snap length shorter than the
 		 * headers cuts every IP packet and leaves the small others */

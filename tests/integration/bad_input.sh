@@ -84,6 +84,20 @@ out += struct.pack("<IIII", 2000, 0, len(arp), len(arp)) + arp
 open(sys.argv[2], "wb").write(out)
 PY
 expect snap36 1 "snap36.pcap'.*20 of 21 records too short or malformed to decode \\(a snap length" -- "$tmp/snap36.pcap"
+# TCP over IPv6 captured with a snap length of 64 (Ethernet 14 + IPv6 40
+# + 10 bytes of TCP: its data offset, byte 12, is cut): nothing decodes
+$py - "$tmp/v6snap64.pcap" <<'PY'
+import struct, sys
+out = bytearray(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 64, 1))
+src, dst = bytes(15) + b"\x01", bytes(15) + b"\x02"
+for i in range(20):
+    tcp = struct.pack("!HHIIBBHHH", 40000, 29500, 1000 + 1448 * i, 1, 8 << 4, 0x18, 500, 0, 0)
+    frame = (b"\x02" * 6 + b"\x04" * 6 + b"\x86\xdd" +
+             struct.pack("!IHBB", 0x60000000, 32 + 1448, 6, 64) + src + dst + tcp + bytes(12 + 1448))
+    out += struct.pack("<IIII", 1700000000 + i, 0, 64, len(frame)) + frame[:64]
+open(sys.argv[1], "wb").write(out)
+PY
+expect v6snap64 1 "v6snap64.pcap'.*every record is too short or malformed to decode \\(a snap length" -- "$tmp/v6snap64.pcap"
 cp "$tmp/good.pcap" "$tmp/unreadable.pcap"; chmod 000 "$tmp/unreadable.pcap"
 if [ "$(id -u)" != 0 ]; then
 	expect unreadable 3 "unreadable.pcap'" -- "$tmp/unreadable.pcap"
