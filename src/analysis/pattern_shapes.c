@@ -385,13 +385,14 @@ static int reaches_all(const dmls_graph *g, int forward, unsigned char *seen, si
 
 double dmls_shape_two_trees(const dmls_graph *g, size_t *root)
 {
-	size_t n = g->n, m = 0, best = 0;
+	size_t n = g->n, m = 0, best = 0, best_deg = 0;
 	if (n < 3)
 		return 0;
 	for (size_t u = 0; u < n; u++) {
-		m += outdegree(g, u);
-		if (outdegree(g, u) + indegree(g, u) > outdegree(g, best) + indegree(g, best))
-			best = u;
+		size_t out = outdegree(g, u), deg = out + indegree(g, u);
+		m += out;
+		if (deg > best_deg)
+			best = u, best_deg = deg;
 	}
 	if (m != 2 * (n - 1) || edge_balance(g) < TWO_TREES_BALANCE)
 		return 0;

@@ -87,8 +87,11 @@ void dmls_rd_gzip_free(dmls_reader *r);
 /* What a truncated record or block owes to its compressed stream: " (the
  * gzip data ends inside a member)" and the like, or "". */
 const char *dmls_rd_cut(const dmls_reader *r);
-/* Compressed bytes consumed of a zstd or lz4 stream (else the window's). */
-uint64_t dmls_rd_compressed_pos(const dmls_reader *r);
+/* The position in the file: compressed bytes consumed of a compressed
+ * stream, else the window's. */
+uint64_t dmls_rd_file_pos(const dmls_reader *r);
+/* Do the first len bytes at p open a gzip, xz, zstd or lz4 stream? */
+bool dmls_rd_is_compressed(const uint8_t *p, size_t len);
 /* Drop n bytes (possibly more than are buffered: skips in the stream). */
 int dmls_rd_skip(dmls_reader *r, uint64_t n, dmls_error *err);
 static inline uint64_t dmls_rd_pos(const dmls_reader *r)

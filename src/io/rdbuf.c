@@ -218,25 +218,43 @@ static int restart(dmls_reader *r)
 	return 0;
 }
 
-int dmls_rd_gzip_start(dmls_reader *r, dmls_error *err)
+enum { PACKED_NONE, PACKED_GZIP, PACKED_XZ, PACKED_ZSTD, PACKED_LZ4 };
+
+/* Which compressed stream the first have bytes p open, by magic. */
+static int packed_kind(const uint8_t *p, size_t have)
 {
 	static const uint8_t xz_magic[6] = {0xfd, '7', 'z', 'X', 'Z', 0};
+	if (have >= 2 && p[0] == 0x1f && p[1] == 0x8b)
+		return PACKED_GZIP;
+	if (have >= 6 && !memcmp(p, xz_magic, 6))
+		return PACKED_XZ;
+	if (have >= 4 && p[0] == 0x28 && p[1] == 0xb5 && p[2] == 0x2f && p[3] == 0xfd)
+		return PACKED_ZSTD;
+	if (have >= 4 && p[0] == 0x04 && p[1] == 0x22 && p[2] == 0x4d && p[3] == 0x18)
+		return PACKED_LZ4;
+	return PACKED_NONE;
+}
+
+bool dmls_rd_is_compressed(const uint8_t *p, size_t len)
+{
+	return packed_kind(p, len) != PACKED_NONE;
+}
+
+int dmls_rd_gzip_start(dmls_reader *r, dmls_error *err)
+{
 	int64_t have = dmls_rd_fill(r, 6, err);
 	if (have < 0)
 		return -1;
 	const uint8_t *p = r->buf + r->start;
-	int gz = have >= 2 && p[0] == 0x1f && p[1] == 0x8b;
-	int xz = have >= 6 && !memcmp(p, xz_magic, 6);
-	int zst = have >= 4 && p[0] == 0x28 && p[1] == 0xb5 && p[2] == 0x2f && p[3] == 0xfd;
-	int lz4 = have >= 4 && p[0] == 0x04 && p[1] == 0x22 && p[2] == 0x4d && p[3] == 0x18;
-	if (!gz && !xz && !zst && !lz4)
+	int kind = packed_kind(p, (size_t)have);
+	if (kind == PACKED_NONE)
 		return 0;
 	r->zin = malloc(DMLS_READ_CHUNK);
 	if (!r->zin)
 		return dmls_fail(err, DMLS_ENOMEM, "out of memory");
 	/* what was read raw is the start of the compressed stream */
 	memcpy(r->zin, p, (size_t)have);
-	if (lz4) {
+	if (kind == PACKED_LZ4) {
 		lz4_in *z = calloc(1, sizeof(*z));
 		if (!z || LZ4F_isError(LZ4F_createDecompressionContext(&z->dc, LZ4F_VERSION))) {
 			free(z);
@@ -247,7 +265,7 @@ int dmls_rd_gzip_start(dmls_reader *r, dmls_error *err)
 		r->lz4 = z;
 		return restart(r);
 	}
-	if (zst) {
+	if (kind == PACKED_ZSTD) {
 		zstd_in *z = calloc(1, sizeof(*z));
 		if (!z || !(z->ds = ZSTD_createDStream())) {
 			free(z);
@@ -260,7 +278,7 @@ int dmls_rd_gzip_start(dmls_reader *r, dmls_error *err)
 		r->zst = z;
 		return restart(r);
 	}
-	if (xz) {
+	if (kind == PACKED_XZ) {
 		lzma_stream *x = calloc(1, sizeof(*x));
 		if (!x)
 			return dmls_fail(err, DMLS_ENOMEM, "out of memory");
@@ -295,8 +313,12 @@ const char *dmls_rd_cut(const dmls_reader *r)
 			: " (the lz4 data ends inside a frame)";
 }
 
-uint64_t dmls_rd_compressed_pos(const dmls_reader *r)
+uint64_t dmls_rd_file_pos(const dmls_reader *r)
 {
+	if (r->z)
+		return (uint64_t)((const z_stream *)r->z)->total_in;
+	if (r->xz)
+		return (uint64_t)((const lzma_stream *)r->xz)->total_in;
 	if (r->zst)
 		return ((const zstd_in *)r->zst)->consumed + ((const zstd_in *)r->zst)->in.pos;
 	return r->lz4 ? ((const lz4_in *)r->lz4)->consumed : r->base + r->start;

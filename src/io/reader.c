@@ -13,8 +13,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include <lzma.h>
-#include <zlib.h>
 
 static const dmls_format formats[] = {
 	{"pcap", dmls_pcap_check, dmls_pcap_open, dmls_pcap_next, dmls_pcap_linktype},
@@ -89,10 +87,7 @@ static int finish_open(dmls_reader **out, dmls_reader *r, dmls_error *err)
 int dmls_reader_open_buffer(dmls_reader **out, const uint8_t *buf, size_t len,
 			    const char *name, dmls_error *err)
 {
-	if ((len >= 2 && buf[0] == 0x1f && buf[1] == 0x8b) ||
-	    (len >= 6 && !memcmp(buf, "\xfd" "7zXZ", 6)) ||
-	    (len >= 4 && !memcmp(buf, "\x28\xb5\x2f\xfd", 4)) ||
-	    (len >= 4 && !memcmp(buf, "\x04\x22\x4d\x18", 4))) { /* compressed: read as a stream */
+	if (dmls_rd_is_compressed(buf, len)) { /* read as a stream */
 		FILE *fp = fmemopen((void *)buf, len, "rb");
 		if (!fp)
 			return dmls_fail(err, DMLS_ENOMEM, "out of memory");
@@ -193,11 +188,7 @@ const char *dmls_reader_name(const dmls_reader *r)
 
 uint64_t dmls_reader_pos(const dmls_reader *r)
 {
-	if (r->xz)
-		return (uint64_t)((const lzma_stream *)r->xz)->total_in;
-	if (r->zst || r->lz4)
-		return dmls_rd_compressed_pos(r);
-	return r->z ? (uint64_t)((const z_stream *)r->z)->total_in : r->base + r->start;
+	return dmls_rd_file_pos(r);
 }
 
 uint64_t dmls_reader_size(const dmls_reader *r)
