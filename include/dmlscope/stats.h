@@ -320,6 +320,9 @@ typedef struct dmls_stats {
 	 * runs of one flow, so most packets skip the host and pair lookups */
 	uint8_t last_src[16], last_dst[16];
 	long last_s, last_d, last_pair; /* -1 when not set */
+	long last_flow;                 /* the previous packet's flow, or -1 */
+	uint16_t last_sport, last_dport;
+	uint8_t last_proto;
 } dmls_stats;
 
 /* Flow f is another job's in this view of the stats (flow_hidden). */

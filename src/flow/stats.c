@@ -451,6 +451,16 @@ static int lookup(dmls_stats *st, const dmls_pkt *p, long *s, long *d, long *pi)
 	return 0;
 }
 
+/* The packet's flow and its hosts and pair as the one-entry cache (a run
+ * of one flow's packets skips the flow's hash and probe too). */
+static void remember_flow(dmls_stats *st, const dmls_pkt *p, long fi, long s, long d, long pi)
+{
+	memcpy(st->last_src, p->src, 16);
+	memcpy(st->last_dst, p->dst, 16);
+	st->last_s = s, st->last_d = d, st->last_pair = pi, st->last_flow = fi;
+	st->last_sport = p->sport, st->last_dport = p->dport, st->last_proto = p->proto;
+}
+
 /* Hosts, pair and (TCP/UDP) flow of a packet: the flow first, which
  * knows the rest; hosts and pair only for a new flow or another protocol.
  * *fi is -1 for a packet of no flow; any index may be REJECTED. */
@@ -460,6 +470,13 @@ static int locate(dmls_stats *st, const dmls_pkt *p, long *s, long *d, long *pi,
 	int is_flow = (p->proto == 6 || p->proto == 17) && !p->is_fragment;
 	if (!is_flow)
 		return lookup(st, p, s, d, pi);
+	if (st->last_flow >= 0 && st->last_sport == p->sport && st->last_dport == p->dport &&
+	    st->last_proto == p->proto && st_eq16(st->last_src, p->src) &&
+	    st_eq16(st->last_dst, p->dst)) {
+		*fi = st->last_flow;
+		*s = st->last_s, *d = st->last_d, *pi = st->last_pair;
+		return 0;
+	}
 	flow_key k = {p->src, p->dst, p->sport, p->dport, p->proto};
 	uint64_t hv = st_hash_flow(&k);
 	*fi = st_find_flow(st, hv, &k);
@@ -473,6 +490,7 @@ static int locate(dmls_stats *st, const dmls_pkt *p, long *s, long *d, long *pi,
 			st->flows[*fi].pair = (uint32_t)q;
 		}
 		*pi = st->flows[*fi].pair;
+		remember_flow(st, p, *fi, *s, *d, *pi);
 		return 0;
 	}
 	if (lookup(st, p, s, d, pi))
@@ -482,7 +500,10 @@ static int locate(dmls_stats *st, const dmls_pkt *p, long *s, long *d, long *pi,
 		return 0;
 	}
 	*fi = st_flow_new(st, &k, hv, (uint32_t)*s, (uint32_t)*d, (uint32_t)*pi);
-	return *fi < 0 ? -1 : 0;
+	if (*fi < 0)
+		return -1;
+	remember_flow(st, p, *fi, *s, *d, *pi);
+	return 0;
 }
 
 static void fold_packet(dmls_fold *f, const dmls_pkt *p)

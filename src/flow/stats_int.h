@@ -100,7 +100,7 @@ int st_reindex_flows(dmls_stats *st);
 /* Forget the one-entry lookup cache (after a fold). */
 static inline void st_reset_cache(dmls_stats *st)
 {
-	st->last_s = st->last_d = st->last_pair = -1;
+	st->last_s = st->last_d = st->last_pair = st->last_flow = -1;
 }
 
 /* fold.c */
