@@ -59,6 +59,11 @@ typedef struct dmls_pkt {
 	uint32_t tcp_seq;
 	uint32_t tcp_ack;
 	uint8_t tcp_flags;
+	bool tcp_cut;     /* TCP header cut by the snap length before its data
+			   * offset: ports and tcp_seq read; tcp_ack and
+			   * tcp_flags unknown (0); payload_bytes estimated as
+			   * what the IP length leaves less a TCP header of
+			   * DMLS_TCP_CUT_HDR_BYTES */
 	uint8_t tunnel;   /* the fields above are the inner packet's: a dmls_tunnel */
 	/* RoCEv2 (UDP to 4791) with its base transport header captured: */
 	bool roce;
@@ -66,6 +71,13 @@ typedef struct dmls_pkt {
 	uint32_t bth_qp;    /* destination queue pair (24 bits) */
 	uint32_t bth_psn;   /* packet sequence number (24 bits) */
 } dmls_pkt;
+
+/* The TCP header a cut one is taken to have: Linux's on an established
+ * connection (20 bytes and the 12 of the timestamp option, on by default).
+ * Headers run from 20 to 60 bytes, so an estimate is at most
+ * DMLS_TCP_CUT_SLACK_BYTES above the truth (12 below: no timestamps). */
+#define DMLS_TCP_CUT_HDR_BYTES 32
+#define DMLS_TCP_CUT_SLACK_BYTES (60 - DMLS_TCP_CUT_HDR_BYTES)
 
 #define DMLS_ROCE_PORT 4791 /* RoCEv2's UDP destination port (IANA) */
 

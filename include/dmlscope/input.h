@@ -50,6 +50,8 @@ typedef struct dmls_input_counts {
 	uint64_t filtered;   /* rejected by the BPF filter */
 	uint64_t duplicates; /* captured at both ends, counted once */
 	uint64_t decapsulated; /* packets delivered on a tunnel's inner headers */
+	uint64_t tcp_cut;    /* packets delivered whose TCP header the snap length
+			      * cut before its data offset (decode.h, tcp_cut) */
 	int64_t first_ns, last_ns; /* of the packets delivered */
 	int clocks_contradict; /* the captures' clocks left as they were: their
 				* bounds contradict each other (clocks.c) */

@@ -91,6 +91,8 @@ typedef struct dmls_result {
 		int64_t records, packets, wire_bytes, payload_bytes;
 		int64_t truncated, non_ip, other, filtered, duplicates;
 		int64_t decapsulated; /* packets read on a tunnel's inner headers */
+		int64_t tcp_headers_cut; /* TCP headers cut before their data
+					  * offset: payload estimated */
 		double duration_s;
 		double start_s;     /* Unix time of the first packet */
 		int damage_status;  /* DMLS_OK, or what ended a capture early */

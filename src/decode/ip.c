@@ -20,7 +20,9 @@
  * carry no application payload: 0.  The transport header must be long enough to decode but need
  * not be captured whole: a TCP header cut by the snap length inside its
  * options still gives ports, sequence numbers and flags if its first 14
- * bytes are present.  IPv4 options are skipped by IHL; IPv6 extension
+ * bytes are present.  One cut before its data offset (byte 12: TCP over
+ * IPv6 at tcpdump -s 64 keeps 10 bytes of it) gives its ports and sequence
+ * number if its first 8 are, and its payload is estimated (tcp_cut).  IPv4 options are skipped by IHL; IPv6 extension
  * headers (hop-by-hop 0, routing 43, fragment 44, destination options 60,
  * AH 51 whose length is in 4-byte units, RFC 4302) are walked up to 16
  * deep.  A non-first fragment (IPv4 offset or IPv6 fragment offset not 0)
@@ -40,8 +42,20 @@ static int transport(const dmls_cursor *c, size_t l4, uint64_t rem, dmls_pkt *ou
 	*l4_out = l4;
 	if (out->proto == 6) {
 		uint8_t h[14];
-		if (!dmls_cur_copy(c, l4, h, sizeof(h)))
-			return DMLS_DEC_TRUNCATED;
+		if (!dmls_cur_copy(c, l4, h, sizeof(h))) {
+			/* cut before the data offset: ports and sequence number,
+			 * the payload estimated (decode.h, tcp_cut) */
+			if (rem < 20 || !dmls_cur_copy(c, l4, h, 8))
+				return DMLS_DEC_TRUNCATED;
+			out->sport = (uint16_t)(h[0] << 8 | h[1]);
+			out->dport = (uint16_t)(h[2] << 8 | h[3]);
+			out->tcp_seq = (uint32_t)h[4] << 24 | (uint32_t)h[5] << 16 |
+				       (uint32_t)h[6] << 8 | h[7];
+			out->tcp_cut = true;
+			out->payload_bytes =
+				rem > DMLS_TCP_CUT_HDR_BYTES ? rem - DMLS_TCP_CUT_HDR_BYTES : 0;
+			return DMLS_DEC_OK;
+		}
 		unsigned doff = (unsigned)(h[12] >> 4) * 4;
 		if (doff < 20 || doff > rem)
 			return DMLS_DEC_TRUNCATED;

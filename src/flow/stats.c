@@ -160,6 +160,9 @@ static int tcp_retransmission(dmls_flow *f, const dmls_pkt *p)
 		f->seq_valid = 0;
 	uint32_t len = (uint32_t)p->payload_bytes;
 	uint32_t end = p->tcp_seq + len + ((p->tcp_flags & (DMLS_TCP_SYN | DMLS_TCP_FIN)) ? 1 : 0);
+	if (p->tcp_cut) /* its length estimated: sent again only when it starts
+			 * below what an overestimate could reach (decode.h) */
+		return seq_track(f, p->tcp_seq + DMLS_TCP_CUT_SLACK_BYTES, end, len > 0);
 	return seq_track(f, p->tcp_seq, end, len > 0 && !(p->tcp_flags & DMLS_TCP_RST));
 }
 

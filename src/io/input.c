@@ -295,6 +295,7 @@ int dmls_input_next(dmls_input *in, dmls_pkt *pkt)
 			c->packets++;
 			c->wire_bytes += pkt->wire_bytes;
 			c->decapsulated += pkt->tunnel != DMLS_TUN_NONE;
+			c->tcp_cut += pkt->tcp_cut;
 			in->files[i].packets++;
 			in->last = i;
 			return 1;
@@ -516,7 +517,7 @@ const char *dmls_input_why_empty(const dmls_input_counts *c, const dmls_input_fi
 		why = ": every record is ARP or another non-IP protocol";
 	else if (c->truncated == c->records)
 		why = ": every record is too short or malformed to decode (a snap length "
-		      "shorter than their headers? each TCP header's first 14 bytes are needed)";
+		      "shorter than their headers? each TCP header's first 8 bytes are needed)";
 	else if (c->truncated > 0 && 2 * c->truncated >= c->records) {
 		/* the rest ARP and the like: a snap length shorter than the
 		 * headers cuts every IP packet and leaves the small others */

@@ -238,6 +238,7 @@ static void on_record(u_char *user, const struct pcap_pkthdr *h, const u_char *d
 	c->packets++;
 	c->wire_bytes += pkt.wire_bytes;
 	c->decapsulated += pkt.tunnel != DMLS_TUN_NONE;
+	c->tcp_cut += pkt.tcp_cut;
 	int rc = lv->cb(lv->ctx, &pkt);
 	if (rc) {
 		lv->cb_status = rc;

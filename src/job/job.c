@@ -247,6 +247,22 @@ static void note_clocks(dmls_job *job)
 	dmls_analysis_note_input(job->analysis, text);
 }
 
+/* A note when the snap length cut TCP headers before their data offset
+ * (decode.h, tcp_cut): their payload is an estimate. */
+static void note_tcp_cut(dmls_job *job)
+{
+	uint64_t n = job->counts.tcp_cut;
+	if (!n)
+		return;
+	char text[160];
+	snprintf(text, sizeof(text),
+		 "snap length cut %llu of %llu TCP headers before their data offset: payload "
+		 "estimated with a %d-byte header (Linux's), flags unknown",
+		 (unsigned long long)n, (unsigned long long)job->counts.packets,
+		 DMLS_TCP_CUT_HDR_BYTES);
+	dmls_analysis_note_input(job->analysis, text);
+}
+
 /* The run's job-<k>/train_history.log files: 0, or -1 when out of memory. */
 static int load_job_logs(dmls_job *job)
 {
@@ -296,6 +312,7 @@ int dmls_job_run_analysis(dmls_job *job, dmls_error *err)
 		job->analysis = NULL;
 	} else {
 		note_clocks(job);
+		note_tcp_cut(job);
 	}
 	dmls_stats_release_analysis_series(&job->stats); /* read by nothing after */
 	if (rc == DMLS_ENOMEM) /* not a property of the data: the job fails */

@@ -80,6 +80,7 @@ void dmls_part_counts_add(dmls_input_counts *d, int *dst_has, const dmls_input_c
 	d->filtered += s->filtered;
 	d->duplicates += s->duplicates;
 	d->decapsulated += s->decapsulated;
+	d->tcp_cut += s->tcp_cut;
 	if (!src_has)
 		return;
 	if (!*dst_has || s->first_ns < d->first_ns)

@@ -44,6 +44,8 @@ const dmls_metric dmls_metrics[] = {
 	 "packets captured at both ends, counted once"},
 	{"input.decapsulated", I, 'i', 0, F(input.decapsulated), "tunneled",
 	 "packets read on their inner headers (VXLAN, Geneve, GRE, IP in IP, ERSPAN)"},
+	{"input.tcp_headers_cut", I, 'i', 0, F(input.tcp_headers_cut), "TCP cut",
+	 "packets whose TCP header the snap length cut before its data offset: payload estimated"},
 	{"input.duration_s", R, 't', 0, F(input.duration_s), "time",
 	 "first to last packet (0 with fewer than two)"},
 	{"input.start_s", R, 't', 0, F(input.start_s), "start", "Unix time of the first packet"},

@@ -332,6 +332,7 @@ int dmls_result_init(dmls_result *r, const dmls_job *job)
 	r->input.filtered = i64(c->filtered);
 	r->input.duplicates = i64(c->duplicates);
 	r->input.decapsulated = i64(c->decapsulated);
+	r->input.tcp_headers_cut = i64(c->tcp_cut);
 	r->input.damage_status = job->damage.status;
 	r->input.damage = job->damage.status ? job->damage.msg : NULL;
 	r->analysis_error = job->analysis ? NULL : job->analysis_error.msg;

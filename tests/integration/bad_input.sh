@@ -85,19 +85,33 @@ open(sys.argv[2], "wb").write(out)
 PY
 expect snap36 1 "snap36.pcap'.*20 of 21 records too short or malformed to decode \\(a snap length" -- "$tmp/snap36.pcap"
 # TCP over IPv6 captured with a snap length of 64 (Ethernet 14 + IPv6 40
-# + 10 bytes of TCP: its data offset, byte 12, is cut): nothing decodes
-$py - "$tmp/v6snap64.pcap" <<'PY'
+# + 10 bytes of TCP: its data offset, byte 12, is cut): read, the payload
+# estimated with a 32-byte header (this one's), said in a note; at 60 (6
+# bytes of TCP, not its sequence number) nothing decodes
+for snap in 64 60; do
+$py - "$tmp/v6snap$snap.pcap" $snap <<'PY'
 import struct, sys
-out = bytearray(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 64, 1))
+snap = int(sys.argv[2])
+out = bytearray(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, snap, 1))
 src, dst = bytes(15) + b"\x01", bytes(15) + b"\x02"
 for i in range(20):
     tcp = struct.pack("!HHIIBBHHH", 40000, 29500, 1000 + 1448 * i, 1, 8 << 4, 0x18, 500, 0, 0)
     frame = (b"\x02" * 6 + b"\x04" * 6 + b"\x86\xdd" +
              struct.pack("!IHBB", 0x60000000, 32 + 1448, 6, 64) + src + dst + tcp + bytes(12 + 1448))
-    out += struct.pack("<IIII", 1700000000 + i, 0, 64, len(frame)) + frame[:64]
+    out += struct.pack("<IIII", 1700000000 + i, 0, snap, len(frame)) + frame[:snap]
 open(sys.argv[1], "wb").write(out)
 PY
-expect v6snap64 1 "v6snap64.pcap'.*every record is too short or malformed to decode \\(a snap length" -- "$tmp/v6snap64.pcap"
+done
+expect v6snap64 0 "" -- "$tmp/v6snap64.pcap"
+$py - "$tmp/v6snap64.json" <<'PY' && echo "ok   v6snap64: 20 packets, payload 28960, a note" || { echo "FAIL v6snap64"; fail=1; }
+import json, sys
+d = json.load(open(sys.argv[1]))
+i = d["input"]
+assert (i["packets"], i["payload_bytes"], i["tcp_headers_cut"]) == (20, 20 * 1448, 20), i
+assert d["flows"]["retransmissions"] == 0, d["flows"]
+assert any("20 of 20 TCP headers before their data offset" in n for n in d["notes"]), d["notes"]
+PY
+expect v6snap60 1 "v6snap60.pcap'.*every record is too short or malformed to decode \\(a snap length.*first 8 bytes" -- "$tmp/v6snap60.pcap"
 cp "$tmp/good.pcap" "$tmp/unreadable.pcap"; chmod 000 "$tmp/unreadable.pcap"
 if [ "$(id -u)" != 0 ]; then
 	expect unreadable 3 "unreadable.pcap'" -- "$tmp/unreadable.pcap"

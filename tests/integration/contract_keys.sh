@@ -33,7 +33,7 @@ spec = {
     "train_log.steps": int, "train_log.mean_step_s": num, "train_log.mb_per_step": num,
     "tool.name": str, "tool.version": str, "input.records": int, "input.payload_bytes": int,
     "input.skipped.filtered": int, "input.skipped.duplicates": int, "run.name": str,
-    "input.decapsulated": int,
+    "input.decapsulated": int, "input.tcp_headers_cut": int,
     "flows.retransmissions": int, "pattern.members": list, "pattern.jobs": int,
     "pattern.data_edges": int, "pattern.partial": bool, "pattern.observed": list,
     "iterations.starts_s": list, "iterations.comm_end_s": list,

@@ -461,10 +461,37 @@ static void test_snaplen_cut(void **st)
 	assert_int_equal(p.sport, 1000);
 	assert_int_equal(p.tcp_ack, 6);
 	assert_int_equal(p.payload_bytes, 1420);
-	/* fewer than 14: truncated */
-	assert_int_equal(dec(1, &d, 14 + 20 + 13, 1514, &p), DMLS_DEC_TRUNCATED);
+	assert_false(p.tcp_cut);
+	/* cut before the data offset (byte 12), its first 8 bytes there:
+	 * ports and sequence number, the payload estimated with a 32-byte
+	 * header (this one's 60: 28 above), flags and acknowledgement 0 */
+	for (uint32_t cap = 14 + 20 + 8; cap <= 14 + 20 + 13; cap++) {
+		assert_int_equal(dec(1, &d, cap, 1514, &p), DMLS_DEC_OK);
+		assert_true(p.tcp_cut);
+		assert_int_equal(p.sport, 1000);
+		assert_int_equal(p.dport, 80);
+		assert_int_equal(p.tcp_seq, 5);
+		assert_int_equal(p.tcp_ack, 0);
+		assert_int_equal(p.tcp_flags, 0);
+		assert_int_equal(p.payload_bytes, 1480 - DMLS_TCP_CUT_HDR_BYTES);
+		assert_int_equal(p.wire_bytes, 1514);
+	}
+	/* fewer than 8: truncated */
+	assert_int_equal(dec(1, &d, 14 + 20 + 7, 1514, &p), DMLS_DEC_TRUNCATED);
 	assert_int_equal(dec(1, &d, 14 + 19, 1514, &p), DMLS_DEC_TRUNCATED);
 	assert_int_equal(dec(1, &d, 0, 1514, &p), DMLS_DEC_TRUNCATED);
+	dbuf_free(&d);
+	/* a pure acknowledgement cut so: no payload; an IP length that
+	 * leaves less than a TCP header: truncated */
+	put_eth(&d, 0x0800);
+	put_ipv4(&d, 5, 20 + 32, 1, 0x4000, 6, A, B);
+	put_tcp(&d, 1000, 80, 5, 6, 8, DMLS_TCP_ACK);
+	put(&d, NULL, 12);
+	assert_int_equal(dec(1, &d, 14 + 20 + 10, 66, &p), DMLS_DEC_OK);
+	assert_true(p.tcp_cut);
+	assert_int_equal(p.payload_bytes, 0);
+	d.b[14 + 3] = 20 + 19;
+	assert_int_equal(dec(1, &d, 14 + 20 + 10, 66, &p), DMLS_DEC_TRUNCATED);
 	dbuf_free(&d);
 }
 
@@ -511,7 +538,7 @@ static void test_malformed(void **st)
 	put_tcp(&d, 1, 2, 3, 4, 5, 0);
 	for (uint32_t cut = 0; cut <= d.n; cut++) {
 		int rc = dec(1, &d, cut, (uint32_t)d.n, &p);
-		assert_int_equal(rc, cut >= 14 + 40 + 8 + 14 ? DMLS_DEC_OK : DMLS_DEC_TRUNCATED);
+		assert_int_equal(rc, cut >= 14 + 40 + 8 + 8 ? DMLS_DEC_OK : DMLS_DEC_TRUNCATED);
 	}
 	dbuf_free(&d);
 }
@@ -542,8 +569,14 @@ static void test_tunnels(void **st)
 	check_tcp(&p);
 	assert_int_equal(p.tunnel, DMLS_TUN_VXLAN);
 	assert_int_equal(p.wire_bytes, 14 + 20 + 8 + 8 + 154);
-	/* cut inside the inner TCP header: the outer UDP packet stays */
-	assert_int_equal(dec(1, &d, (uint32_t)d.n - 100 - 10, (uint32_t)d.n, &p), DMLS_DEC_OK);
+	/* cut inside the inner TCP header after its sequence number: the
+	 * inner segment, its payload estimated */
+	assert_int_equal(dec(1, &d, (uint32_t)d.n - 100 - 12, (uint32_t)d.n, &p), DMLS_DEC_OK);
+	assert_int_equal(p.tunnel, DMLS_TUN_VXLAN);
+	assert_true(p.tcp_cut);
+	assert_int_equal(p.payload_bytes, 120 - DMLS_TCP_CUT_HDR_BYTES);
+	/* before it: the outer UDP packet stays */
+	assert_int_equal(dec(1, &d, (uint32_t)d.n - 100 - 13, (uint32_t)d.n, &p), DMLS_DEC_OK);
 	assert_int_equal(p.tunnel, DMLS_TUN_NONE);
 	assert_int_equal(p.proto, 17);
 	assert_int_equal(p.dport, 4789);
@@ -554,7 +587,7 @@ static void test_tunnels(void **st)
 		int rc = dec(1, &d, cut, (uint32_t)d.n, &p);
 		assert_int_equal(rc, cut >= 14 + 20 + 4 ? DMLS_DEC_OK : DMLS_DEC_TRUNCATED);
 		if (rc == DMLS_DEC_OK)
-			assert_int_equal(p.tunnel != DMLS_TUN_NONE, cut >= 14 + 20 + 8 + 8 + 14 + 20 + 14);
+			assert_int_equal(p.tunnel != DMLS_TUN_NONE, cut >= 14 + 20 + 8 + 8 + 14 + 20 + 8);
 	}
 	dbuf_free(&d);
 	/* Linux's port; without the I flag it is not VXLAN */

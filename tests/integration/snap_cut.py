@@ -1,0 +1,41 @@
+"""snap_cut.py SRC_DIR DST_DIR [TCP_BYTES]: a run folder's pcaps with every
+IPv4 packet rewritten as IPv6 (2001:db8::a.b.c.d, the rest of the frame
+as it was) and, with TCP_BYTES, each TCP packet cut after that many bytes
+of its header (10: what `tcpdump -s 64` keeps of TCP over IPv6 behind
+Ethernet).  Ethernet, Linux cooked (SLL, SLL2) captures; other files are
+copied."""
+import glob, os, shutil, struct, sys
+
+src, dst = sys.argv[1], sys.argv[2]
+tcp_bytes = int(sys.argv[3]) if len(sys.argv) > 3 else None
+os.makedirs(dst, exist_ok=True)
+LINK = {1: (12, 14), 113: (14, 16), 276: (0, 20)}  # EtherType offset, header length
+PREFIX = bytes.fromhex("20010db8") + bytes(8)
+for path in sorted(glob.glob(os.path.join(src, "*"))):
+    if not path.endswith(".pcap"):
+        if os.path.isfile(path):
+            shutil.copy(path, dst)
+        continue
+    d = open(path, "rb").read()
+    assert struct.unpack_from("<I", d)[0] in (0xa1b2c3d4, 0xa1b23c4d), path
+    snap, lt = struct.unpack_from("<II", d, 16)
+    et, hl = LINK[lt & 0xFFFF]
+    out = bytearray(d[:24])
+    struct.pack_into("<I", out, 16, snap + 20)
+    pos = 24
+    while pos + 16 <= len(d):
+        s, u, cl, ol = struct.unpack_from("<IIII", d, pos)
+        fr = d[pos + 16:pos + 16 + cl]
+        pos += 16 + cl
+        if len(fr) >= hl + 20 and fr[et:et + 2] == b"\x08\x00" and fr[hl] >> 4 == 4:
+            ihl = (fr[hl] & 15) * 4
+            total, ttl, proto = struct.unpack_from("!H", fr, hl + 2)[0], fr[hl + 8], fr[hl + 9]
+            ip6 = (struct.pack("!IHBB", 0x60000000, total - ihl, proto, ttl) +
+                   PREFIX + fr[hl + 12:hl + 16] + PREFIX + fr[hl + 16:hl + 20])
+            fr = fr[:et] + b"\x86\xdd" + fr[et + 2:hl] + ip6 + fr[hl + ihl:]
+            ol += 40 - ihl
+            if tcp_bytes is not None and proto == 6:
+                fr = fr[:hl + 40 + tcp_bytes]
+            cl = len(fr)
+        out += struct.pack("<IIII", s, u, cl, ol) + fr
+    open(os.path.join(dst, os.path.basename(path)), "wb").write(out)
