@@ -106,6 +106,7 @@ enum {
 #define ET_TEB 0x6558      /* transparent Ethernet bridging (GRE, Geneve) */
 #define ET_ERSPAN 0x88be   /* ERSPAN type I and II */
 #define ET_ERSPAN3 0x22eb  /* ERSPAN type III */
+#define ET_ARISTA 0xd28b   /* Arista's vendor header: a tap aggregator's time stamp */
 #define MAX_TAGS 8
 #define MAX_LABELS 8
 #define MAX_NEST 4
@@ -155,20 +156,10 @@ static int ppp(const dmls_cursor *c, size_t off, uint32_t origlen, dmls_pkt *out
 	return DMLS_DEC_NON_IP;
 }
 
-/* Dispatch on the EtherType at et_off; the header after it starts at off.
- * VLAN tags (TCI, then the next EtherType) are skipped. */
-static int ethertype(const dmls_cursor *c, size_t et_off, size_t off, uint32_t origlen,
-		     dmls_pkt *out, size_t *l4)
+/* Dispatch on EtherType et, its header at off. */
+static int ethertype_at(const dmls_cursor *c, uint16_t et, size_t off, uint32_t origlen,
+			dmls_pkt *out, size_t *l4)
 {
-	uint16_t et;
-	if (!dmls_cur_be16(c, et_off, &et))
-		return DMLS_DEC_TRUNCATED;
-	for (int tags = 0; et == 0x8100 || et == 0x88a8 || et == 0x9100 || et == 0x9200;
-	     tags++) {
-		if (tags == MAX_TAGS || !dmls_cur_be16(c, off + 2, &et))
-			return DMLS_DEC_TRUNCATED;
-		off += 4;
-	}
 	if (et == ET_IPV4)
 		return dmls_decode_ip(c, off, 4, origlen, out, l4);
 	if (et == ET_IPV6)
@@ -178,6 +169,52 @@ static int ethertype(const dmls_cursor *c, size_t et_off, size_t off, uint32_t o
 	if (et == ET_PPPOE) /* version and type, code, session (2), length (2) */
 		return ppp(c, off + 6, origlen, out, l4);
 	return DMLS_DEC_NON_IP;
+}
+
+/* The bytes from off, just after an Arista EtherType, to the EtherType of
+ * the frame it stamped: subtype 1 (a time stamp), a version whose low
+ * byte names a 64- or 48-bit stamp, the stamp (tcpdump's print-arista.c).
+ * 0 for another subtype or version, -1 when cut. */
+static int arista_len(const dmls_cursor *c, size_t off)
+{
+	uint16_t sub, ver;
+	if (!dmls_cur_be16(c, off, &sub) || !dmls_cur_be16(c, off + 2, &ver))
+		return -1;
+	if (sub != 1 || ((ver & 0xff) != 0x10 && (ver & 0xff) != 0x20))
+		return 0;
+	return 4 + ((ver & 0xff) == 0x10 ? 8 : 6);
+}
+
+/* Dispatch on the EtherType at et_off; the header after it starts at off.
+ * VLAN tags (TCI, then the next EtherType) are skipped, and so is an
+ * Arista time stamp, which a tap aggregator inserted: its bytes (with its
+ * EtherType) are not wire bytes, as a wrapper's are not. */
+static int ethertype(const dmls_cursor *c, size_t et_off, size_t off, uint32_t origlen,
+		     dmls_pkt *out, size_t *l4)
+{
+	uint16_t et;
+	uint32_t inserted = 0;
+	if (!dmls_cur_be16(c, et_off, &et))
+		return DMLS_DEC_TRUNCATED;
+	for (int tags = 0; et == 0x8100 || et == 0x88a8 || et == 0x9100 || et == 0x9200 ||
+			   et == ET_ARISTA;
+	     tags++) {
+		int skip = et == ET_ARISTA ? arista_len(c, off) : 2;
+		if (skip == 0)
+			return DMLS_DEC_NON_IP;
+		if (tags == MAX_TAGS || skip < 0 || !dmls_cur_be16(c, off + (size_t)skip, &et))
+			return DMLS_DEC_TRUNCATED;
+		if (skip != 2)
+			inserted += (uint32_t)skip + 2;
+		off += (size_t)skip + 2;
+	}
+	int rc = ethertype_at(c, et, off, origlen, out, l4);
+	if (rc == DMLS_DEC_OK && inserted) { /* the frame as the link carried it */
+		if (out->wire_bytes <= inserted)
+			return DMLS_DEC_TRUNCATED;
+		out->wire_bytes -= inserted;
+	}
+	return rc;
 }
 
 /* The Ethernet frame starting at offset at. */

@@ -495,6 +495,36 @@ static void test_snaplen_cut(void **st)
 	dbuf_free(&d);
 }
 
+/* A tap aggregator's Arista time stamp after the source address (64- and
+ * 48-bit): skipped, its bytes not wire bytes; another version is not
+ * read as IP; one cut is truncated. */
+static void test_arista_stamp(void **st)
+{
+	dbuf d = {0};
+	dmls_pkt p;
+	for (int bits = 64; bits >= 48; bits -= 16) {
+		put_eth(&d, 0xd28b);
+		put_be16(&d, 1), put_be16(&d, bits == 64 ? 0x0110 : 0x0020);
+		put_be32(&d, 1559162199);
+		if (bits == 64)
+			put_be32(&d, 944724424);
+		else
+			put_be16(&d, 7);
+		put_be16(&d, 0x0800);
+		tcp_pkt(&d, 140);
+		size_t stamp = bits == 64 ? 14 : 12;
+		assert_int_equal(d.n, 14 + stamp + 140);
+		assert_int_equal(dec(1, &d, (uint32_t)d.n, (uint32_t)d.n, &p), DMLS_DEC_OK);
+		check_tcp(&p);
+		assert_int_equal(p.wire_bytes, 14 + 140);
+		assert_int_equal(dec(1, &d, 14 + (uint32_t)stamp - 1, (uint32_t)d.n, &p),
+				 DMLS_DEC_TRUNCATED);
+		d.b[14 + 3] = 0x30; /* a version of no known stamp */
+		assert_int_equal(dec(1, &d, (uint32_t)d.n, (uint32_t)d.n, &p), DMLS_DEC_NON_IP);
+		dbuf_free(&d);
+	}
+}
+
 static void test_malformed(void **st)
 {
 	dbuf d = {0};
@@ -793,6 +823,7 @@ int main(void)
 		cmocka_unit_test(test_ipv6_extensions),
 		cmocka_unit_test(test_tso_super_packets),
 		cmocka_unit_test(test_snaplen_cut),
+		cmocka_unit_test(test_arista_stamp),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_tunnels),
 		cmocka_unit_test(test_mpls),
