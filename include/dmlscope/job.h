@@ -70,6 +70,11 @@ void dmls_job_release(dmls_job *job);
  * builds a job from merged parts and calls it).  DMLS_OK or DMLS_ENOMEM. */
 int dmls_job_run_analysis(dmls_job *job, dmls_error *err);
 
+/* Notes on how the input was read (clock offsets taken from the stamps,
+ * TCP headers cut by the snap length) into job->analysis, when there is
+ * one: dmls_job_run_analysis and dmls_job_analyze_stats add them. */
+void dmls_job_note_input(dmls_job *job);
+
 /*
  * The same job from packets already counted into st (a live capture:
  * watch.h), which the job takes over (st is left empty): st is finished

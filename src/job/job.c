@@ -263,6 +263,14 @@ static void note_tcp_cut(dmls_job *job)
 	dmls_analysis_note_input(job->analysis, text);
 }
 
+void dmls_job_note_input(dmls_job *job)
+{
+	if (!job->analysis)
+		return;
+	note_clocks(job);
+	note_tcp_cut(job);
+}
+
 /* The run's job-<k>/train_history.log files: 0, or -1 when out of memory. */
 static int load_job_logs(dmls_job *job)
 {
@@ -311,8 +319,7 @@ int dmls_job_run_analysis(dmls_job *job, dmls_error *err)
 		dmls_analysis_free(job->analysis);
 		job->analysis = NULL;
 	} else {
-		note_clocks(job);
-		note_tcp_cut(job);
+		dmls_job_note_input(job);
 	}
 	dmls_stats_release_analysis_series(&job->stats); /* read by nothing after */
 	if (rc == DMLS_ENOMEM) /* not a property of the data: the job fails */

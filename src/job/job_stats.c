@@ -42,6 +42,7 @@ int dmls_job_analyze_stats(dmls_job *job, dmls_stats *st, const dmls_input_count
 	rc = dmls_analysis_run(&job->analysis, &job->stats, NULL, &job->analysis_error);
 	if (rc != DMLS_OK)
 		job->analysis = NULL;
+	dmls_job_note_input(job);
 	if (rc == DMLS_ENOMEM)
 		return dmls_fail(err, rc, "%s", job->analysis_error.msg);
 	return DMLS_OK;
