@@ -316,8 +316,9 @@ typedef struct dmls_stats {
 	/* indexes (internal) */
 	dmls_itable host_idx, pair_idx, flow_idx;
 	int oom;                   /* set when an allocation failed */
-	/* the previous packet's addresses and table indexes: packets come in
-	 * runs of one flow, so most packets skip the host and pair lookups */
+	/* the previous packet's addresses, ports and table indexes: packets
+	 * come in runs of one flow, so most skip the flow, host and pair
+	 * lookups */
 	uint8_t last_src[16], last_dst[16];
 	long last_s, last_d, last_pair; /* -1 when not set */
 	long last_flow;                 /* the previous packet's flow, or -1 */

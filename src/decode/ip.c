@@ -15,19 +15,21 @@
  *   otherwise                     ip_bytes = IP length, wire = origlen
  *                                 (Ethernet padding stays in wire)
  *
- * payload_bytes = ip_bytes - IP header(s) - TCP header (data offset) or UDP
- * header (8); other protocols (ICMP, ICMPv6's neighbour discovery, ...)
- * carry no application payload: 0.  The transport header must be long enough to decode but need
- * not be captured whole: a TCP header cut by the snap length inside its
- * options still gives ports, sequence numbers and flags if its first 14
- * bytes are present.  One cut before its data offset (byte 12: TCP over
- * IPv6 at tcpdump -s 64 keeps 10 bytes of it) gives its ports and sequence
- * number if its first 8 are, and its payload is estimated (tcp_cut).  IPv4 options are skipped by IHL; IPv6 extension
+ * payload_bytes = ip_bytes - IP header(s) - TCP header (data offset) or
+ * UDP header (8); other protocols (ICMP, ICMPv6's neighbour discovery,
+ * ...) carry no application payload: 0.  The transport header must be long
+ * enough to decode but need not be captured whole: a TCP header cut by the
+ * snap length inside its options still gives ports, sequence numbers and
+ * flags if its first 14 bytes are present.  One cut before its data offset
+ * (byte 12: TCP over IPv6 at tcpdump -s 64 keeps 10 bytes of it) gives its
+ * ports and sequence number if its first 8 are, and its payload is
+ * estimated (tcp_cut).  IPv4 options are skipped by IHL; IPv6 extension
  * headers (hop-by-hop 0, routing 43, fragment 44, destination options 60,
  * AH 51 whose length is in 4-byte units, RFC 4302) are walked up to 16
  * deep.  A non-first fragment (IPv4 offset or IPv6 fragment offset not 0)
  * has no transport header: is_fragment, ports 0, payload = the fragment's
- * data (of a TCP or UDP datagram, else 0).  Every inconsistent length is DMLS_DEC_TRUNCATED.
+ * data (of a TCP or UDP datagram, else 0).  Every inconsistent length is
+ * DMLS_DEC_TRUNCATED.
  */
 #include <string.h>
 

@@ -199,12 +199,12 @@ static int ethertype(const dmls_cursor *c, size_t et_off, size_t off, uint32_t o
 	for (int tags = 0; et == 0x8100 || et == 0x88a8 || et == 0x9100 || et == 0x9200 ||
 			   et == ET_ARISTA;
 	     tags++) {
-		int skip = et == ET_ARISTA ? arista_len(c, off) : 2;
+		int arista = et == ET_ARISTA, skip = arista ? arista_len(c, off) : 2;
 		if (skip == 0)
 			return DMLS_DEC_NON_IP;
 		if (tags == MAX_TAGS || skip < 0 || !dmls_cur_be16(c, off + (size_t)skip, &et))
 			return DMLS_DEC_TRUNCATED;
-		if (skip != 2)
+		if (arista)
 			inserted += (uint32_t)skip + 2;
 		off += (size_t)skip + 2;
 	}

@@ -143,7 +143,7 @@ static int observe(const dmls_source *sc, uint32_t i, int64_t from, size_t limit
 		k++;
 		if (dmls_decode_ex(rec.linktype, rec.data, rec.caplen, rec.origlen, 0, &p) !=
 			    DMLS_DEC_OK ||
-		    p.proto != 6 || p.is_fragment)
+		    p.proto != 6 || p.is_fragment || p.tcp_cut) /* a cut header's end is a guess */
 			continue;
 		uint32_t len = (uint32_t)p.payload_bytes +
 			       ((p.tcp_flags & DMLS_TCP_SYN) != 0) + ((p.tcp_flags & DMLS_TCP_FIN) != 0);
