@@ -263,10 +263,27 @@ static void note_tcp_cut(dmls_job *job)
 	dmls_analysis_note_input(job->analysis, text);
 }
 
+/* A note when a tenth or more of the records did not decode: the analysis
+ * is of the rest (a snap length that cuts TCP before its sequence number,
+ * as `-i any -s 64` does to TCP over IPv6, leaves only the small others). */
+static void note_truncated(dmls_job *job)
+{
+	const dmls_input_counts *c = &job->counts;
+	if (!c->truncated || 10 * c->truncated < c->records)
+		return;
+	char text[160];
+	snprintf(text, sizeof(text),
+		 "%llu of %llu records too short or malformed to decode, not counted (a snap "
+		 "length shorter than their headers? TCP needs 8 bytes)",
+		 (unsigned long long)c->truncated, (unsigned long long)c->records);
+	dmls_analysis_note_input(job->analysis, text);
+}
+
 void dmls_job_note_input(dmls_job *job)
 {
 	if (!job->analysis)
 		return;
+	note_truncated(job);
 	note_clocks(job);
 	note_tcp_cut(job);
 }

@@ -112,6 +112,24 @@ assert d["flows"]["retransmissions"] == 0, d["flows"]
 assert any("20 of 20 TCP headers before their data offset" in n for n in d["notes"]), d["notes"]
 PY
 expect v6snap60 1 "v6snap60.pcap'.*every record is too short or malformed to decode \\(a snap length.*first 8 bytes" -- "$tmp/v6snap60.pcap"
+# the same with a whole UDP packet after them: that one is analyzed, exit
+# 0, and a note says the other 20 were not counted
+cp "$tmp/v6snap60.pcap" "$tmp/v6mixed.pcap"
+$py - "$tmp/v6mixed.pcap" <<'PY'
+import struct, sys
+src, dst = bytes(15) + b"\x01", bytes(15) + b"\x02"
+frame = (b"\x02" * 6 + b"\x04" * 6 + b"\x86\xdd" + struct.pack("!IHBB", 0x60000000, 8 + 20, 17, 64) +
+         src + dst + struct.pack("!HHHH", 5000, 6000, 28, 0) + bytes(20))
+open(sys.argv[1], "ab").write(struct.pack("<IIII", 1700000030, 0, 60, len(frame)) + frame[:60])
+PY
+expect v6mixed 0 "" -- "$tmp/v6mixed.pcap"
+$py - "$tmp/v6mixed.json" <<'PY' && echo "ok   v6mixed: 1 packet, a note of the 20 others" || { echo "FAIL v6mixed"; fail=1; }
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["input"]["packets"] == 1 and d["input"]["skipped"]["truncated"] == 20, d["input"]
+assert any(n.startswith("20 of 21 records too short or malformed to decode, not counted")
+           for n in d["notes"]), d["notes"]
+PY
 cp "$tmp/good.pcap" "$tmp/unreadable.pcap"; chmod 000 "$tmp/unreadable.pcap"
 if [ "$(id -u)" != 0 ]; then
 	expect unreadable 3 "unreadable.pcap'" -- "$tmp/unreadable.pcap"
