@@ -90,6 +90,31 @@ static void test_retransmission(void **state)
 	dmls_stats_release(&st);
 }
 
+/* Segments whose TCP header was cut (decode.h, tcp_cut): their lengths
+ * are estimates, up to 28 bytes over (a 60-byte header read as 32), so one
+ * starting within 28 bytes below the data sent is not taken for a
+ * retransmission; a whole segment sent again is. */
+static void test_retransmission_cut_headers(void **state)
+{
+	(void)state;
+	dmls_stats st;
+	dmls_stats_init(&st, 0);
+	uint32_t seq = 5000;
+	for (int i = 0; i < 20; i++) { /* 1420 bytes each, estimated 1448 */
+		dmls_pkt p = mk(1 + i, 1, 2, 40000, 29500, seq, 1448);
+		p.tcp_cut = true, p.tcp_flags = 0;
+		seq += 1420;
+		assert_int_equal(dmls_stats_add(&st, &p), 0);
+	}
+	assert_int_equal(st.retransmissions, 0);
+	dmls_pkt again = mk(30, 1, 2, 40000, 29500, seq - 3 * 1420, 1448);
+	again.tcp_cut = true, again.tcp_flags = 0;
+	assert_int_equal(dmls_stats_add(&st, &again), 0);
+	assert_int_equal(st.retransmissions, 1);
+	assert_int_equal(st.flows[0].retransmissions, 1);
+	dmls_stats_release(&st);
+}
+
 /* A connection that reuses the 5-tuple of an earlier one starts from its
  * SYN: its data, below the earlier one's numbers, are not retransmissions;
  * its own segments sent again are.  The same SYN twice changes nothing. */
@@ -737,6 +762,7 @@ int main(void)
 		cmocka_unit_test(test_hosts_pairs_flows),
 		cmocka_unit_test(test_retransmission),
 		cmocka_unit_test(test_retransmission_ports_reused),
+		cmocka_unit_test(test_retransmission_cut_headers),
 		cmocka_unit_test(test_reopens),
 		cmocka_unit_test(test_series_sparse_far_apart),
 		cmocka_unit_test(test_u64_counters),
