@@ -20,7 +20,11 @@
  * series' runs, merged into disjoint segments, are cut at their longest
  * gap while that gap is idle: IDLE_GAP_S or more, and half the stretch's
  * span or more (a pause for an evaluation or a checkpoint inside a run is
- * not), keeping the side with more bytes, then again.
+ * not) or one side a trace of the bytes (STRAY_SHARE: a packet stamped a
+ * day before a session and another a day after, neither gap half the
+ * span), keeping the side with more bytes, then again.  The span's ends
+ * without bytes (a series' range reaches a packet of no payload) are cut
+ * where IDLE_GAP_S or longer.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -34,6 +38,7 @@
 #define RUN_GAP_S 0.5    /* a silence this long with connections opened anew ends a run */
 #define RUN_MIN_SEGMENTS 4 /* bursts a run holds at least */
 #define RUN_MIN_SHARE 0.01 /* ... and this share of the bytes of the largest part */
+#define STRAY_SHARE 0.01 /* a side of an idle gap with this share of the bytes or less */
 #define RUN_ON_BYTES 1500  /* a pair's bin under this is silent: acknowledgements,
 			    * a connection's end, a keepalive, a rendezvous message */
 
@@ -279,6 +284,13 @@ double dmls_busiest_stretch(const dmls_series *const *ser, size_t n, int64_t *fr
 	for (size_t i = 0; i < k; i++)
 		total += seg[i].bytes;
 	kept = total;
+	/* idle ends: the span's bins before the first segment and after the
+	 * last hold no bytes (a handshake's or an acknowledgement's packet
+	 * stamped apart): cut, nothing is lost */
+	if (k && seg[0].a - *from >= idle)
+		*gap_cut = seg[0].a - *from;
+	if (k && *to + 1 - seg[k - 1].b >= idle && *to + 1 - seg[k - 1].b > *gap_cut)
+		*gap_cut = *to + 1 - seg[k - 1].b;
 	size_t lo = 0, hi = k; /* the stretch: seg[lo, hi) */
 	while (hi - lo >= 2) {
 		size_t at = lo + 1;
@@ -286,11 +298,14 @@ double dmls_busiest_stretch(const dmls_series *const *ser, size_t n, int64_t *fr
 			if (seg[i].a - seg[i - 1].b > seg[at].a - seg[at - 1].b)
 				at = i;
 		int64_t gap = seg[at].a - seg[at - 1].b;
-		if (gap < idle || 2 * gap < seg[hi - 1].b - seg[lo].a)
-			break;
 		double left = 0;
 		for (size_t i = lo; i < at; i++)
 			left += seg[i].bytes;
+		/* idle: half the span, or a side of a trace of the bytes (a
+		 * packet or two stamped apart on both sides of a session) */
+		if (gap < idle || (2 * gap < seg[hi - 1].b - seg[lo].a &&
+				   fmin(left, kept - left) > STRAY_SHARE * kept))
+			break;
 		if (left >= kept - left)
 			hi = at, kept = left;
 		else
