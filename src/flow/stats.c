@@ -147,6 +147,28 @@ static int seq_track(dmls_flow *f, uint32_t start, uint32_t end, int counts)
 	return retrans;
 }
 
+/* A segment whose TCP header was cut (decode.h, tcp_cut) is of a new
+ * connection on its 5-tuple, its SYN unseen (cut_renewed), when it starts
+ * CUT_NEW_SPACE_BYTES below the data sent (a window of 64 MiB, 5 ms at
+ * 100 Gbit/s, is more than a path here holds), or after the flow was
+ * silent CUT_NEW_IDLE_NS (a run after another; a retransmission timeout
+ * that long comes after three backoffs) below the data sent or
+ * CUT_NEW_JUMP_BYTES past it (a random initial sequence number). */
+#define CUT_NEW_SPACE_BYTES (64u << 20)
+#define CUT_NEW_IDLE_NS 1000000000LL
+#define CUT_NEW_JUMP_BYTES (1u << 20)
+
+static int cut_renewed(const dmls_flow *f, const dmls_pkt *p)
+{
+	if (!p->tcp_cut || !f->packets || !f->seq_valid)
+		return 0;
+	if (seq_lt(p->tcp_seq + CUT_NEW_SPACE_BYTES, f->next_seq))
+		return 1;
+	return p->ts_ns - f->last_ns >= CUT_NEW_IDLE_NS &&
+	       (seq_lt(p->tcp_seq + DMLS_TCP_CUT_SLACK_BYTES, f->next_seq) ||
+		seq_lt(f->next_seq + CUT_NEW_JUMP_BYTES, p->tcp_seq));
+}
+
 /* A TCP segment that carries data (not a reset) is sent again when it
  * starts below the highest sequence end sent.  A SYN opens a connection:
  * the 5-tuple's sequence starts again from it, so a connection that
@@ -154,15 +176,19 @@ static int seq_track(dmls_flow *f, uint32_t start, uint32_t end, int counts)
  * is judged on its own numbers (Wireshark's "TCP port numbers reused"),
  * and its data are not all taken for retransmissions of the earlier
  * one's, as they were when its initial sequence number fell below. */
-static int tcp_retransmission(dmls_flow *f, const dmls_pkt *p)
+static int tcp_retransmission(dmls_flow *f, const dmls_pkt *p, int renewed)
 {
 	if (p->tcp_flags & DMLS_TCP_SYN)
 		f->seq_valid = 0;
 	uint32_t len = (uint32_t)p->payload_bytes;
 	uint32_t end = p->tcp_seq + len + ((p->tcp_flags & (DMLS_TCP_SYN | DMLS_TCP_FIN)) ? 1 : 0);
-	if (p->tcp_cut) /* its length estimated: sent again only when it starts
-			 * below what an overestimate could reach (decode.h) */
+	if (p->tcp_cut) {
+		if (renewed)
+			f->seq_valid = 0;
+		/* its length estimated: sent again only when it starts below
+		 * what an overestimate could reach (decode.h) */
 		return seq_track(f, p->tcp_seq + DMLS_TCP_CUT_SLACK_BYTES, end, len > 0);
+	}
 	return seq_track(f, p->tcp_seq, end, len > 0 && !(p->tcp_flags & DMLS_TCP_RST));
 }
 
@@ -211,14 +237,14 @@ static int count_conn(dmls_stats *st, dmls_flow *f, long fi, long pi, const dmls
 		       : 0;
 }
 
-static int count_flow(dmls_stats *st, long fi, long pi, const dmls_pkt *p)
+static int count_flow(dmls_stats *st, long fi, long pi, const dmls_pkt *p, int renewed)
 {
 	dmls_flow *f = &st->flows[fi];
 	f->packets++;
 	f->wire_bytes += p->wire_bytes;
 	f->payload_bytes += p->payload_bytes;
 	span(&f->first_ns, &f->last_ns, p->ts_ns);
-	if (!p->is_fragment && ((p->proto == 6 && tcp_retransmission(f, p)) ||
+	if (!p->is_fragment && ((p->proto == 6 && tcp_retransmission(f, p, renewed)) ||
 				(p->proto == 17 && p->roce && roce_retransmission(f, p)))) {
 		f->retransmissions++;
 		st->hosts[f->src].tx_retransmissions++;
@@ -596,6 +622,7 @@ static int tables_add(dmls_stats *st, const dmls_pkt *p)
 	long s, d, pi, fi;
 	if (locate(st, p, &s, &d, &pi, &fi))
 		return -1;
+	int renewed = fi >= 0 && cut_renewed(&st->flows[fi], p);
 	if (d >= 0) {
 		dmls_host *hd = &st->hosts[d];
 		hd->rx_packets++;
@@ -620,13 +647,17 @@ static int tables_add(dmls_stats *st, const dmls_pkt *p)
 		dmls_pair *pr = &st->pairs[pi];
 		/* a connection opened between hosts that already exchanged
 		 * data: a run after another, or a job restarted (stretch.c
-		 * tells runs apart by them).  TCP says so by a SYN; RoCEv2 by a
-		 * 5-tuple's first packet (its source port follows the queue
-		 * pairs).  Other UDP says nothing: a request-response protocol
-		 * (DNS, AFS) takes a new port for a new exchange */
-		int opens = p->proto == 6 ? (p->tcp_flags & (DMLS_TCP_SYN | DMLS_TCP_ACK)) ==
-						    DMLS_TCP_SYN
-					  : p->roce && fi >= 0 && st->flows[fi].packets == 0;
+		 * tells runs apart by them).  TCP says so by a SYN, or with its
+		 * header cut, by a 5-tuple's first packet or its sequence
+		 * numbers begun anew (cut_renewed); RoCEv2 by a 5-tuple's first
+		 * packet (its source port follows the queue pairs).  Other UDP
+		 * says nothing: a request-response protocol (DNS, AFS) takes a
+		 * new port for a new exchange */
+		int first = fi >= 0 && st->flows[fi].packets == 0;
+		int opens = p->tcp_cut	     ? first || renewed
+			    : p->proto == 6 ? (p->tcp_flags & (DMLS_TCP_SYN | DMLS_TCP_ACK)) ==
+						      DMLS_TCP_SYN
+					    : p->roce && first;
 		if (opens && pr->payload_bytes > 0 &&
 		    st_class_add(st, DMLS_CLASS_REOPEN, &pr->reopens, p->ts_ns, 1))
 			return -1;
@@ -644,7 +675,7 @@ static int tables_add(dmls_stats *st, const dmls_pkt *p)
 		fold_packet(&st->fold_flows, p);
 		st->flows_seen++;
 	}
-	return fi >= 0 && count_flow(st, fi, pi, p) ? -1 : 0;
+	return fi >= 0 && count_flow(st, fi, pi, p, renewed) ? -1 : 0;
 }
 
 static int tables_finish(dmls_stats *st);

@@ -112,6 +112,24 @@ static void test_retransmission_cut_headers(void **state)
 	assert_int_equal(dmls_stats_add(&st, &again), 0);
 	assert_int_equal(st.retransmissions, 1);
 	assert_int_equal(st.flows[0].retransmissions, 1);
+	/* 2 s later the 5-tuple again, its numbers begun anew below (its SYN
+	 * unseen): a connection opened, no retransmissions; then one anew
+	 * above, the same; a segment sent again in it still counts */
+	assert_int_equal(dmls_series_empty(&st.pairs[0].reopens), 1);
+	uint32_t isn[2] = {seq - 500000, seq + 3000000};
+	for (int c = 0; c < 2; c++)
+		for (int i = 0; i < 5; i++) {
+			dmls_pkt p = mk(2000000000LL * (c + 1) + i, 1, 2, 40000, 29500,
+					isn[c] + 1420 * (uint32_t)i, 1448);
+			p.tcp_cut = true, p.tcp_flags = 0;
+			assert_int_equal(dmls_stats_add(&st, &p), 0);
+		}
+	assert_int_equal(st.retransmissions, 1);
+	assert_int_equal(st.pairs[0].reopens.total, 2);
+	dmls_pkt late = mk(4000000010LL, 1, 2, 40000, 29500, isn[1] + 1420, 1448);
+	late.tcp_cut = true, late.tcp_flags = 0;
+	assert_int_equal(dmls_stats_add(&st, &late), 0);
+	assert_int_equal(st.retransmissions, 2);
 	dmls_stats_release(&st);
 }
 
