@@ -178,17 +178,13 @@ static int cut_renewed(const dmls_flow *f, const dmls_pkt *p)
  * one's, as they were when its initial sequence number fell below. */
 static int tcp_retransmission(dmls_flow *f, const dmls_pkt *p, int renewed)
 {
-	if (p->tcp_flags & DMLS_TCP_SYN)
+	if ((p->tcp_flags & DMLS_TCP_SYN) || renewed) /* renewed: cut_renewed */
 		f->seq_valid = 0;
 	uint32_t len = (uint32_t)p->payload_bytes;
 	uint32_t end = p->tcp_seq + len + ((p->tcp_flags & (DMLS_TCP_SYN | DMLS_TCP_FIN)) ? 1 : 0);
-	if (p->tcp_cut) {
-		if (renewed)
-			f->seq_valid = 0;
-		/* its length estimated: sent again only when it starts below
-		 * what an overestimate could reach (decode.h) */
+	if (p->tcp_cut) /* its length estimated: sent again only when it starts
+			 * below what an overestimate could reach (decode.h) */
 		return seq_track(f, p->tcp_seq + DMLS_TCP_CUT_SLACK_BYTES, end, len > 0);
-	}
 	return seq_track(f, p->tcp_seq, end, len > 0 && !(p->tcp_flags & DMLS_TCP_RST));
 }
 
@@ -654,10 +650,8 @@ static int tables_add(dmls_stats *st, const dmls_pkt *p)
 		 * says nothing: a request-response protocol (DNS, AFS) takes a
 		 * new port for a new exchange */
 		int first = fi >= 0 && st->flows[fi].packets == 0;
-		int opens = p->tcp_cut	     ? first || renewed
-			    : p->proto == 6 ? (p->tcp_flags & (DMLS_TCP_SYN | DMLS_TCP_ACK)) ==
-						      DMLS_TCP_SYN
-					    : p->roce && first;
+		int syn = (p->tcp_flags & (DMLS_TCP_SYN | DMLS_TCP_ACK)) == DMLS_TCP_SYN;
+		int opens = p->tcp_cut ? first || renewed : p->proto == 6 ? syn : p->roce && first;
 		if (opens && pr->payload_bytes > 0 &&
 		    st_class_add(st, DMLS_CLASS_REOPEN, &pr->reopens, p->ts_ns, 1))
 			return -1;

@@ -79,10 +79,12 @@ if [ "$(id -u)" = 0 ] && ip netns add "dmlssc$$" 2>/dev/null; then
 	ns="dmlssc$$"
 	trap 'ip netns del "$ns" 2>/dev/null; rm -rf "$tmp"' EXIT
 	ip netns exec "$ns" ip link set lo up
-	ip netns exec "$ns" "$DMLSCOPE" watch -i lo --snaplen 64 --duration 4 \
+	ip netns exec "$ns" "$DMLSCOPE" watch -i lo --snaplen 64 --duration 8 \
 		--filter "ip6 and tcp port 29531" --json "$tmp/live.json" >"$tmp/live.out" 2>&1 &
 	wpid=$!
-	sleep 1
+	# capturing once its first interval line is out (1 s, or more on a
+	# loaded machine)
+	for i in $(seq 200); do [ -s "$tmp/live.out" ] && break; sleep 0.1; done
 	ip netns exec "$ns" /usr/bin/python3 - <<'PY'
 import socket, sys, threading
 try:
