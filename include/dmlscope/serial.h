@@ -35,7 +35,7 @@
 #include "dmlscope/error.h"
 #include "dmlscope/stats.h"
 
-#define DMLS_SERIAL_VERSION 7u /* 2: series values 4 bytes unless wide; 3: a flow's RoCEv2 queue pair; 4: the connections' series class; 5: the total wire bytes' class; 6: the pairs' reopened connections; 7: late packets */
+#define DMLS_SERIAL_VERSION 8u /* 2: series values 4 bytes unless wide; 3: a flow's RoCEv2 queue pair; 4: the connections' series class; 5: the total wire bytes' class; 6: the pairs' reopened connections; 7: late packets; 8: TCP sequence gaps */
 
 /* *buf (malloc'd, the caller frees it) and *len: st as a blob.  st must be
  * mergeable and not finished.  DMLS_OK, DMLS_EUSAGE, DMLS_ENOMEM. */

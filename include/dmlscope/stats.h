@@ -245,6 +245,10 @@ typedef struct dmls_stats {
 	int64_t first_ns, last_ns;
 	uint64_t packets, wire_bytes, payload_bytes;
 	uint64_t retransmissions;
+	uint64_t tcp_gap_bytes;     /* TCP sequence skipped over: data the capture
+				     * never showed, or showed later (stats.c) */
+	uint64_t tcp_resent_bytes;  /* payload of the segments counted as
+				     * retransmissions */
 	uint64_t late_packets; /* stamped DMLS_LATE_NS or more before the open
 				* 100 us bin of the burstiness stream */
 	int64_t late_max_ns;   /* the most behind of them */
@@ -325,6 +329,14 @@ typedef struct dmls_stats {
 	uint16_t last_sport, last_dport;
 	uint8_t last_proto;
 } dmls_stats;
+
+/* TCP data the capture missed, at least: sequence gaps no retransmission
+ * filled (stats.c, tcp_gap). */
+static inline uint64_t dmls_stats_missed_bytes(const dmls_stats *st)
+{
+	return st->tcp_gap_bytes > st->tcp_resent_bytes ? st->tcp_gap_bytes - st->tcp_resent_bytes
+							: 0;
+}
 
 /* Flow f is another job's in this view of the stats (flow_hidden). */
 static inline int dmls_flow_hidden(const dmls_stats *st, size_t f)

@@ -9,6 +9,10 @@
 
 #include "analysis/analysis_int.h"
 
+/* Missed TCP data worth a note: 64 kB and 1 % of the payload. */
+#define MISSED_MIN_BYTES 65536
+#define MISSED_SHARE 0.01
+
 #define CLOCK_BACK_NS 1000000000LL /* time going back more than this is noted */
 
 void dmls_note(dmls_analysis *a, const char *fmt, ...)
@@ -284,6 +288,13 @@ void dmls_notes_all(dmls_analysis *a, const dmls_stats *st)
 		     (unsigned long long)st->late_packets, st->late_packets == 1 ? "" : "s",
 		     100.0 * (double)st->late_packets / (double)st->packets,
 		     (double)st->late_max_ns / 1e9, (double)st->total_wire.bin_ns / 1e6);
+	uint64_t missed = dmls_stats_missed_bytes(st);
+	if (missed >= MISSED_MIN_BYTES && (double)missed >= MISSED_SHARE * (double)st->payload_bytes)
+		dmls_note(a, "the capture missed %.3g MB of TCP data, %.2g %% (sequence gaps that "
+			"no retransmission filled: packets dropped while capturing?): volumes and S "
+			"low by as much",
+		     (double)missed / 1e6,
+		     100.0 * (double)missed / ((double)st->payload_bytes + (double)missed));
 	if (st->retransmissions > 0)
 		dmls_note(a, "%llu retransmissions (%.3g %% of packets): %s",
 		     (unsigned long long)st->retransmissions,

@@ -111,6 +111,8 @@ static void put_head(wbuf *w, const dmls_stats *st)
 	PUT64(w, st->wire_bytes);
 	PUT64(w, st->payload_bytes);
 	PUT64(w, st->retransmissions);
+	PUT64(w, st->tcp_gap_bytes);
+	PUT64(w, st->tcp_resent_bytes);
 	PUT64(w, st->late_packets);
 	PUT64(w, (uint64_t)st->late_max_ns);
 	PUT64(w, st->flows_seen);
@@ -377,6 +379,8 @@ static int get_head(rbuf *r, dmls_stats *st, const dmls_stats_limits *lim)
 	st->wire_bytes = GET64(r, "wire bytes");
 	st->payload_bytes = GET64(r, "payload bytes");
 	st->retransmissions = GET64(r, "retransmissions");
+	st->tcp_gap_bytes = GET64(r, "sequence gaps");
+	st->tcp_resent_bytes = GET64(r, "sequence gaps");
 	st->late_packets = GET64(r, "late packets");
 	st->late_max_ns = GETI64(r, "late packets");
 	need(r, st->late_packets <= st->packets && st->late_max_ns >= 0 &&

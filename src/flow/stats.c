@@ -188,6 +188,28 @@ static int tcp_retransmission(dmls_flow *f, const dmls_pkt *p, int renewed)
 	return seq_track(f, p->tcp_seq, end, len > 0 && !(p->tcp_flags & DMLS_TCP_RST));
 }
 
+/*
+ * The sequence space a TCP segment skips: it starts past the highest end
+ * sent on its flow.  A segment lost on the path before the capture point
+ * leaves such a gap, filled when it is sent again (a retransmission); one
+ * the capture dropped (tcpdump's "dropped by kernel", a mirror port over
+ * its rate) leaves it for good, as its data reached the receiver.  So the
+ * gaps less the retransmitted bytes are the data the capture missed (at
+ * least; dmls_stats_missed_bytes).  A gap under 12 bytes in a cut header
+ * is the estimate's (decode.h), and one of 64 MiB or more a connection's
+ * SYN missed rather than its data.
+ */
+static uint64_t tcp_gap(const dmls_flow *f, const dmls_pkt *p, int renewed)
+{
+	if (!f->seq_valid || renewed || (p->tcp_flags & DMLS_TCP_SYN) || f->packets < 2)
+		return 0;
+	uint32_t gap = p->tcp_seq - f->next_seq;
+	return seq_lt(f->next_seq, p->tcp_seq) && gap < CUT_NEW_SPACE_BYTES &&
+			       (!p->tcp_cut || gap > 12)
+		       ? gap
+		       : 0;
+}
+
 /* RoCEv2: a reliable connection's requests carry consecutive PSNs (24
  * bits, modular; a read request takes one for each response packet it
  * asks for), and the requester's go-back-N sends them again from the first
@@ -240,11 +262,14 @@ static int count_flow(dmls_stats *st, long fi, long pi, const dmls_pkt *p, int r
 	f->wire_bytes += p->wire_bytes;
 	f->payload_bytes += p->payload_bytes;
 	span(&f->first_ns, &f->last_ns, p->ts_ns);
+	if (p->proto == 6 && !p->is_fragment)
+		st->tcp_gap_bytes += tcp_gap(f, p, renewed);
 	if (!p->is_fragment && ((p->proto == 6 && tcp_retransmission(f, p, renewed)) ||
 				(p->proto == 17 && p->roce && roce_retransmission(f, p)))) {
 		f->retransmissions++;
 		st->hosts[f->src].tx_retransmissions++;
 		st->retransmissions++;
+		st->tcp_resent_bytes += p->proto == 6 ? p->payload_bytes : 0;
 	}
 	if (p->payload_bytes && f->payload_bytes >= DMLS_CONN_MIN_BYTES && pi >= 0 &&
 	    !st->mergeable && count_conn(st, f, fi, pi, p))
@@ -290,6 +315,8 @@ static int totals_merge(dmls_stats *dst, const dmls_stats *src)
 	dst->wire_bytes += src->wire_bytes;
 	dst->payload_bytes += src->payload_bytes;
 	dst->retransmissions += src->retransmissions;
+	dst->tcp_gap_bytes += src->tcp_gap_bytes;
+	dst->tcp_resent_bytes += src->tcp_resent_bytes;
 	dst->late_packets += src->late_packets; /* each part's own order */
 	dst->late_max_ns = src->late_max_ns > dst->late_max_ns ? src->late_max_ns : dst->late_max_ns;
 	if (src->packets) {

@@ -133,6 +133,33 @@ static void test_retransmission_cut_headers(void **state)
 	dmls_stats_release(&st);
 }
 
+/* Sequence gaps: a segment lost before the capture point leaves a gap its
+ * retransmission fills (nothing missed); one the capture dropped leaves it
+ * for good (dmls_stats_missed_bytes). */
+static void test_sequence_gaps(void **state)
+{
+	(void)state;
+	dmls_stats st;
+	dmls_stats_init(&st, 0);
+	uint32_t seq = 1000;
+	for (int i = 0; i < 10; i++) {
+		if (i == 3 || i == 6) { /* 3: lost on the path; 6: the capture's */
+			seq += 1000;
+			continue;
+		}
+		dmls_pkt p = mk(1 + i, 1, 2, 40000, 29500, seq, 1000);
+		seq += 1000;
+		assert_int_equal(dmls_stats_add(&st, &p), 0);
+	}
+	dmls_pkt again = mk(20, 1, 2, 40000, 29500, 1000 + 3 * 1000, 1000);
+	assert_int_equal(dmls_stats_add(&st, &again), 0);
+	assert_int_equal(st.retransmissions, 1);
+	assert_int_equal(st.tcp_gap_bytes, 2000);
+	assert_int_equal(st.tcp_resent_bytes, 1000);
+	assert_int_equal(dmls_stats_missed_bytes(&st), 1000);
+	dmls_stats_release(&st);
+}
+
 /* A connection that reuses the 5-tuple of an earlier one starts from its
  * SYN: its data, below the earlier one's numbers, are not retransmissions;
  * its own segments sent again are.  The same SYN twice changes nothing. */
@@ -781,6 +808,7 @@ int main(void)
 		cmocka_unit_test(test_retransmission),
 		cmocka_unit_test(test_retransmission_ports_reused),
 		cmocka_unit_test(test_retransmission_cut_headers),
+		cmocka_unit_test(test_sequence_gaps),
 		cmocka_unit_test(test_reopens),
 		cmocka_unit_test(test_series_sparse_far_apart),
 		cmocka_unit_test(test_u64_counters),
