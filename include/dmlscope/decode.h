@@ -78,6 +78,7 @@ typedef struct dmls_pkt {
  * DMLS_TCP_CUT_SLACK_BYTES above the truth (12 below: no timestamps). */
 #define DMLS_TCP_CUT_HDR_BYTES 32
 #define DMLS_TCP_CUT_SLACK_BYTES (60 - DMLS_TCP_CUT_HDR_BYTES)
+#define DMLS_TCP_CUT_UNDER_BYTES (DMLS_TCP_CUT_HDR_BYTES - 20)
 
 #define DMLS_ROCE_PORT 4791 /* RoCEv2's UDP destination port (IANA) */
 

@@ -380,7 +380,7 @@ static int get_head(rbuf *r, dmls_stats *st, const dmls_stats_limits *lim)
 	st->payload_bytes = GET64(r, "payload bytes");
 	st->retransmissions = GET64(r, "retransmissions");
 	st->tcp_gap_bytes = GET64(r, "sequence gaps");
-	st->tcp_resent_bytes = GET64(r, "sequence gaps");
+	st->tcp_resent_bytes = GET64(r, "retransmitted bytes");
 	st->late_packets = GET64(r, "late packets");
 	st->late_max_ns = GETI64(r, "late packets");
 	need(r, st->late_packets <= st->packets && st->late_max_ns >= 0 &&

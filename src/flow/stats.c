@@ -149,12 +149,12 @@ static int seq_track(dmls_flow *f, uint32_t start, uint32_t end, int counts)
 
 /* A segment whose TCP header was cut (decode.h, tcp_cut) is of a new
  * connection on its 5-tuple, its SYN unseen (cut_renewed), when it starts
- * CUT_NEW_SPACE_BYTES below the data sent (a window of 64 MiB, 5 ms at
- * 100 Gbit/s, is more than a path here holds), or after the flow was
+ * SEQ_FAR_BYTES below the data sent (further than a window reaches: 64 MiB
+ * is 5 ms at 100 Gbit/s, more than a path here holds), or after the flow was
  * silent CUT_NEW_IDLE_NS (a run after another; a retransmission timeout
  * that long comes after three backoffs) below the data sent or
  * CUT_NEW_JUMP_BYTES past it (a random initial sequence number). */
-#define CUT_NEW_SPACE_BYTES (64u << 20)
+#define SEQ_FAR_BYTES (64u << 20)
 #define CUT_NEW_IDLE_NS 1000000000LL
 #define CUT_NEW_JUMP_BYTES (1u << 20)
 
@@ -162,7 +162,7 @@ static int cut_renewed(const dmls_flow *f, const dmls_pkt *p)
 {
 	if (!p->tcp_cut || !f->packets || !f->seq_valid)
 		return 0;
-	if (seq_lt(p->tcp_seq + CUT_NEW_SPACE_BYTES, f->next_seq))
+	if (seq_lt(p->tcp_seq + SEQ_FAR_BYTES, f->next_seq))
 		return 1;
 	return p->ts_ns - f->last_ns >= CUT_NEW_IDLE_NS &&
 	       (seq_lt(p->tcp_seq + DMLS_TCP_CUT_SLACK_BYTES, f->next_seq) ||
@@ -195,17 +195,17 @@ static int tcp_retransmission(dmls_flow *f, const dmls_pkt *p, int renewed)
  * the capture dropped (tcpdump's "dropped by kernel", a mirror port over
  * its rate) leaves it for good, as its data reached the receiver.  So the
  * gaps less the retransmitted bytes are the data the capture missed (at
- * least; dmls_stats_missed_bytes).  A gap under 12 bytes in a cut header
- * is the estimate's (decode.h), and one of 64 MiB or more a connection's
- * SYN missed rather than its data.
+ * least; dmls_stats_missed_bytes).  A gap of 12 bytes or less after a cut
+ * header is the estimate's (decode.h), and one of SEQ_FAR_BYTES or more a
+ * connection's SYN missed rather than its data.
  */
 static uint64_t tcp_gap(const dmls_flow *f, const dmls_pkt *p, int renewed)
 {
 	if (!f->seq_valid || renewed || (p->tcp_flags & DMLS_TCP_SYN) || f->packets < 2)
 		return 0;
 	uint32_t gap = p->tcp_seq - f->next_seq;
-	return seq_lt(f->next_seq, p->tcp_seq) && gap < CUT_NEW_SPACE_BYTES &&
-			       (!p->tcp_cut || gap > 12)
+	return seq_lt(f->next_seq, p->tcp_seq) && gap < SEQ_FAR_BYTES &&
+			       (!p->tcp_cut || gap > DMLS_TCP_CUT_UNDER_BYTES)
 		       ? gap
 		       : 0;
 }
