@@ -15,17 +15,16 @@ NAME=capture_drops
 fixture_run ddp4-loss2.tar.xz ddp4-loss2
 run="$SRCDIR/samples/pytorch_ddp-mobilenetv2-adam-16-gloo-normal-ring"
 cat >"$tmp/drop.py" <<'PY'
-import random, struct, sys
+import random, sys
+sys.path.insert(0, sys.argv[4])
+import pcaprec
 src, out, frac = sys.argv[1], sys.argv[2], float(sys.argv[3])
 random.seed(src.rsplit("/", 1)[-1] + sys.argv[3])
 d = open(src, "rb").read()
-o, pos, gone = bytearray(d[:24]), 24, 0
-while pos + 16 <= len(d):
-    cl = struct.unpack_from("<I", d, pos + 8)[0]
-    r = d[pos:pos + 16 + cl]
-    pos += 16 + cl
+o = bytearray(d[:24])
+for pos, _, _, cl, _ in pcaprec.records(d)[2]:
     if random.random() >= frac:
-        o += r
+        o += d[pos:pos + 16 + cl]
 open(out, "wb").write(o)
 PY
 fixture_analyze "$run" whole
@@ -33,7 +32,8 @@ fixture_analyze "$tmp/ddp4-loss2" lossy
 for pct in 3 5 20; do
 	mkdir -p "$tmp/d$pct"
 	for f in "$run"/*.pcap; do
-		/usr/bin/python3 "$tmp/drop.py" "$f" "$tmp/d$pct/$(basename "$f")" "0.$(printf %02d "$pct")"
+		/usr/bin/python3 "$tmp/drop.py" "$f" "$tmp/d$pct/$(basename "$f")" "0.$(printf %02d "$pct")" \
+			"$SRCDIR/tests/integration/lib"
 	done
 	fixture_analyze "$tmp/d$pct" "d$pct"
 done

@@ -9,6 +9,9 @@ initial sequence number).  Ethernet, Linux cooked (SLL, SLL2) captures;
 other files are copied."""
 import glob, os, random, shutil, struct, sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+import pcaprec
+
 src, dst = sys.argv[1], sys.argv[2]
 tcp_bytes = int(sys.argv[3]) if len(sys.argv) > 3 and int(sys.argv[3]) > 0 else None
 again = float(sys.argv[4]) if len(sys.argv) > 4 else None
@@ -44,14 +47,11 @@ for path in sorted(glob.glob(os.path.join(src, "*"))):
             shutil.copy(path, dst)
         continue
     d = open(path, "rb").read()
-    assert struct.unpack_from("<I", d)[0] in (0xa1b2c3d4, 0xa1b23c4d), path
+    e, _, found = pcaprec.records(d)
+    assert e == "<", path
     snap, lt = struct.unpack_from("<II", d, 16)
     et, hl = LINK[lt & 0xFFFF]
-    recs, pos = [], 24
-    while pos + 16 <= len(d):
-        s, u, cl, ol = struct.unpack_from("<IIII", d, pos)
-        recs.append((s, u, ol, d[pos + 16:pos + 16 + cl]))
-        pos += 16 + cl
+    recs = [(s, u, ol, d[pos + 16:pos + 16 + cl]) for pos, s, u, cl, ol in found]
     if again is not None:
         v4 = lambda fr: len(fr) >= hl + 20 and fr[et:et + 2] == b"\x08\x00" and fr[hl] >> 4 == 4
         recs += [(s + int(again), u, ol, renumber(fr, hl) if v4(fr) else fr) for s, u, ol, fr in recs]

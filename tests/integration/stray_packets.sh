@@ -12,18 +12,17 @@ set -u
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 fail=0
 run="$SRCDIR/samples/pytorch_ddp-mobilenetv2-adam-16-gloo-normal-ring"
+lib="$SRCDIR/tests/integration/lib"
 [ -d "$run" ] || { echo "stray_packets: FAIL: no sample at $run"; exit 1; }
 # stray.py IN OUT BEFORE_S AFTER_S INDEX: IN with record INDEX stamped
 # BEFORE_S earlier at its start and record -1-INDEX AFTER_S later at its end
 cat >"$tmp/stray.py" <<'PY'
 import struct, sys
+sys.path.insert(0, sys.argv[6])
+import pcaprec
 src, out, before, after, idx = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
 d = open(src, "rb").read()
-recs, pos = [], 24
-while pos + 16 <= len(d):
-    cl = struct.unpack_from("<I", d, pos + 8)[0]
-    recs.append(d[pos:pos + 16 + cl])
-    pos += 16 + cl
+recs = [d[pos:pos + 16 + cl] for pos, _, _, cl, _ in pcaprec.records(d)[2]]
 def shift(r, dt):
     s = struct.unpack_from("<I", r)[0]
     return struct.pack("<I", s + dt) + r[4:]
@@ -41,8 +40,8 @@ case_() {
 	local name=$1 d="$tmp/$1"
 	mkdir -p "$d"
 	cp "$run"/worker-1-tcpdump.pcap "$run"/worker-2-tcpdump.pcap "$d"/
-	/usr/bin/python3 "$tmp/stray.py" "$run/worker-0-tcpdump.pcap" "$d/worker-0-tcpdump.pcap" "$2" 0 "$4"
-	/usr/bin/python3 "$tmp/stray.py" "$run/worker-3-tcpdump.pcap" "$d/worker-3-tcpdump.pcap" 0 "$3" "$4"
+	/usr/bin/python3 "$tmp/stray.py" "$run/worker-0-tcpdump.pcap" "$d/worker-0-tcpdump.pcap" "$2" 0 "$4" "$lib"
+	/usr/bin/python3 "$tmp/stray.py" "$run/worker-3-tcpdump.pcap" "$d/worker-3-tcpdump.pcap" 0 "$3" "$4" "$lib"
 	"$DMLSCOPE" analyze "$d" --quiet --json "$tmp/$name.json" ||
 		{ echo "FAIL $name: exit $?"; fail=1; return; }
 	/usr/bin/python3 - "$tmp/$name.json" "$name" <<'PY' || fail=1

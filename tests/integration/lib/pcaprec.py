@@ -1,5 +1,6 @@
 """pcaprec.py - the records of a classic pcap file, for the tests that cut,
-move or merge captures (lossy_ranks_apart.sh, overlap_edges.sh)."""
+move or merge captures (lossy_ranks_apart.sh, overlap_edges.sh, snap_cut.py,
+stray_packets.sh, capture_drops.sh)."""
 import struct
 
 
