@@ -12,7 +12,9 @@
  * Zero-initialize; dmls_fft_release frees the buffers. */
 typedef struct dmls_fft {
 	size_t m;           /* transform size of the plans, 0 when none */
-	void *fwd;          /* fftw_plan: forward, complex, m / 2 points */
+	void *fwd;          /* fftw_plan: forward, complex, m / 2 points, or
+			     * when split, m / 2^(split + 1) (period.c) */
+	unsigned split;     /* radix-2 stages run before (after) the plan */
 	double *tw;         /* twiddles of size m (period.c) */
 	void *c;            /* fftw_complex[m / 2] */
 } dmls_fft;
