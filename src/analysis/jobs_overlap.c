@@ -1498,17 +1498,21 @@ int dmls_jobs_split_overlap(dmls_job_scope **jobs, size_t *njobs, const dmls_sta
 #define BG_MIN_SHARE 0.01 /* of the capture's payload: a stream worth leaving out */
 
 typedef struct busy_ctx {
-	int64_t t0, win, last;
+	int64_t t0, win;
+	int64_t next; /* the first bin past the last busy window */
 	uint64_t busy;
 } busy_ctx;
 
+/* Bins come in order from t0 on: a division only for a bin past the
+ * window of the last. */
 static void busy_visit(int64_t bin, uint64_t bytes, void *ctx)
 {
 	busy_ctx *b = ctx;
 	(void)bytes;
+	if (bin < b->next)
+		return;
 	int64_t w = (bin - b->t0) / b->win;
-	if (w != b->last)
-		b->busy++, b->last = w;
+	b->busy++, b->next = b->t0 + (w + 1) * b->win;
 }
 
 /* Share of the windows of s's span (BG_WINDOW_NS, or its bins where
@@ -1521,7 +1525,7 @@ static double busy_share(const dmls_series *s)
 	int64_t span = s->max_bin - s->min_bin + 1, nwin = (span + per - 1) / per;
 	if (nwin < BG_MIN_WINDOWS)
 		return NAN;
-	busy_ctx b = {s->min_bin, per, INT64_MIN, 0};
+	busy_ctx b = {.t0 = s->min_bin, .win = per, .next = INT64_MIN};
 	dmls_series_foreach(s, busy_visit, &b);
 	return (double)b.busy / (double)nwin;
 }
@@ -1543,7 +1547,8 @@ static double busy_share(const dmls_series *s)
 typedef struct run_ctx {
 	const dmls_series *s, *gate;
 	int64_t win, min_len, max_gap; /* windows */
-	int64_t seen, start, last;     /* window seen last; the open run's first, last */
+	int64_t next;                  /* the first bin past the window seen last */
+	int64_t start, last;           /* the open run's first and last window */
 	uint64_t in_run, busy, in_long;
 } run_ctx;
 
@@ -1574,10 +1579,10 @@ static void run_visit(int64_t bin, uint64_t bytes, void *ctx)
 {
 	run_ctx *r = ctx;
 	(void)bytes;
-	int64_t w = (bin - r->s->min_bin) / r->win;
-	if (w == r->seen)
+	if (bin < r->next) /* in the window seen last (bins come in order) */
 		return;
-	r->seen = w;
+	int64_t w = (bin - r->s->min_bin) / r->win;
+	r->next = r->s->min_bin + (w + 1) * r->win;
 	if (r->gate && !gate_busy(r, w))
 		return;
 	if (r->last == INT64_MIN || w - r->last - 1 > r->max_gap) {
@@ -1603,8 +1608,8 @@ static double long_share(const dmls_series *s, const dmls_series *gate)
 	 * at least, without a gap (a job stepping within a bin is busy in
 	 * every one, and so its pairs are as long as any stream) */
 	int64_t min_len = (BG_RUN_NS + win - 1) / win;
-	run_ctx r = {s, gate, per, min_len > 2 ? min_len : 2, BG_RUN_GAP_NS / win,
-		     INT64_MIN, 0, INT64_MIN, 0, 0, 0};
+	run_ctx r = {.s = s, .gate = gate, .win = per, .min_len = min_len > 2 ? min_len : 2,
+		     .max_gap = BG_RUN_GAP_NS / win, .next = INT64_MIN, .last = INT64_MIN};
 	dmls_series_foreach(s, run_visit, &r);
 	if (r.last != INT64_MIN)
 		run_close(&r);
