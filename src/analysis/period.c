@@ -211,6 +211,15 @@ static inline void w_at(const double *tw, size_t h, size_t j, double *wr, double
 	}
 }
 
+/* FFTW's plan on each of the 2^split blocks of c (h points; one block,
+ * the whole, unsplit). */
+static void run_blocks(const dmls_fft *f, fftw_complex *c, size_t h)
+{
+	size_t q = h >> f->split;
+	for (size_t base = 0; base < h; base += q)
+		fftw_execute_dft(f->fwd, c + base, c + base);
+}
+
 /* The forward transform of c (h points) in place: FFTW's plan, or split
  * (above): s stages by decimation in frequency, then each block's plan;
  * the output in the blocks' order. */
@@ -230,9 +239,7 @@ static void transform_forward(const dmls_fft *f, fftw_complex *c, size_t h)
 			}
 		}
 	}
-	size_t q = h >> s;
-	for (size_t base = 0; base < h; base += q)
-		fftw_execute_dft(f->fwd, c + base, c + base);
+	run_blocks(f, c, h);
 }
 
 /* The forward transform of c held in the blocks' order (a split one's
@@ -241,9 +248,7 @@ static void transform_forward(const dmls_fft *f, fftw_complex *c, size_t h)
 static void transform_from_blocks(const dmls_fft *f, fftw_complex *c, size_t h)
 {
 	unsigned s = f->split;
-	size_t q = h >> s;
-	for (size_t base = 0; base < h; base += q)
-		fftw_execute_dft(f->fwd, c + base, c + base);
+	run_blocks(f, c, h);
 	for (unsigned t = s; t-- > 0;) {
 		size_t n = h >> t, half = n / 2;
 		for (size_t j = 0; j < half; j++) {

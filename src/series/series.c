@@ -568,6 +568,23 @@ void dmls_series_walk_start(dmls_series_walk *w, const dmls_series *s, int64_t r
 		dmls_series_walk_next(w);
 }
 
+/* Bin k of bytes into t: 0, or -1 when out of memory. */
+static int add_one(dmls_series *t, int64_t k, uint64_t bytes)
+{
+	return dmls_series_add_fast(t, k, bytes) || !dmls_series_add_bin(t, k, bytes) ? 0 : -1;
+}
+
+/* t's range holding traffic over s's too, s's bin k being t's floor(k / ratio)
+ * (bins of zero bytes still hold traffic). */
+static void cover(dmls_series *t, const dmls_series *s, int64_t ratio)
+{
+	if (!s || dmls_series_empty(s))
+		return;
+	int64_t lo = dmls_floor_div(s->min_bin, ratio), hi = dmls_floor_div(s->max_bin, ratio);
+	t->min_bin = lo < t->min_bin ? lo : t->min_bin;
+	t->max_bin = hi > t->max_bin ? hi : t->max_bin;
+}
+
 /* Add the non-zero bins of a (NULL: none) and of b (b's bin k landing in
  * floor(k / ratio)) into t, in order; the range holding traffic follows
  * both. */
@@ -578,26 +595,13 @@ static int add_both(dmls_series *t, const dmls_series *a, const dmls_series *b, 
 	dmls_series_walk_start(&wb, b, ratio);
 	while (wa.bin != INT64_MAX || wb.bin != INT64_MAX) {
 		dmls_series_walk *w = wa.bin <= wb.bin ? &wa : &wb;
-		if (!dmls_series_add_fast(t, w->bin, w->val) && dmls_series_add_bin(t, w->bin, w->val))
+		if (add_one(t, w->bin, w->val))
 			return -1;
 		dmls_series_walk_next(w);
 	}
-	const dmls_series *s[2] = {a, b};
-	int64_t q[2] = {1, ratio};
-	for (int i = 0; i < 2; i++) /* bins of zero bytes still hold traffic */
-		if (s[i] && !dmls_series_empty(s[i])) {
-			int64_t lo = dmls_floor_div(s[i]->min_bin, q[i]);
-			int64_t hi = dmls_floor_div(s[i]->max_bin, q[i]);
-			t->min_bin = lo < t->min_bin ? lo : t->min_bin;
-			t->max_bin = hi > t->max_bin ? hi : t->max_bin;
-		}
+	cover(t, a, 1);
+	cover(t, b, ratio);
 	return 0;
-}
-
-/* Bin k of bytes into t: 0, or -1 when out of memory. */
-static int add_one(dmls_series *t, int64_t k, uint64_t bytes)
-{
-	return dmls_series_add_fast(t, k, bytes) || !dmls_series_add_bin(t, k, bytes) ? 0 : -1;
 }
 
 /*
@@ -633,11 +637,7 @@ int dmls_series_coarsen(dmls_series *s)
 	}
 	if (sum && add_one(&t, open, sum))
 		goto fail;
-	if (!dmls_series_empty(s)) { /* bins of zero bytes still hold traffic */
-		int64_t lo = dmls_floor_div(s->min_bin, 2), hi = dmls_floor_div(s->max_bin, 2);
-		t.min_bin = lo < t.min_bin ? lo : t.min_bin;
-		t.max_bin = hi > t.max_bin ? hi : t.max_bin;
-	}
+	cover(&t, s, 2);
 	dmls_series_release(s);
 	*s = t;
 	return 0;
