@@ -8,9 +8,9 @@
 #   make validate   every job of every run of DATASET against its truth
 #   make install    install dmlscope and its man page (PREFIX=/usr/local)
 
-BUILD_DEPS := cmake pkg-config gcc libpcap-dev libgsl-dev libjansson-dev libcmocka-dev libfftw3-dev zlib1g-dev liblzma-dev \
+BUILD_DEPS := cmake pkg-config gcc python3 libpcap-dev libgsl-dev libjansson-dev libcmocka-dev libfftw3-dev zlib1g-dev liblzma-dev \
               libzstd-dev liblz4-dev
-TEST_DEPS  := tcpdump tshark python3 g++ protobuf-compiler python3-statsmodels python3-pandas python3-numpy \
+TEST_DEPS  := tcpdump tshark g++ protobuf-compiler python3-statsmodels python3-pandas python3-numpy \
               python3-torch python3-torchvision iproute2 nftables clang libclang-rt-14-dev chromium \
               libopenmpi-dev openmpi-bin tcpreplay zstd lz4
 # make testbed only (no make check test needs them): Open MPI jobs via mpi4py
@@ -18,6 +18,7 @@ TESTBED_DEPS := openmpi-bin python3-mpi4py
 SHELL := /bin/bash
 PREFIX ?= /usr/local
 JOBS ?= 2
+PGO ?= 1
 SAMPLE ?= samples/pytorch_ddp-mobilenetv2-adam-16-gloo-normal-ring
 
 .PHONY: all build build-asan build-mpi deps deps-test run check bench testbed validate install clean fuzz fuzz-smoke
@@ -41,9 +42,11 @@ deps:
 deps-test: deps
 	$(call ensure_pkgs,$(TEST_DEPS))
 
+# PGO=1 (the default): build/ is compiled with the profiles of an
+# instrumented build (build-pgo) run over the bundled samples and generated
+# captures (cmake/build.sh, doc/building.md); PGO=0 builds without.
 build: deps
-	@cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-	@cmake --build build -j$(JOBS)
+	@bash cmake/build.sh $(JOBS) $(PGO)
 
 build-asan: deps
 	@cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DDMLS_SANITIZE=ON >/dev/null
@@ -57,8 +60,8 @@ build-mpi: deps-test
 # make run shows the result, not the compiler's progress (its log is kept
 # in build/build.log and printed only when the build fails).
 run: deps
-	@cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-	@cmake --build build -j$(JOBS) >build/build.log 2>&1 || { cat build/build.log; exit 1; }
+	@mkdir -p build
+	@bash cmake/build.sh $(JOBS) $(PGO) >build/build.log 2>&1 || { cat build/build.log; exit 1; }
 	@./build/dmlscope analyze $(SAMPLE)
 
 check: deps-test build build-asan build-mpi
@@ -111,4 +114,4 @@ install: build
 	cmake --install build --prefix $(PREFIX)
 
 clean:
-	rm -rf build build-asan build-fuzz build-mpi
+	rm -rf build build-pgo build-asan build-fuzz build-mpi

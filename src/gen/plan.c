@@ -152,7 +152,7 @@ static int plan_hier(gen_plan *p, const dmls_gen_job *job)
 	uint32_t n = (uint32_t)job->workers, g = (uint32_t)job->group_size;
 	uint32_t ngroups = (n + g - 1) / g;
 	uint64_t S = job->gradient_bytes;
-	uint32_t *m = malloc((size_t)(n > ngroups ? n : ngroups) * sizeof(*m));
+	uint32_t *m = calloc(n > ngroups ? n : ngroups, sizeof(*m));
 	if (!m)
 		return -1;
 	int rc = 0, steps = 0;

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# pgo-train.sh GEN USE: the profiles of build GEN's instrumented dmlscope
+# (-DDMLS_PGO=GENERATE) for build USE (-DDMLS_PGO=USE).
+#
+# The binary analyzes the bundled samples, a few real runs of tests/data,
+# generated jobs (one long, threaded and not; the study's patterns from
+# `dmlscope generate`) and a flood of new flows, and compares runs: the paths
+# of every packet and of the analysis.  Each profile (.gcda, written beside
+# its object in GEN) is copied to the same place in USE, where -fprofile-use
+# reads it, and USE's stamp (pgo.stamp, a dependency of every object there)
+# is written: USE is rebuilt with them.  The stamp holds the binary's
+# checksum: nothing is done while it names this binary (its profiles are in
+# place).  A run that fails fails the build: its profile would train the
+# compiler on an error path.
+set -euo pipefail
+gen=$1 use=$2
+bin=$gen/dmlscope stamp=$use/pgo.stamp
+sum=$(cksum <"$bin")
+[ -f "$stamp" ] && [ "$(cat "$stamp")" = "$sum" ] && exit 0
+here=$(cd "$(dirname "$0")/.." && pwd)
+py=$(command -v python3 || true)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+find "$gen" -name '*.gcda' -delete
+printf 'training the profile-guided build ... '
+t0=$(date +%s.%N)
+
+an() { "$bin" analyze "$@" --quiet --json /dev/null; }
+
+for s in "$here"/samples/*/; do
+	an "$s"
+done
+for t in ddp4-ddp4-three aps6 rpc8-any-server mpi8-rab tree8-loss1; do
+	f="$here/tests/data/$t.tar.xz"
+	[ -f "$f" ] || continue
+	tar -xJf "$f" -C "$work" # into $work/$t
+	an "$work/$t"
+done
+"$bin" compare "$here"/samples/*/ --quiet --json /dev/null
+for p in ring tree star butterfly; do
+	"$bin" generate --pattern "$p" --workers 6 --gradient-bytes 300KB --iterations 60 \
+		--snaplen 96 --seed 1 -o "$work/$p.pcap" >/dev/null 2>&1
+	an "$work/$p.pcap"
+done
+if [ -n "$py" ]; then
+	"$py" "$here/bench/gencap.py" job "$work/job.pcap" --hosts 8 --iterations 300 --snaplen 100 \
+		--seed 1 >/dev/null
+	an "$work/job.pcap" --threads 1
+	an "$work/job.pcap" --threads 2
+	"$py" "$here/bench/gencap.py" job "$work/stream.pcap" --hosts 4 --iterations 60 --snaplen 100 \
+		--seed 2 --stream-mbps 200 >/dev/null
+	an "$work/stream.pcap"
+	"$py" "$here/bench/gencap.py" flood "$work/flood.pcap" --packets 150000 --snaplen 100 \
+		--seed 1 >/dev/null
+	an "$work/flood.pcap" --threads 2
+fi
+
+find "$use" -path "$use/CMakeFiles/*" -name '*.gcda' -delete
+(cd "$gen" && find CMakeFiles -name '*.gcda') | while read -r f; do
+	mkdir -p "$use/$(dirname "$f")"
+	cp "$gen/$f" "$use/$f"
+done
+echo "$sum" >"$stamp"
+awk "BEGIN{printf \"%.1f s\n\", $(date +%s.%N) - $t0}"
