@@ -44,12 +44,20 @@ typedef struct dmls_burst {
 	double max_backlog_bytes[DMLS_NRATE]; /* B_max(r) */
 } dmls_burst;
 
+/* A non-empty bin and its bytes: one entry of the ring, both in one
+ * cache line (a push writes the tail's and reads each window's head). */
+typedef struct dmls_burst_slot {
+	int64_t bin;
+	double v;
+} dmls_burst_slot;
+
 typedef struct dmls_burst_stream {
 	int64_t bin_ns;
 	int64_t w[DMLS_NTAU];        /* window in bins, 0 when tau < bin */
+	int w0;                      /* the first time scale of a window (w > 0) */
+	double drain[DMLS_NRATE];    /* bytes each rate drains in a bin */
 	size_t cap;                  /* ring size (power of two) */
-	int64_t *bin;                /* ring of non-empty bins ... */
-	double *v;                   /* ... and their bytes */
+	dmls_burst_slot *ring;       /* the non-empty bins of the longest window */
 	uint64_t head[DMLS_NTAU];    /* oldest entry inside each window */
 	uint64_t tail;               /* entries pushed so far */
 	double sum[DMLS_NTAU], best[DMLS_NTAU];

@@ -28,19 +28,23 @@ int dmls_burst_stream_init(dmls_burst_stream *b, int64_t bin_ns)
 	b->bin_ns = bin_ns > 0 ? bin_ns : 1;
 	double bin_s = (double)b->bin_ns * 1e-9;
 	int64_t maxw = 1;
+	b->w0 = DMLS_NTAU;
 	for (int i = 0; i < DMLS_NTAU; i++) {
 		double tau = dmls_burst_tau_s[i];
 		int64_t w = llround(tau / bin_s);
 		b->w[i] = (w < 1 || tau < bin_s * 0.999) ? 0 : w;
 		maxw = b->w[i] > maxw ? b->w[i] : maxw;
+		if (b->w[i] && b->w0 == DMLS_NTAU)
+			b->w0 = i; /* the time scales grow: a window for every later one */
 	}
+	for (int i = 0; i < DMLS_NRATE; i++)
+		b->drain[i] = dmls_burst_rate_bps[i] / 8 * bin_s;
 	b->cap = 2;
 	while (b->cap < (size_t)maxw + 1)
 		b->cap *= 2;
-	b->bin = malloc(b->cap * sizeof(*b->bin));
-	b->v = malloc(b->cap * sizeof(*b->v));
+	b->ring = malloc(b->cap * sizeof(*b->ring));
 	b->last_bin = INT64_MIN;
-	if (!b->bin || !b->v) {
+	if (!b->ring) {
 		b->oom = 1;
 		return -1;
 	}
@@ -49,12 +53,11 @@ int dmls_burst_stream_init(dmls_burst_stream *b, int64_t bin_ns)
 
 void dmls_burst_stream_release(dmls_burst_stream *b)
 {
-	free(b->bin);
-	free(b->v);
-	b->bin = NULL;
-	b->v = NULL;
+	free(b->ring);
+	b->ring = NULL;
 }
 
+/* Bins without bytes: the backlog drains idle_bins (> 0) bins' worth. */
 static void drain(dmls_burst_stream *b, int64_t idle_bins)
 {
 	double bin_s = (double)b->bin_ns * 1e-9;
@@ -74,13 +77,30 @@ static int before_every_window(const dmls_burst_stream *b, int64_t bin)
 	return (uint64_t)b->last_bin - (uint64_t)bin > (uint64_t)maxw; /* exact: bin <= last */
 }
 
+/* bytes late, into the last bin, which is inside every window. */
+static void add_late(dmls_burst_stream *b, double bytes)
+{
+	b->ring[(b->tail - 1) & (b->cap - 1)].v += bytes;
+	for (int i = b->w0; i < DMLS_NTAU; i++) {
+		b->sum[i] += bytes;
+		b->best[i] = b->sum[i] > b->best[i] ? b->sum[i] : b->best[i];
+	}
+	for (int i = 0; i < DMLS_NRATE; i++) {
+		b->q[i] += bytes;
+		b->qbest[i] = b->q[i] > b->qbest[i] ? b->q[i] : b->qbest[i];
+	}
+	b->total += bytes;
+}
+
 void dmls_burst_stream_push(dmls_burst_stream *b, int64_t bin, double bytes)
 {
 	if (b->oom || bytes <= 0)
 		return;
-	double bin_s = (double)b->bin_ns * 1e-9;
-	size_t mask = b->cap - 1;
-	if (b->tail > 0 && bin <= b->last_bin && before_every_window(b, bin)) {
+	if (b->tail > 0 && bin <= b->last_bin) {
+		if (!before_every_window(b, bin)) {
+			add_late(b, bytes);
+			return;
+		}
 		for (int i = 0; i < DMLS_NTAU; i++) { /* a new time line */
 			b->head[i] = b->tail;
 			b->sum[i] = 0;
@@ -89,47 +109,33 @@ void dmls_burst_stream_push(dmls_burst_stream *b, int64_t bin, double bytes)
 			b->q[i] = 0;
 		b->last_bin = bin - 1;
 	}
-	if (b->tail > 0 && bin <= b->last_bin) {
-		/* late: into the last bin, which is inside every window */
-		b->v[(b->tail - 1) & mask] += bytes;
-		for (int i = 0; i < DMLS_NTAU; i++)
-			if (b->w[i]) {
-				b->sum[i] += bytes;
-				b->best[i] = b->sum[i] > b->best[i] ? b->sum[i] : b->best[i];
-			}
-		for (int i = 0; i < DMLS_NRATE; i++) {
-			b->q[i] += bytes;
-			b->qbest[i] = b->q[i] > b->qbest[i] ? b->q[i] : b->qbest[i];
-		}
-		b->total += bytes;
-		return;
-	}
-	if (b->tail > 0)
+	if (b->tail > 0 && bin - b->last_bin > 1) /* none drains without idle bins */
 		drain(b, bin - b->last_bin - 1);
-	for (int i = 0; i < DMLS_NTAU; i++) {
-		if (!b->w[i])
-			continue;
-		while (b->head[i] < b->tail && b->bin[b->head[i] & mask] <= bin - b->w[i])
-			b->sum[i] -= b->v[b->head[i]++ & mask];
-		if (b->head[i] == b->tail)
-			b->sum[i] = 0; /* no rounding residue in an empty window */
+	/* each window: the bins that left it out, then this one in (the
+	 * oldest head frees the ring: every live entry is within max_w) */
+	size_t mask = b->cap - 1;
+	const dmls_burst_slot *ring = b->ring;
+	uint64_t tail = b->tail;
+	for (int i = b->w0; i < DMLS_NTAU; i++) {
+		uint64_t h = b->head[i];
+		double sum = b->sum[i];
+		int64_t out = bin - b->w[i];
+		while (h < tail && ring[h & mask].bin <= out)
+			sum -= ring[h++ & mask].v;
+		if (h == tail)
+			sum = 0; /* no rounding residue in an empty window */
+		sum += bytes;
+		b->head[i] = h;
+		b->sum[i] = sum;
+		b->best[i] = sum > b->best[i] ? sum : b->best[i];
 	}
-	/* the oldest head frees the ring; every live entry is within max_w */
-	b->bin[b->tail & mask] = bin;
-	b->v[b->tail & mask] = bytes;
-	b->tail++;
-	for (int i = 0; i < DMLS_NTAU; i++) {
-		if (!b->w[i]) {
-			b->head[i] = b->tail;
-			continue;
-		}
-		b->sum[i] += bytes;
-		b->best[i] = b->sum[i] > b->best[i] ? b->sum[i] : b->best[i];
-	}
+	b->ring[tail & mask] = (dmls_burst_slot){bin, bytes};
+	b->tail = tail + 1;
 	for (int i = 0; i < DMLS_NRATE; i++) {
-		b->q[i] += bytes - dmls_burst_rate_bps[i] / 8 * bin_s;
-		b->q[i] = b->q[i] > 0 ? b->q[i] : 0;
-		b->qbest[i] = b->q[i] > b->qbest[i] ? b->q[i] : b->qbest[i];
+		double q = b->q[i] + (bytes - b->drain[i]);
+		q = q > 0 ? q : 0;
+		b->q[i] = q;
+		b->qbest[i] = q > b->qbest[i] ? q : b->qbest[i];
 	}
 	b->last_bin = bin;
 	b->total += bytes;
