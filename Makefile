@@ -44,7 +44,7 @@ deps-test: deps
 
 # PGO=1 (the default): build/ is compiled with the profiles of an
 # instrumented build (build-pgo) run over the bundled samples and generated
-# captures (cmake/build.sh, doc/building.md); PGO=0 builds without.
+# captures (cmake/build.sh; README, Development); PGO=0 builds without.
 build: deps
 	@bash cmake/build.sh $(JOBS) $(PGO)
 
