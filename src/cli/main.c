@@ -64,16 +64,29 @@ static int run_command(const struct command *c, int argc, char **argv)
  * pages are only backed when touched) and that range is advised; what the
  * heap takes beyond it gets ordinary pages.  Peak RSS is 1-3 MiB higher,
  * the last huge page of what is touched being whole.
+ *
+ * Below the first 2 MiB boundary the heap has ordinary pages (where it
+ * starts is random): every run touches most of them, one fault each, so
+ * they are backed at once, in one call (MADV_POPULATE_WRITE, Linux 5.14;
+ * older kernels refuse it, and the pages fault in as before).  Medians of
+ * alternating runs on a 2-core VM: the bundled sample 373 -> 144 faults,
+ * 11.5 -> 10.6 ms CPU; a 10-minute capture 40.0 -> 39.3 ms.  Peak RSS is
+ * up to 2 MiB higher.
  */
 static void heap_in_huge_pages(void)
 {
-	const uintptr_t huge = 2u << 20;
+	const uintptr_t huge = 2u << 20, page = 4096;
 	mallopt(M_TOP_PAD, 64 << 20);
 	char *p = malloc(1);
 	uintptr_t lo = ((uintptr_t)p + huge - 1) & ~(huge - 1);
 	uintptr_t hi = (uintptr_t)sbrk(0) & ~(huge - 1);
-	if (p && hi > lo)
+	if (p && hi > lo) {
 		madvise((void *)lo, hi - lo, MADV_HUGEPAGE); /* a hint: failure changes nothing */
+#ifdef MADV_POPULATE_WRITE
+		uintptr_t first = (uintptr_t)p & ~(page - 1);
+		madvise((void *)first, lo - first, MADV_POPULATE_WRITE); /* likewise */
+#endif
+	}
 	free(p);
 	mallopt(M_TOP_PAD, 1 << 20);
 }
