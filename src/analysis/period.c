@@ -220,13 +220,28 @@ static void run_blocks(const dmls_fft *f, fftw_complex *c, size_t h)
 		fftw_execute_dft(f->fwd, c + base, c + base);
 }
 
-/* The forward transform of c (h points) in place: FFTW's plan, or split
- * (above): s stages by decimation in frequency, then each block's plan;
- * the output in the blocks' order. */
-static void transform_forward(const dmls_fft *f, fftw_complex *c, size_t h)
+/* The forward transform of c (h points, zero from used on) in place:
+ * FFTW's plan, or split (above): s stages by decimation in frequency, then
+ * each block's plan; the output in the blocks' order.  An autocorrelation's
+ * points fill half of c at most (zero-padded to twice their number): the
+ * first stage then reads no zeros, a stays and b becomes a W (the same bits
+ * as a + 0 and (a - 0) W for points that are not -0). */
+static void transform_forward(const dmls_fft *f, fftw_complex *c, size_t h, size_t used)
 {
-	unsigned s = f->split;
-	for (unsigned t = 0; t < s; t++) {
+	unsigned s = f->split, t = 0;
+	if (s > 0 && used <= h / 2) {
+		size_t half = h / 2;
+		memset(c + used, 0, (half - used) * sizeof(fftw_complex));
+		for (size_t j = 0; j < half; j++) {
+			double wr, wi, dr = c[j][0], di = c[j][1];
+			w_at(f->tw, h, j, &wr, &wi);
+			c[j + half][0] = dr * wr - di * wi, c[j + half][1] = dr * wi + di * wr;
+		}
+		t = 1;
+	} else {
+		memset(c + used, 0, (h - used) * sizeof(fftw_complex));
+	}
+	for (; t < s; t++) {
 		size_t n = h >> t, half = n / 2;
 		for (size_t j = 0; j < half; j++) {
 			double wr, wi;
@@ -244,13 +259,23 @@ static void transform_forward(const dmls_fft *f, fftw_complex *c, size_t h)
 
 /* The forward transform of c held in the blocks' order (a split one's
  * output): each block's plan, then the s stages by decimation in time;
- * the output in the natural order.  Unsplit, FFTW's plan. */
-static void transform_from_blocks(const dmls_fft *f, fftw_complex *c, size_t h)
+ * the output in the natural order, c[0..keep) of it at least (the last
+ * stage makes no more when keep <= h / 2: an autocorrelation reads the
+ * lags below its number of points).  Unsplit, FFTW's plan. */
+static void transform_from_blocks(const dmls_fft *f, fftw_complex *c, size_t h, size_t keep)
 {
 	unsigned s = f->split;
 	run_blocks(f, c, h);
 	for (unsigned t = s; t-- > 0;) {
 		size_t n = h >> t, half = n / 2;
+		if (t == 0 && keep <= half) { /* one block of h: a = a + W b, no b */
+			for (size_t j = 0; j < keep; j++) {
+				double wr, wi, *a = c[j], *b = c[j + half];
+				w_at(f->tw, h, j, &wr, &wi);
+				a[0] += b[0] * wr - b[1] * wi, a[1] += b[0] * wi + b[1] * wr;
+			}
+			break;
+		}
 		for (size_t j = 0; j < half; j++) {
 			double wr, wi;
 			w_at(f->tw, h, j << t, &wr, &wi);
@@ -342,10 +367,10 @@ static const double *autocorr(dmls_fft *f, const double *x, size_t n)
 	size_t used = n / 2;
 	if (n % 2)
 		c[used][0] = x[n - 1] - mean, c[used][1] = 0, used++;
-	memset(c + used, 0, (h - used) * sizeof(fftw_complex));
-	transform_forward(f, c, h);
+	transform_forward(f, c, h, used);
 	power_in_place(c, f->tw, h, f->split);
-	transform_from_blocks(f, c, h); /* the inverse, swapped: c[j] = r_{2j+1} + i r_{2j} */
+	/* the inverse, swapped: c[j] = r_{2j+1} + i r_{2j} */
+	transform_from_blocks(f, c, h, used);
 	if (!(c[0][1] > 0))
 		return NULL;
 	double *r = (double *)c, inv0 = 1.0 / c[0][1];
