@@ -46,6 +46,10 @@ long dmls_itable_find(const dmls_itable *t, uint64_t hash, dmls_itable_eq_fn eq,
 /* Index a new entry (the caller checked it is absent).  0, or -1 when out
  * of memory (the table is unchanged). */
 int dmls_itable_insert(dmls_itable *t, uint64_t hash, uint32_t idx);
+/* Room for n entries in all, so that inserting up to them never grows the
+ * slots (one allocation instead of a doubling and a rehash per power of
+ * two).  0, or -1 when out of memory (the table is unchanged). */
+int dmls_itable_reserve(dmls_itable *t, size_t n);
 
 /* 64-bit mix (splitmix64 finalizer, Steele, Lea & Flood, OOPSLA 2014). */
 static inline uint64_t dmls_mix64(uint64_t x)

@@ -103,6 +103,18 @@ static int push(obs_list *l, uint64_t key, int64_t t, uint32_t file)
 	return 0;
 }
 
+/* Room for n observations in l: 0, or -1 out of memory. */
+static int reserve(obs_list *l, size_t n)
+{
+	if (n <= l->cap)
+		return 0;
+	obs *v = realloc(l->v, n * sizeof(*v));
+	if (!v)
+		return -1;
+	l->v = v, l->cap = n;
+	return 0;
+}
+
 /* Source i read again by a reader of its own: NULL for a stream, a path
  * that is not a regular file (a pipe, `<(tcpdump ...)`: what is read here
  * the merge would never see) or a source that does not open (the merge
@@ -205,6 +217,11 @@ static uint32_t first_of(const firsts *f, uint64_t key)
 /* f (initialised empty) from the observations l: 0, or -1 out of memory. */
 static int firsts_of(const obs_list *l, firsts *f)
 {
+	/* an entry per observation at most (each seen in one file): room made
+	 * once, not by doubling as they come */
+	if (l->n && (dmls_grow((void **)&f->v, &f->cap, f->n, sizeof(*f->v), l->n) ||
+		     dmls_itable_reserve(&f->idx, l->n)))
+		return -1;
 	for (size_t k = 0; k < l->n; k++) {
 		const obs *o = &l->v[k];
 		uint32_t head = first_of(f, o->key), e = head;
@@ -371,6 +388,10 @@ int dmls_clocks_estimate(const dmls_source *src, size_t n, int64_t *off_ns, int 
 	size_t *tcp = calloc(n, sizeof(*tcp));
 	int rc = -1, bad = 0;
 	if (!w || !off || !tcp)
+		goto out;
+	/* a data end and an acknowledgement a record at most, in each window:
+	 * room made once (memory is only backed where it is written) */
+	if (reserve(&data, 2 * n * limit) || reserve(&acks, 2 * n * limit))
 		goto out;
 	for (int pass = 0; pass < 2; pass++) {
 		int64_t from = pass ? common_start(src, n) : INT64_MIN;

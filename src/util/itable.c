@@ -50,9 +50,9 @@ static void place(dmls_islot *slots, size_t cap, uint32_t h32, uint32_t idx)
 	slots[i].hash = h32;
 }
 
-static int grow(dmls_itable *t)
+/* The slots doubled, or made of ncap (a power of two) when larger. */
+static int grow_to(dmls_itable *t, size_t ncap)
 {
-	size_t ncap = t->cap ? t->cap * 2 : 64;
 	dmls_islot *ns = malloc(ncap * sizeof(*ns));
 	if (!ns)
 		return -1;
@@ -64,6 +64,19 @@ static int grow(dmls_itable *t)
 	t->slots = ns;
 	t->cap = ncap;
 	return 0;
+}
+
+static int grow(dmls_itable *t)
+{
+	return grow_to(t, t->cap ? t->cap * 2 : 64);
+}
+
+int dmls_itable_reserve(dmls_itable *t, size_t n)
+{
+	size_t cap = t->cap ? t->cap : 64;
+	while ((n + 1) * 2 > cap) /* the load insert keeps */
+		cap *= 2;
+	return cap > t->cap ? grow_to(t, cap) : 0;
 }
 
 int dmls_itable_insert(dmls_itable *t, uint64_t hash, uint32_t idx)
