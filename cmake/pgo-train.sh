@@ -55,10 +55,15 @@ if [ -n "$py" ]; then
 	an "$work/flood.pcap" --threads 2
 fi
 
+profiles=$(cd "$gen" && find CMakeFiles -name '*.gcda')
+if [ -z "$profiles" ]; then
+	echo "pgo-train.sh: the runs wrote no profiles: is $gen built with -DDMLS_PGO=GENERATE?" >&2
+	exit 1
+fi
 find "$use" -path "$use/CMakeFiles/*" -name '*.gcda' -delete
-(cd "$gen" && find CMakeFiles -name '*.gcda') | while read -r f; do
+while read -r f; do
 	mkdir -p "$use/$(dirname "$f")"
 	cp "$gen/$f" "$use/$f"
-done
+done <<<"$profiles"
 echo "$sum" >"$stamp"
-awk "BEGIN{printf \"%.1f s\n\", $(date +%s.%N) - $t0}"
+awk "BEGIN{printf \"%.1f s, %d profiles\n\", $(date +%s.%N) - $t0, $(wc -l <<<"$profiles")}"

@@ -8,6 +8,7 @@
 
 #include <cmocka.h>
 
+#include "dmlscope/itable.h"
 #include "dmlscope/serial.h"
 #include "dmlscope/stats.h"
 
@@ -801,9 +802,47 @@ static void test_series_coarsen_merge(void **state)
 	dmls_series_release(&t);
 }
 
+static int key_is(const void *ctx, uint32_t idx, const void *key)
+{
+	return ((const uint64_t *)ctx)[idx] == *(const uint64_t *)key;
+}
+
+/* dmls_itable_reserve: room made once (no growth up to it), entries kept
+ * across it, and a smaller reserve changes nothing. */
+static void test_itable_reserve(void **state)
+{
+	(void)state;
+	enum { N = 1000 };
+	static uint64_t keys[3 * N];
+	dmls_itable t;
+	dmls_itable_init(&t);
+	for (uint32_t i = 0; i < 3 * N; i++)
+		keys[i] = dmls_mix64(i + 1);
+	for (uint32_t i = 0; i < 10; i++)
+		assert_int_equal(dmls_itable_insert(&t, keys[i], i), 0);
+	assert_int_equal(dmls_itable_reserve(&t, N), 0);
+	const dmls_islot *slots = t.slots;
+	size_t cap = t.cap;
+	assert_true(cap >= 2 * (N + 1));
+	for (uint32_t i = 10; i < N; i++)
+		assert_int_equal(dmls_itable_insert(&t, keys[i], i), 0);
+	assert_ptr_equal(t.slots, slots); /* no growth up to what was reserved */
+	assert_int_equal(t.cap, cap);
+	assert_int_equal(dmls_itable_reserve(&t, N / 2), 0);
+	assert_int_equal(t.cap, cap);
+	assert_int_equal(dmls_itable_reserve(&t, 3 * N), 0); /* grows, keeps the entries */
+	assert_true(t.cap >= 2 * (3 * N + 1));
+	for (uint32_t i = 0; i < N; i++)
+		assert_int_equal(dmls_itable_find(&t, keys[i], key_is, keys, &keys[i]), (long)i);
+	for (uint32_t i = N; i < 3 * N; i++)
+		assert_int_equal(dmls_itable_find(&t, keys[i], key_is, keys, &keys[i]), -1);
+	dmls_itable_release(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_itable_reserve),
 		cmocka_unit_test(test_hosts_pairs_flows),
 		cmocka_unit_test(test_retransmission),
 		cmocka_unit_test(test_retransmission_ports_reused),
