@@ -217,8 +217,8 @@ static uint32_t first_of(const firsts *f, uint64_t key)
 /* f (initialised empty) from the observations l: 0, or -1 out of memory. */
 static int firsts_of(const obs_list *l, firsts *f)
 {
-	/* an entry per observation at most (each seen in one file): room made
-	 * once, not by doubling as they come */
+	/* one entry an observation at most (a key's first in a file): room
+	 * made once, not by doubling as they come */
 	if (l->n && (dmls_grow((void **)&f->v, &f->cap, f->n, sizeof(*f->v), l->n) ||
 		     dmls_itable_reserve(&f->idx, l->n)))
 		return -1;
@@ -389,8 +389,9 @@ int dmls_clocks_estimate(const dmls_source *src, size_t n, int64_t *off_ns, int 
 	int rc = -1, bad = 0;
 	if (!w || !off || !tcp)
 		goto out;
-	/* a data end and an acknowledgement a record at most, in each window:
-	 * room made once (memory is only backed where it is written) */
+	/* a data end and an acknowledgement a record at most, limit records
+	 * of each file in each of the two windows: room made once (memory is
+	 * only backed where it is written) */
 	if (reserve(&data, 2 * n * limit) || reserve(&acks, 2 * n * limit))
 		goto out;
 	for (int pass = 0; pass < 2; pass++) {

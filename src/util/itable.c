@@ -74,6 +74,8 @@ static int grow(dmls_itable *t)
 int dmls_itable_reserve(dmls_itable *t, size_t n)
 {
 	size_t cap = t->cap ? t->cap : 64;
+	if (n > SIZE_MAX / 4)
+		return -1;
 	while ((n + 1) * 2 > cap) /* the load insert keeps */
 		cap *= 2;
 	return cap > t->cap ? grow_to(t, cap) : 0;
