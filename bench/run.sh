@@ -99,7 +99,7 @@ fi
 # own start-up (prlimit) is not counted once an execution against the short
 # captures.  A failed command's last stderr line: $dir/stderr.txt.
 measure() {
-	local -a a=() b=() rep=(1 1) best=("" "") cpu=("" "") rss=(0 0) st=(0 0) out=()
+	local -a a=() b=() rep=(1 1) best=("" "") cpu=("" "") worst=("" "") rss=(0 0) st=(0 0) out=()
 	local x i k n=1 t u s r c
 	for x in "$@"; do
 		if [ "$x" = ":::" ]; then n=2; elif [ $n = 1 ]; then a+=("$x"); else b+=("$x"); fi
@@ -123,10 +123,12 @@ measure() {
 			c=$(awk "BEGIN{print ($u + $s) / ${rep[i]}}")
 			if [ -z "${best[i]}" ] || awk "BEGIN{exit !($t < ${best[i]})}"; then best[i]=$t; fi
 			if [ -z "${cpu[i]}" ] || awk "BEGIN{exit !($c < ${cpu[i]})}"; then cpu[i]=$c; fi
+			if [ -z "${worst[i]}" ] || awk "BEGIN{exit !($c > ${worst[i]})}"; then worst[i]=$c; fi
 		done
 	done
 	for ((i = 0; i < n; i++)); do
 		echo "${best[i]:-0} ${cpu[i]:-0} ${rss[i]} ${st[i]}"
+		echo "${cpu[i]:-0} ${worst[i]:-0}" >"$dir/cpu_spread.$i" # best and worst batch
 	done
 }
 
@@ -187,6 +189,16 @@ pair() {
 		row "$1" "$REF"
 	fi
 	row "$3" "$RES" "$REF" "$6"
+	if [ -n "$tcpdump" ]; then busy_note; fi
+}
+# After a pair: when tcpdump's own batches spread by more than 15 % CPU
+# (best to worst), the host was busy while they ran and a ratio of the two
+# bests may be off by as much: say so, so that a verdict is read with it.
+busy_note() {
+	local b w
+	read -r b w <"$dir/cpu_spread.1" || return 0
+	awk -v b="$b" -v w="$w" 'BEGIN{ if (b > 0 && w / b > 1.15)
+		printf "   (tcpdump'"'"'s own batches spread %.0f %% in CPU, best to worst: a busy host; the ratios may be off by as much)\n", (w / b - 1) * 100 }'
 }
 # jget JSON KEY/PATH...: the values, or "invalid" when the file is not JSON
 jget() {
