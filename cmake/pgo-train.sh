@@ -2,20 +2,22 @@
 # pgo-train.sh GEN USE: the profiles of build GEN's instrumented dmlscope
 # (-DDMLS_PGO=GENERATE) for build USE (-DDMLS_PGO=USE).
 #
-# The binary analyzes the bundled samples, a few real runs of tests/data,
-# generated jobs (one long, threaded and not; the study's patterns from
-# `dmlscope generate`) and a flood of new flows, and compares runs: the paths
-# of every packet and of the analysis.  Each profile (.gcda, written beside
-# its object in GEN) is copied to the same place in USE, where -fprofile-use
-# reads it, and USE's stamp (pgo.stamp, a dependency of every object there)
-# is written: USE is rebuilt with them.  The stamp holds the binary's
-# checksum: nothing is done while it names this binary (its profiles are in
-# place).  A run that fails fails the build: its profile would train the
-# compiler on an error path.
+# The binary analyzes the bundled samples, every real run of tests/data
+# (patterns, collectives, frameworks, jobs sharing hosts, -i any, loss:
+# paths never taken in training are laid out as cold), generated jobs (one
+# long, threaded and not; the study's patterns from `dmlscope generate`) and
+# a flood of new flows, and compares runs: the paths of every packet and of
+# the analysis.  Each profile (.gcda, written beside its object in GEN) is
+# copied to the same place in USE, where -fprofile-use reads it, and USE's
+# stamp (pgo.stamp, a dependency of every object there) is written: USE is
+# rebuilt with them.  The stamp holds the checksum of the binary and of this
+# script: nothing is done while it names both (their profiles are in place).
+# A run that fails fails the build: its profile would train the compiler on
+# an error path.
 set -euo pipefail
 gen=$1 use=$2
 bin=$gen/dmlscope stamp=$use/pgo.stamp
-sum=$(cksum <"$bin")
+sum=$(cat "$bin" "$0" | cksum) # the binary and this training
 [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$sum" ] && exit 0
 here=$(cd "$(dirname "$0")/.." && pwd)
 py=$(command -v python3 || true)
@@ -30,11 +32,13 @@ an() { "$bin" analyze "$@" --quiet --json /dev/null; }
 for s in "$here"/samples/*/; do
 	an "$s"
 done
-for t in ddp4-ddp4-three aps6 rpc8-any-server mpi8-rab tree8-loss1; do
-	f="$here/tests/data/$t.tar.xz"
-	[ -f "$f" ] || continue
-	tar -xJf "$f" -C "$work" # into $work/$t
-	an "$work/$t"
+mkdir "$work/runs"
+for f in "$here"/tests/data/*.tar.xz; do # each a run folder or two
+	tar -xJf "$f" -C "$work/runs"
+	for r in "$work/runs"/*/; do
+		an "$r"
+	done
+	rm -rf "${work:?}/runs/"*
 done
 "$bin" compare "$here"/samples/*/ --quiet --json /dev/null
 for p in ring tree star butterfly; do
